@@ -1,0 +1,253 @@
+"""The one local Spark session, configured for Iceberg.
+
+Facts that shape this module:
+- ``getOrCreate()`` takes ~10 s on 2 cores, and a second call returns the same session and
+  ignores static settings; after ``stop()`` a new session in the same process cannot load a
+  jar (the JVM classpath is fixed). So the Iceberg jar goes on the first session, and we
+  start at most one.
+- Catalogs are runtime settings, so more can be added to a running session.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+from dataclasses import dataclass
+from importlib import metadata as importlib_metadata
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from icebook.errors import EnvironmentProblem
+
+if TYPE_CHECKING:
+    from pyspark.sql import SparkSession
+
+JAR_PACKAGE = "snowpark-connect-deps-iceberg"
+JAR_PACKAGE_VERSION = "1.0.2"
+ICEBERG_VERSION = "1.10.2"
+RUNTIME_JAR = f"iceberg-spark-runtime-3.5_2.12-{ICEBERG_VERSION}.jar"
+DEFAULT_CATALOG = "lake"
+REQUIRED_JAVA = (17,)
+SUPPORTED_JAVA = (8, 11, 17)
+
+_lock = threading.Lock()
+_session: SparkSession | None = None
+_catalogs: dict[str, str] = {}
+
+
+@dataclass(frozen=True, slots=True)
+class JavaInfo:
+    executable: str
+    major: int
+    version_text: str
+
+
+def find_java() -> JavaInfo:
+    """Locate ``java`` (JAVA_HOME first, then PATH) and read its major version.
+
+    Raises EnvironmentProblem with the fix when there is none, or the wrong one.
+    """
+    candidates: list[str] = []
+    java_home = os.environ.get("JAVA_HOME")
+    if java_home:
+        candidates.append(str(Path(java_home) / "bin" / "java"))
+    on_path = shutil.which("java")
+    if on_path:
+        candidates.append(on_path)
+    for exe in candidates:
+        if not Path(exe).exists():
+            continue
+        try:
+            out = subprocess.run([exe, "-version"], capture_output=True, text=True, timeout=30)
+        except (OSError, subprocess.TimeoutExpired):
+            continue
+        text = (out.stderr or out.stdout).strip()
+        major = parse_java_major(text)
+        if major is None:
+            continue
+        if major not in SUPPORTED_JAVA:
+            raise EnvironmentProblem(
+                f"Spark 3.5 needs Java 17 (8 and 11 also work), but {exe} is Java {major}. "
+                "Install Java 17 (Debian/Ubuntu: `apt-get install -y openjdk-17-jre-headless`; "
+                "macOS: `brew install openjdk@17`) and point JAVA_HOME at it."
+            )
+        return JavaInfo(executable=exe, major=major, version_text=text.splitlines()[0])
+    raise EnvironmentProblem(
+        "No Java runtime found (checked JAVA_HOME and PATH). Spark needs Java 17: "
+        "install it (Debian/Ubuntu: `apt-get install -y openjdk-17-jre-headless`; "
+        "macOS: `brew install openjdk@17`; conda: `conda install openjdk=17`) "
+        "and make sure `java -version` works or JAVA_HOME is set."
+    )
+
+
+def parse_java_major(version_output: str) -> int | None:
+    """'openjdk version "17.0.15"' -> 17; 'java version "1.8.0_392"' -> 8."""
+    m = re.search(r'version "(\d+)(?:\.(\d+))?', version_output)
+    if not m:
+        return None
+    first = int(m.group(1))
+    if first == 1 and m.group(2):
+        return int(m.group(2))
+    return first
+
+
+def iceberg_runtime_jar() -> Path:
+    """Path of the Iceberg 1.10.2 Spark 3.5 (Scala 2.12) runtime jar from the pinned PyPI package."""
+    try:
+        installed = importlib_metadata.version(JAR_PACKAGE)
+    except importlib_metadata.PackageNotFoundError:
+        raise EnvironmentProblem(
+            f"The Iceberg runtime jar comes from the PyPI package {JAR_PACKAGE}=={JAR_PACKAGE_VERSION}, "
+            f"which is not installed. Run `pip install {JAR_PACKAGE}=={JAR_PACKAGE_VERSION}`, or pass your own "
+            "jar with icebook.spark.session(jar=...) or Maven coordinates with packages=[...]."
+        ) from None
+    if installed != JAR_PACKAGE_VERSION:
+        raise EnvironmentProblem(
+            f"{JAR_PACKAGE} {installed} is installed but icebook needs exactly {JAR_PACKAGE_VERSION} "
+            "(1.0.3's jar lacks the shaded Jackson classes and fails on CREATE TABLE with "
+            f"NoClassDefFoundError). Run `pip install {JAR_PACKAGE}=={JAR_PACKAGE_VERSION}`."
+        )
+    import snowpark_connect_deps_iceberg as pkg
+
+    jar = Path(pkg.__file__).parent / "jars" / RUNTIME_JAR
+    if not jar.is_file():
+        raise EnvironmentProblem(f"{JAR_PACKAGE} {installed} is installed but {jar} is missing; reinstall it.")
+    return jar
+
+
+def check_writable(directory: str | os.PathLike[str]) -> Path:
+    """Create ``directory`` if needed and prove we can write there, or say why not."""
+    path = Path(directory).expanduser()
+    try:
+        path.mkdir(parents=True, exist_ok=True)
+        with tempfile.NamedTemporaryFile(dir=path, prefix=".icebook-write-check-"):
+            pass
+    except OSError as exc:
+        raise EnvironmentProblem(
+            f"The warehouse path {path} is not writable ({exc.strerror or exc}). "
+            "Choose another with ICEBOOK_HOME=/some/dir or warehouse=..."
+        ) from None
+    return path
+
+
+def _catalog_conf(name: str, warehouse: str) -> dict[str, str]:
+    prefix = f"spark.sql.catalog.{name}"
+    return {
+        prefix: "org.apache.iceberg.spark.SparkCatalog",
+        f"{prefix}.type": "hadoop",
+        f"{prefix}.warehouse": warehouse,
+    }
+
+
+def _progress(message: str) -> None:
+    print(message, file=sys.stderr, flush=True)
+
+
+def get_session(
+    *,
+    warehouse: str | os.PathLike[str] | None = None,
+    catalog: str = DEFAULT_CATALOG,
+    master: str | None = None,
+    jar: str | os.PathLike[str] | None = None,
+    packages: list[str] | None = None,
+    spark: Any = None,
+    conf: dict[str, str] | None = None,
+    progress: bool = True,
+) -> SparkSession:
+    """Return the one configured SparkSession, creating it on first use.
+
+    - ``spark``: attach an existing session (a cluster, Spark Connect); icebook then only adds
+      its catalog at runtime.
+    - ``jar`` / ``packages``: your own Iceberg runtime jar or ``spark.jars.packages`` coordinates
+      instead of the pinned PyPI jar.
+    - ``warehouse``: root of the Hadoop catalog named ``catalog``; catalogs added later go
+      through ``add_catalog``.
+    """
+    global _session
+    with _lock:
+        if spark is not None:
+            _session = spark
+        if _session is None:
+            _session = _start(master=master, jar=jar, packages=packages, conf=conf or {}, progress=progress)
+        if warehouse is not None:
+            add_catalog(catalog, warehouse)
+        return _session
+
+
+def add_catalog(name: str, warehouse: str | os.PathLike[str]) -> None:
+    """Add (or re-point) a Hadoop catalog on the running session; a runtime setting."""
+    if _session is None:
+        raise EnvironmentProblem("no Spark session yet: call icebook.spark.session() first")
+    location = str(check_writable(warehouse).resolve())
+    if _catalogs.get(name) == location:
+        return
+    for key, value in _catalog_conf(name, location).items():
+        _session.conf.set(key, value)
+    _catalogs[name] = location
+
+
+def catalogs() -> dict[str, str]:
+    """Catalog name -> warehouse location of the catalogs icebook configured."""
+    return dict(_catalogs)
+
+
+def active_session() -> SparkSession | None:
+    return _session
+
+
+def _start(
+    *,
+    master: str | None,
+    jar: str | os.PathLike[str] | None,
+    packages: list[str] | None,
+    conf: dict[str, str],
+    progress: bool,
+) -> SparkSession:
+    find_java()
+    os.environ.setdefault("SPARK_LOCAL_IP", "127.0.0.1")
+    # PySpark picks the Python of the driver for workers only when told.
+    os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
+    try:
+        from pyspark.sql import SparkSession
+    except ImportError:
+        raise EnvironmentProblem("PySpark is not installed: `pip install 'pyspark>=3.5.8,<4'`") from None
+
+    builder = SparkSession.builder.appName("icebook").master(
+        master or os.environ.get("ICEBOOK_SPARK_MASTER", "local[2]")
+    )
+    if packages:
+        builder = builder.config("spark.jars.packages", ",".join(packages))
+    else:
+        jar_path = Path(jar) if jar else iceberg_runtime_jar()
+        if not jar_path.is_file():
+            raise EnvironmentProblem(f"Iceberg runtime jar not found: {jar_path}")
+        builder = builder.config("spark.jars", str(jar_path))
+    settings = {
+        "spark.sql.extensions": "org.apache.iceberg.spark.extensions.IcebergSparkSessionExtensions",
+        "spark.ui.enabled": "false",
+        "spark.ui.showConsoleProgress": "false",
+        "spark.sql.session.timeZone": "UTC",
+        "spark.sql.shuffle.partitions": "4",
+        "spark.default.parallelism": "2",
+        "spark.driver.memory": os.environ.get("ICEBOOK_SPARK_DRIVER_MEMORY", "3g"),
+        "spark.sql.adaptive.enabled": "true",
+        "spark.driver.bindAddress": "127.0.0.1",
+        "spark.driver.host": "127.0.0.1",
+    }
+    settings.update(conf)
+    for key, value in settings.items():
+        builder = builder.config(key, value)
+    started = time.monotonic()
+    if progress:
+        _progress("icebook: starting Spark with Iceberg (about 10 s)...")
+    session = builder.getOrCreate()
+    session.sparkContext.setLogLevel("ERROR")
+    if progress:
+        _progress(f"icebook: Spark {session.version} ready in {time.monotonic() - started:.1f} s")
+    return session

@@ -1,0 +1,60 @@
+"""One error hierarchy for icebook.
+
+Every error that comes from reading a table names the file it was reading and,
+where there is one, the field that was wrong, so that a user can go and look.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+
+class IcebookError(Exception):
+    """Base class of every error icebook raises on purpose."""
+
+
+class MetadataError(IcebookError):
+    """A table file (metadata JSON, manifest list, manifest, Puffin) is malformed.
+
+    The message reads ``<kind> <file>: <field>: <problem>``.
+    """
+
+    def __init__(self, file: str, field: str | None, problem: str, *, kind: str = "file") -> None:
+        self.file = file
+        self.field = field
+        self.problem = problem
+        self.kind = kind
+        where = f"{kind} {file}"
+        super().__init__(f"{where}: {field}: {problem}" if field else f"{where}: {problem}")
+
+
+class NotFound(IcebookError):
+    """A file, snapshot, branch, tag or table that does not exist.
+
+    ``available`` lists what does exist, so the message can suggest it.
+    """
+
+    def __init__(self, what: str, *, available: Iterable[object] = ()) -> None:
+        self.what = what
+        self.available = tuple(available)
+        message = what
+        if self.available:
+            shown = ", ".join(str(a) for a in self.available[:20])
+            more = f" (and {len(self.available) - 20} more)" if len(self.available) > 20 else ""
+            message = f"{what}; available: {shown}{more}"
+        super().__init__(message)
+
+
+class UnsupportedFeature(IcebookError):
+    """Valid Iceberg that icebook does not read yet (e.g. an unknown format version)."""
+
+
+class EngineError(IcebookError):
+    """A query engine (Spark, Arrow) failed; the first line is the engine's own message."""
+
+
+class EnvironmentProblem(IcebookError):
+    """The machine lacks something icebook needs (Java, the Iceberg jar, a writable path).
+
+    The message says what is missing and how to fix it.
+    """

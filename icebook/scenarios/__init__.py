@@ -1,0 +1,16 @@
+"""Scenario tables: named, versioned scripts that build Iceberg tables with Spark.
+
+They make the demo warehouse, the test fixtures and the material of the teaching notebooks.
+"""
+
+from __future__ import annotations
+
+from icebook.scenarios.dv_v3 import DV_V3
+from icebook.scenarios.events import EVENTS
+from icebook.scenarios.legacy_v1 import LEGACY_V1
+from icebook.scenarios.model import Claims, Scenario, Step
+from icebook.scenarios.orders_cow import ORDERS_COW
+
+SCENARIOS: dict[str, Scenario] = {s.name: s for s in (EVENTS, ORDERS_COW, LEGACY_V1, DV_V3)}
+
+__all__ = ["SCENARIOS", "Claims", "Scenario", "Step"]

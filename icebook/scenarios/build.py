@@ -1,0 +1,155 @@
+"""Build scenario tables into a warehouse directory, once, cached by a hash of the scenario code.
+
+Hadoop-catalog tables record absolute paths, so a warehouse is built in place: a marker file
+written last says the build finished; a directory without it is a broken build and is rebuilt.
+A file lock keeps two processes (a test run and a notebook) from building the same one at once.
+"""
+
+from __future__ import annotations
+
+import fcntl
+import hashlib
+import json
+import os
+import shutil
+import sys
+import time
+from collections.abc import Iterable, Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
+
+from icebook.engines.spark_session import ICEBERG_VERSION, check_writable, get_session
+from icebook.errors import EngineError, NotFound
+from icebook.scenarios import SCENARIOS, Scenario
+
+MARKER = ".icebook-built.json"
+CATALOG = "lake"
+NAMESPACE = "db"
+
+
+def icebook_home() -> Path:
+    """Where icebook keeps caches: ``$ICEBOOK_HOME``, else ``~/.cache/icebook``."""
+    return Path(os.environ.get("ICEBOOK_HOME") or Path.home() / ".cache" / "icebook").expanduser()
+
+
+def scenario_hash() -> str:
+    """Hash of the scenario sources and the Iceberg version: a change to either rebuilds."""
+    digest = hashlib.sha256(ICEBERG_VERSION.encode())
+    folder = Path(__file__).parent
+    for source in sorted(folder.glob("*.py")):
+        digest.update(source.name.encode())
+        digest.update(source.read_bytes())
+    return digest.hexdigest()[:12]
+
+
+def warehouse_path(kind: str = "demo") -> Path:
+    """The cached warehouse for ``kind`` ("demo" for people, "test" for the test suite)."""
+    return icebook_home() / f"{kind}-warehouse-{scenario_hash()}"
+
+
+def table_location(warehouse: Path, name: str) -> Path:
+    return warehouse / NAMESPACE / name
+
+
+@contextmanager
+def _locked(path: Path) -> Iterator[None]:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with open(path.with_name(path.name + ".lock"), "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        try:
+            yield
+        finally:
+            fcntl.flock(lock, fcntl.LOCK_UN)
+
+
+def read_marker(warehouse: Path) -> dict[str, Any] | None:
+    marker = warehouse / MARKER
+    if not marker.is_file():
+        return None
+    try:
+        data: dict[str, Any] = json.loads(marker.read_text())
+    except (OSError, ValueError):
+        return None
+    return data
+
+
+def ensure_warehouse(kind: str = "demo", names: Iterable[str] | None = None, *, progress: bool = True) -> Path:
+    """Return a warehouse holding the named scenarios (all by default), building it if needed."""
+    wanted = sorted(names or SCENARIOS)
+    unknown = [n for n in wanted if n not in SCENARIOS]
+    if unknown:
+        raise NotFound(f"unknown scenario {unknown[0]!r}", available=sorted(SCENARIOS))
+    warehouse = warehouse_path(kind)
+    check_writable(warehouse.parent)
+    with _locked(warehouse):
+        marker = read_marker(warehouse)
+        if marker and set(wanted) <= set(marker.get("scenarios", {})):
+            return warehouse
+        if warehouse.exists():
+            shutil.rmtree(warehouse)
+        build_warehouse(warehouse, [SCENARIOS[n] for n in wanted], progress=progress)
+    return warehouse
+
+
+def build_warehouse(warehouse: Path, scenarios: list[Scenario], *, progress: bool = True) -> dict[str, Any]:
+    """Run every step of every scenario with Spark into ``warehouse``; write the marker last."""
+    check_writable(warehouse)
+    spark = get_session(warehouse=warehouse, catalog=CATALOG, progress=progress)
+    total = sum(len(s.steps) for s in scenarios)
+    started = time.monotonic()
+    record: dict[str, Any] = {"hash": scenario_hash(), "iceberg": ICEBERG_VERSION, "scenarios": {}}
+    bar = _progress_bar(total, progress)
+    try:
+        for scenario in scenarios:
+            spark.sql(f"DROP TABLE IF EXISTS {scenario.table}")
+            steps: list[dict[str, str]] = []
+            for step in scenario.steps:
+                bar.set_description(f"{scenario.name}: {step.narrative[:60]}")
+                try:
+                    spark.sql(scenario.sql(step))
+                except Exception as exc:  # Spark raises many exception types; report the step
+                    first = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
+                    raise EngineError(
+                        f"scenario {scenario.name}, step {len(steps) + 1} ({step.narrative}): {first}"
+                    ) from exc
+                steps.append({"narrative": step.narrative, "sql": scenario.sql(step)})
+                bar.update(1)
+            record["scenarios"][scenario.name] = {
+                "version": scenario.version,
+                "title": scenario.title,
+                "table": scenario.table,
+                "location": str(table_location(warehouse, scenario.name)),
+                "steps": steps,
+            }
+    finally:
+        bar.close()
+    record["seconds"] = round(time.monotonic() - started, 1)
+    (warehouse / MARKER).write_text(json.dumps(record, indent=2))
+    return record
+
+
+def _progress_bar(total: int, enabled: bool) -> Any:
+    from tqdm.auto import tqdm
+
+    return tqdm(total=total, unit="step", file=sys.stderr, disable=not enabled)
+
+
+def demo_table(name: str = "events") -> str:
+    """Location of a demo scenario table, building the demo warehouse on first use."""
+    if name not in SCENARIOS:
+        raise NotFound(f"unknown demo table {name!r}", available=sorted(SCENARIOS))
+    return str(table_location(ensure_warehouse("demo"), name))
+
+
+def main(argv: list[str] | None = None) -> int:
+    """``python -m icebook.scenarios.build [demo|test]``: build a warehouse and print its path."""
+    args = sys.argv[1:] if argv is None else argv
+    kind = args[0] if args else "demo"
+    path = ensure_warehouse(kind)
+    print(path)
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

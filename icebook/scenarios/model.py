@@ -1,0 +1,59 @@
+"""What a scenario is: a named, versioned list of steps that build one Iceberg table with Spark.
+
+Each step is a one-line narrative and the SQL that does it. The same scenarios build the demo
+warehouse, the test fixtures and the teaching notebooks, so the narrative is written for people
+learning the format.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Step:
+    """One commit-worthy action: ``narrative`` says what and why, ``sql`` does it.
+
+    ``{table}`` in the SQL is replaced by the table's catalog name (``lake.db.<name>``).
+    """
+
+    narrative: str
+    sql: str
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Claims:
+    """What a scenario promises to leave behind; the test suite checks each claim with Spark.
+
+    - ``operations``: the ``operation`` of every snapshot, in commit order (all branches).
+    - ``refs``: ref name -> "BRANCH" or "TAG".
+    - ``spec_ids``: partition spec ids used by live files of the current snapshot or any ref.
+    - ``delete_formats``: file formats of delete files present at the end ("PARQUET", "PUFFIN").
+    - ``format_version``: the table's format version.
+    """
+
+    operations: tuple[str, ...]
+    refs: Mapping[str, str]
+    spec_ids: frozenset[int]
+    delete_formats: frozenset[str] = frozenset()
+    format_version: int = 2
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Scenario:
+    """A named, versioned script that builds the table ``lake.db.<name>``."""
+
+    name: str
+    version: int
+    title: str
+    steps: tuple[Step, ...]
+    claims: Claims
+    tags: tuple[str, ...] = field(default_factory=tuple)
+
+    @property
+    def table(self) -> str:
+        return f"lake.db.{self.name}"
+
+    def sql(self, step: Step) -> str:
+        return step.sql.replace("{table}", self.table)

@@ -1,0 +1,19 @@
+#!/usr/bin/env bash
+# System packages icebook's tests need: a Java 17 runtime (Spark) and Debian's Chromium (browser tests).
+# Installs only what is missing; needs root (or sudo) and apt-get.
+set -euo pipefail
+need=()
+command -v java >/dev/null 2>&1 || need+=(openjdk-17-jre-headless)
+[ -x /usr/bin/chromium ] || need+=(chromium)
+if [ ${#need[@]} -eq 0 ]; then
+  exit 0
+fi
+if ! command -v apt-get >/dev/null 2>&1; then
+  echo "icebook: please install: ${need[*]} (no apt-get on this machine)" >&2
+  exit 1
+fi
+sudo=""
+[ "$(id -u)" = 0 ] || sudo="sudo"
+echo "icebook: installing system packages: ${need[*]}" >&2
+$sudo apt-get update -qq
+DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends "${need[@]}" >/dev/null

@@ -1,0 +1,36 @@
+"""Shared fixtures: one Spark session and one scenario warehouse per test run.
+
+The warehouse is built once and cached under $ICEBOOK_HOME keyed by the scenarios' hash, so a
+second run starts in seconds. A test that needs Spark fails when Spark cannot start; it never skips.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from icebook.engines.spark_session import add_catalog, get_session
+from icebook.scenarios import SCENARIOS
+from icebook.scenarios.build import CATALOG, ensure_warehouse, table_location
+
+
+@pytest.fixture(scope="session")
+def spark() -> Any:
+    """The process's one SparkSession, with the Iceberg runtime."""
+    return get_session(progress=False)
+
+
+@pytest.fixture(scope="session")
+def warehouse(spark: Any) -> Path:
+    """The scenario warehouse, built by Spark on first use and cached on disk."""
+    path = ensure_warehouse("test", progress=False)
+    add_catalog(CATALOG, path)
+    return path
+
+
+@pytest.fixture(scope="session")
+def scenario_locations(warehouse: Path) -> dict[str, Path]:
+    """Scenario name -> table directory."""
+    return {name: table_location(warehouse, name) for name in SCENARIOS}

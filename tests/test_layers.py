@@ -1,0 +1,96 @@
+"""Imports follow the layers of DESIGN.md:
+magics, cli -> table -> display | engines -> analysis -> io -> spec; errors from anywhere.
+"""
+
+from __future__ import annotations
+
+import ast
+import sys
+from pathlib import Path
+
+PACKAGE = Path(__file__).resolve().parents[1] / "icebook"
+
+# Lower number = lower layer. A module may import icebook modules of a lower layer, or its own package.
+LAYERS: dict[str, int] = {
+    "errors": 0,
+    "spec": 1,
+    "io": 2,
+    "analysis": 3,
+    "engines": 4,
+    "display": 4,
+    "table": 5,
+    "scenarios": 5,
+    "spark": 6,
+    "magics": 7,
+    "cli": 7,
+    "__init__": 8,
+}
+NEVER_EACH_OTHER = {("display", "engines"), ("engines", "display")}
+SPEC_FORBIDDEN = {"pyarrow", "fastavro", "pyspark", "IPython", "pandas", "numpy", "polars", "ipywidgets", "anywidget"}
+
+
+def _unit(path: Path) -> str:
+    rel = path.relative_to(PACKAGE)
+    return rel.parts[0].removesuffix(".py")
+
+
+def _imports(path: Path) -> list[tuple[str, int]]:
+    tree = ast.parse(path.read_text(), filename=str(path))
+    found: list[tuple[str, int]] = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            found += [(alias.name, node.lineno) for alias in node.names]
+        elif isinstance(node, ast.ImportFrom):
+            if node.level:
+                raise AssertionError(f"{path}:{node.lineno}: use absolute imports (icebook.x), not relative ones")
+            if node.module:
+                found.append((node.module, node.lineno))
+                if node.module == "icebook":
+                    found += [
+                        (f"icebook.{alias.name}", node.lineno)
+                        for alias in node.names
+                        if (PACKAGE / alias.name).is_dir() or (PACKAGE / f"{alias.name}.py").is_file()
+                    ]
+    return found
+
+
+def test_every_unit_has_a_layer() -> None:
+    units = {_unit(p) for p in PACKAGE.rglob("*.py")}
+    assert units <= set(LAYERS), f"modules without a layer: {sorted(units - set(LAYERS))}"
+
+
+def test_imports_flow_down() -> None:
+    problems: list[str] = []
+    for path in sorted(PACKAGE.rglob("*.py")):
+        unit = _unit(path)
+        for name, line in _imports(path):
+            root = name.split(".")[0]
+            if unit == "spec" and root in SPEC_FORBIDDEN:
+                problems.append(f"{path.relative_to(PACKAGE)}:{line}: spec/ is stdlib-only but imports {name}")
+            if root != "icebook" or name == "icebook":
+                continue
+            target = name.split(".")[1]
+            if target == unit:
+                continue
+            if (unit, target) in NEVER_EACH_OTHER:
+                problems.append(f"{path.relative_to(PACKAGE)}:{line}: {unit} must not import {target}")
+            elif LAYERS[target] >= LAYERS[unit]:
+                problems.append(f"{path.relative_to(PACKAGE)}:{line}: {unit} (layer {LAYERS[unit]}) imports {name}")
+    assert not problems, "\n".join(problems)
+
+
+def test_spec_is_stdlib_only() -> None:
+    stdlib = set(sys.stdlib_module_names)
+    for path in (PACKAGE / "spec").rglob("*.py"):
+        for name, line in _imports(path):
+            root = name.split(".")[0]
+            assert root in stdlib or root in {"icebook", "__future__"}, f"{path}:{line}: spec/ imports {name}"
+
+
+def test_checker_catches_an_upward_import(tmp_path: Path) -> None:
+    # The check itself must work: an io module importing table is flagged.
+    bad = tmp_path / "bad.py"
+    bad.write_text("from icebook.table import Table\n")
+    names = [n for n, _ in _imports(bad)]
+    assert names == ["icebook.table"]
+    assert LAYERS["table"] > LAYERS["io"]
