@@ -1,5 +1,35 @@
-"""icebook: a Jupyter workbench for seeing inside Apache Iceberg tables and travelling through their history."""
+"""icebook: a Jupyter workbench for seeing inside Apache Iceberg tables and travelling through their history.
+
+import icebook
+t = icebook.open("path/to/table")      # a table directory or a metadata file, local or URI
+t.inspect.files()
+"""
 
 from __future__ import annotations
 
+import os
+from typing import TYPE_CHECKING, Any
+
 __version__ = "0.1.0"
+
+if TYPE_CHECKING:
+    from icebook.table import Table
+
+
+def open(location: str | os.PathLike[str]) -> Table:
+    """Open an Iceberg table: a table directory or a metadata file, as a local path or URI."""
+    from icebook.table import open_table
+
+    return open_table(os.fspath(location))
+
+
+def __getattr__(name: str) -> Any:
+    # Heavy submodules load on first use so `import icebook` stays fast.
+    if name == "spark":
+        import importlib
+
+        return importlib.import_module("icebook.spark")
+    raise AttributeError(f"module 'icebook' has no attribute {name!r}")
+
+
+__all__ = ["__version__", "open"]

@@ -1,0 +1,354 @@
+"""Metadata tables as DataFrames, named and shaped like Spark's Iceberg metadata tables.
+
+Each ``*_arrow`` function builds a ``pyarrow.Table`` column-wise; ``Inspector`` exposes the
+pandas forms as ``t.inspect.<name>()``. Column names and meanings follow Spark's
+``<table>.snapshots``, ``.history``, ``.refs``, ``.metadata_log_entries``, ``.manifests``,
+``.all_manifests``, ``.entries``, ``.files``, ``.data_files``, ``.delete_files``, ``.partitions``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from typing import Any
+
+import pandas as pd
+import pyarrow as pa
+import pyarrow.compute as pc
+
+from icebook.analysis.manifests import ManifestStore, spec_partition_type, table_partition_type, unify_partition
+from icebook.analysis.metrics import readable_metrics
+from icebook.analysis.partitions import partition_summaries_arrow, partitions_arrow
+from icebook.analysis.resolve import At, resolve_snapshot
+from icebook.spec.manifest import ManifestContent, ManifestFile
+from icebook.spec.metadata import TableMetadata
+from icebook.spec.snapshots import Branch, Snapshot, snapshot_sequence_number
+
+TS = pa.timestamp("ms", tz="UTC")
+DATA_FILE_COLUMNS = (
+    "content",
+    "file_path",
+    "file_format",
+    "spec_id",
+    "partition",
+    "record_count",
+    "file_size_in_bytes",
+    "column_sizes",
+    "value_counts",
+    "null_value_counts",
+    "nan_value_counts",
+    "lower_bounds",
+    "upper_bounds",
+    "key_metadata",
+    "split_offsets",
+    "equality_ids",
+    "sort_order_id",
+    "first_row_id",
+    "referenced_data_file",
+    "content_offset",
+    "content_size_in_bytes",
+)
+ENTRY_COLUMNS = ("status", "snapshot_id", "sequence_number", "file_sequence_number")
+# Nullable pandas dtypes, so a missing id shows as <NA> rather than turning the column into floats.
+_NULLABLE: dict[pa.DataType, Any] = {
+    pa.int32(): pd.Int32Dtype(),
+    pa.int64(): pd.Int64Dtype(),
+    pa.bool_(): pd.BooleanDtype(),
+}
+
+
+def to_pandas(table: pa.Table) -> pd.DataFrame:
+    """Flat columns become numpy-backed, nested ones stay Arrow-backed (no Python object per row)."""
+
+    def mapper(t: pa.DataType) -> Any:
+        if pa.types.is_nested(t):
+            return pd.ArrowDtype(t)
+        return _NULLABLE.get(t)
+
+    return table.to_pandas(types_mapper=mapper)
+
+
+# ------------------------------------------------------------------ snapshot-level tables
+
+
+def snapshots_arrow(metadata: TableMetadata) -> pa.Table:
+    snaps = metadata.snapshots
+    return pa.table(
+        {
+            "committed_at": pa.array([s.timestamp_ms for s in snaps], pa.int64()).cast(TS),
+            "snapshot_id": pa.array([s.snapshot_id for s in snaps], pa.int64()),
+            "parent_id": pa.array([s.parent_snapshot_id for s in snaps], pa.int64()),
+            "operation": pa.array([s.operation for s in snaps], pa.string()),
+            "manifest_list": pa.array([s.manifest_list for s in snaps], pa.string()),
+            "summary": pa.array(
+                # Spark shows ``operation`` as its own column, not inside the summary map.
+                [[kv for kv in (s.summary or {}).items() if kv[0] != "operation"] for s in snaps],
+                pa.map_(pa.string(), pa.string()),
+            ),
+        }
+    )
+
+
+def current_ancestry(metadata: TableMetadata, start: int | None = None) -> list[int]:
+    """Snapshot ids from ``start`` (default: current) back through parents that still exist."""
+    out: list[int] = []
+    known = {s.snapshot_id: s for s in metadata.snapshots}
+    cursor = metadata.current_snapshot_id if start is None else start
+    while cursor is not None and cursor in known and cursor not in out:
+        out.append(cursor)
+        cursor = known[cursor].parent_snapshot_id
+    return out
+
+
+def history_arrow(metadata: TableMetadata) -> pa.Table:
+    ancestors = set(current_ancestry(metadata))
+    known = {s.snapshot_id: s for s in metadata.snapshots}
+    log = metadata.snapshot_log
+    return pa.table(
+        {
+            "made_current_at": pa.array([e.timestamp_ms for e in log], pa.int64()).cast(TS),
+            "snapshot_id": pa.array([e.snapshot_id for e in log], pa.int64()),
+            "parent_id": pa.array(
+                [known[e.snapshot_id].parent_snapshot_id if e.snapshot_id in known else None for e in log], pa.int64()
+            ),
+            "is_current_ancestor": pa.array([e.snapshot_id in ancestors for e in log], pa.bool_()),
+        }
+    )
+
+
+def refs_arrow(metadata: TableMetadata) -> pa.Table:
+    refs = list(metadata.refs.items())
+    return pa.table(
+        {
+            "name": pa.array([n for n, _ in refs], pa.string()),
+            "type": pa.array([r.type.upper() for _, r in refs], pa.string()),
+            "snapshot_id": pa.array([r.snapshot_id for _, r in refs], pa.int64()),
+            "max_reference_age_in_ms": pa.array([r.max_ref_age_ms for _, r in refs], pa.int64()),
+            "min_snapshots_to_keep": pa.array(
+                [r.min_snapshots_to_keep if isinstance(r, Branch) else None for _, r in refs], pa.int32()
+            ),
+            "max_snapshot_age_in_ms": pa.array(
+                [r.max_snapshot_age_ms if isinstance(r, Branch) else None for _, r in refs], pa.int64()
+            ),
+        }
+    )
+
+
+def metadata_log_entries_arrow(metadata: TableMetadata, metadata_location: str) -> pa.Table:
+    """Previous metadata files plus the current one; ``latest_*`` describe the snapshot that was
+    current on main when each file was written (the snapshot-log rule)."""
+    entries = [(e.timestamp_ms, e.metadata_file) for e in metadata.metadata_log]
+    entries.append((metadata.last_updated_ms, metadata_location))
+    snap_ids, schema_ids, seqs = [], [], []
+    for ts, _ in entries:
+        chosen = None
+        for log_entry in metadata.snapshot_log:
+            if log_entry.timestamp_ms <= ts:
+                chosen = log_entry.snapshot_id
+        snap = _maybe_snapshot(metadata, chosen)
+        snap_ids.append(chosen)
+        schema_ids.append(snap.schema_id if snap else None)
+        seqs.append(snapshot_sequence_number(snap) if snap else None)
+    return pa.table(
+        {
+            "timestamp": pa.array([t for t, _ in entries], pa.int64()).cast(TS),
+            "file": pa.array([f for _, f in entries], pa.string()),
+            "latest_snapshot_id": pa.array(snap_ids, pa.int64()),
+            "latest_schema_id": pa.array(schema_ids, pa.int32()),
+            "latest_sequence_number": pa.array(seqs, pa.int64()),
+        }
+    )
+
+
+def _maybe_snapshot(metadata: TableMetadata, snapshot_id: int | None) -> Snapshot | None:
+    if snapshot_id is None:
+        return None
+    return next((s for s in metadata.snapshots if s.snapshot_id == snapshot_id), None)
+
+
+# ------------------------------------------------------------------ manifest-level tables
+
+
+def manifests_arrow(metadata: TableMetadata, manifests: Iterable[ManifestFile]) -> pa.Table:
+    ms = list(manifests)
+
+    def count(m: ManifestFile, value: int | None, content: ManifestContent) -> int:
+        # Spark reports a data manifest's counts as data-file counts and zero delete-file counts.
+        return (value or 0) if (m.content or ManifestContent.DATA) == content else 0
+
+    return pa.table(
+        {
+            "content": pa.array([int(m.content or 0) for m in ms], pa.int32()),
+            "path": pa.array([m.manifest_path for m in ms], pa.string()),
+            "length": pa.array([m.manifest_length for m in ms], pa.int64()),
+            "partition_spec_id": pa.array([m.partition_spec_id for m in ms], pa.int32()),
+            "added_snapshot_id": pa.array([m.added_snapshot_id for m in ms], pa.int64()),
+            "added_data_files_count": pa.array(
+                [count(m, m.added_files_count, ManifestContent.DATA) for m in ms], pa.int32()
+            ),
+            "existing_data_files_count": pa.array(
+                [count(m, m.existing_files_count, ManifestContent.DATA) for m in ms], pa.int32()
+            ),
+            "deleted_data_files_count": pa.array(
+                [count(m, m.deleted_files_count, ManifestContent.DATA) for m in ms], pa.int32()
+            ),
+            "added_delete_files_count": pa.array(
+                [count(m, m.added_files_count, ManifestContent.DELETES) for m in ms], pa.int32()
+            ),
+            "existing_delete_files_count": pa.array(
+                [count(m, m.existing_files_count, ManifestContent.DELETES) for m in ms], pa.int32()
+            ),
+            "deleted_delete_files_count": pa.array(
+                [count(m, m.deleted_files_count, ManifestContent.DELETES) for m in ms], pa.int32()
+            ),
+            "partition_summaries": partition_summaries_arrow(metadata, ms),
+        }
+    )
+
+
+# ------------------------------------------------------------------ file-level tables
+
+
+def _manifest_files(store: ManifestStore, manifest: ManifestFile, *, live_only: bool) -> pa.Table:
+    """One manifest's entries with the partition re-shaped to the table-wide type."""
+    metadata = store.metadata
+    table = store.entries(manifest)
+    if live_only:
+        table = table.filter(pc.not_equal(table.column("status"), 2))
+    unified = table_partition_type(metadata)
+    own = spec_partition_type(metadata, manifest.partition_spec_id)
+    partition = unify_partition(table.column("partition"), own, unified)
+    return table.set_column(table.schema.get_field_index("partition"), "partition", partition)
+
+
+def _concat(tables: list[pa.Table], metadata: TableMetadata) -> pa.Table | None:
+    if not tables:
+        return None
+    return pa.concat_tables(tables, promote_options="permissive")
+
+
+def files_arrow(
+    store: ManifestStore, snapshot: Snapshot | None, *, content: str = "all", progress: bool = True
+) -> pa.Table:
+    """Live data and delete files of a snapshot (``content``: all, data or deletes)."""
+    metadata = store.metadata
+    manifests = store.manifest_list(snapshot) if snapshot is not None else ()
+    if content == "data":
+        manifests = tuple(m for m in manifests if (m.content or 0) == ManifestContent.DATA)
+    elif content == "deletes":
+        manifests = tuple(m for m in manifests if (m.content or 0) == ManifestContent.DELETES)
+    store.many_entries(manifests, progress=progress)
+    parts = [_manifest_files(store, m, live_only=True) for m in manifests]
+    table = _concat(parts, metadata)
+    if table is None:
+        return _empty_files(store)
+    table = table.select(list(DATA_FILE_COLUMNS))
+    return table.append_column("readable_metrics", readable_metrics(table, metadata.current_schema()))
+
+
+def entries_arrow(store: ManifestStore, snapshot: Snapshot | None, *, progress: bool = True) -> pa.Table:
+    """Every manifest entry (ADDED, EXISTING and DELETED) of a snapshot's manifests."""
+    metadata = store.metadata
+    manifests = store.manifest_list(snapshot) if snapshot is not None else ()
+    store.many_entries(manifests, progress=progress)
+    parts = [_manifest_files(store, m, live_only=False) for m in manifests]
+    table = _concat(parts, metadata)
+    if table is None:
+        empty = _empty_files(store)
+        data_file = pa.StructArray.from_arrays(
+            [empty.column(c).combine_chunks() for c in DATA_FILE_COLUMNS], names=list(DATA_FILE_COLUMNS)
+        )
+        return pa.table(
+            {
+                "status": pa.array([], pa.int32()),
+                "snapshot_id": pa.array([], pa.int64()),
+                "sequence_number": pa.array([], pa.int64()),
+                "file_sequence_number": pa.array([], pa.int64()),
+                "data_file": data_file,
+                "readable_metrics": empty.column("readable_metrics").combine_chunks(),
+            }
+        )
+    data_file = pa.StructArray.from_arrays(
+        [table.column(c).combine_chunks() for c in DATA_FILE_COLUMNS], names=list(DATA_FILE_COLUMNS)
+    )
+    metrics = readable_metrics(table, metadata.current_schema())
+    out = table.select(list(ENTRY_COLUMNS))
+    return out.append_column("data_file", data_file).append_column("readable_metrics", metrics)
+
+
+def _empty_files(store: ManifestStore) -> pa.Table:
+    from icebook.analysis.arrow_types import arrow_type
+    from icebook.io.avro import entries_schema
+
+    unified = arrow_type(table_partition_type(store.metadata))
+    schema = entries_schema(unified)
+    table = schema.empty_table().select(list(DATA_FILE_COLUMNS))
+    return table.append_column("readable_metrics", readable_metrics(table, store.metadata.current_schema()))
+
+
+class Inspector:
+    """``t.inspect``: Spark-shaped metadata tables of one table, as pandas DataFrames."""
+
+    def __init__(self, metadata: TableMetadata, metadata_location: str, store: ManifestStore) -> None:
+        self._metadata = metadata
+        self._location = metadata_location
+        self._store = store
+
+    def _snapshot(self, at: At) -> Snapshot | None:
+        return resolve_snapshot(self._metadata, at)
+
+    def snapshots(self) -> pd.DataFrame:
+        """Every valid snapshot: committed_at, snapshot_id, parent_id, operation, manifest_list, summary."""
+        return to_pandas(snapshots_arrow(self._metadata))
+
+    def history(self) -> pd.DataFrame:
+        """The snapshot log: when each snapshot became current on main, and whether it is an ancestor now."""
+        return to_pandas(history_arrow(self._metadata))
+
+    def refs(self) -> pd.DataFrame:
+        """Branches and tags with their retention settings."""
+        return to_pandas(refs_arrow(self._metadata))
+
+    def metadata_log_entries(self) -> pd.DataFrame:
+        """Previous metadata files and the current one, with the snapshot current at each."""
+        return to_pandas(metadata_log_entries_arrow(self._metadata, self._location))
+
+    def manifests(self, at: At = None) -> pd.DataFrame:
+        """The manifests of one snapshot's manifest list (default: current)."""
+        snapshot = self._snapshot(at)
+        manifests = self._store.manifest_list(snapshot) if snapshot else ()
+        return to_pandas(manifests_arrow(self._metadata, manifests))
+
+    def all_manifests(self) -> pd.DataFrame:
+        """The manifests of every valid snapshot, with ``reference_snapshot_id``."""
+        parts = []
+        for snapshot in self._metadata.snapshots:
+            table = manifests_arrow(self._metadata, self._store.manifest_list(snapshot))
+            parts.append(
+                table.append_column("reference_snapshot_id", pa.array([snapshot.snapshot_id] * len(table), pa.int64()))
+            )
+        if not parts:
+            empty = manifests_arrow(self._metadata, ())
+            parts = [empty.append_column("reference_snapshot_id", pa.array([], pa.int64()))]
+        return to_pandas(pa.concat_tables(parts))
+
+    def entries(self, at: At = None) -> pd.DataFrame:
+        """Every manifest entry of a snapshot, with status, sequence numbers and the data_file struct."""
+        return to_pandas(entries_arrow(self._store, self._snapshot(at)))
+
+    def files(self, at: At = None) -> pd.DataFrame:
+        """Live data and delete files of a snapshot."""
+        return to_pandas(files_arrow(self._store, self._snapshot(at)))
+
+    def data_files(self, at: At = None) -> pd.DataFrame:
+        """Live data files of a snapshot."""
+        return to_pandas(files_arrow(self._store, self._snapshot(at), content="data"))
+
+    def delete_files(self, at: At = None) -> pd.DataFrame:
+        """Live position and equality delete files (and deletion vectors) of a snapshot."""
+        return to_pandas(files_arrow(self._store, self._snapshot(at), content="deletes"))
+
+    def partitions(self, at: At = None) -> pd.DataFrame:
+        """Per partition: record, file and delete counts, size, and the snapshot that last updated it."""
+        snapshot = self._snapshot(at)
+        entries = entries_arrow(self._store, snapshot) if snapshot else None
+        return to_pandas(partitions_arrow(self._metadata, entries))

@@ -1,0 +1,158 @@
+"""Reading a snapshot's manifests once: manifest lists and manifests are immutable, so a table
+object caches them by path, and reads many of them in parallel with progress shown.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections import OrderedDict
+from collections.abc import Callable, Sequence
+from concurrent.futures import ThreadPoolExecutor
+from typing import TypeVar
+
+import pyarrow as pa
+
+from icebook.analysis.arrow_types import arrow_type
+from icebook.errors import UnsupportedFeature
+from icebook.io.avro import read_manifest_entries, read_manifest_list
+from icebook.io.fileio import FileIO
+from icebook.spec.manifest import ManifestFile
+from icebook.spec.metadata import TableMetadata
+from icebook.spec.partitioning import PartitionSpec, partition_type
+from icebook.spec.schema import Schema
+from icebook.spec.snapshots import Snapshot, snapshot_sequence_number
+from icebook.spec.types import NestedField, StructType
+
+T = TypeVar("T")
+_PROGRESS_THRESHOLD = 16  # manifests; below this a bar is noise
+
+
+class _LRU(OrderedDict[str, T]):
+    def __init__(self, capacity: int) -> None:
+        super().__init__()
+        self.capacity = capacity
+
+    def put(self, key: str, value: T) -> None:
+        self[key] = value
+        self.move_to_end(key)
+        while len(self) > self.capacity:
+            self.popitem(last=False)
+
+
+class ManifestStore:
+    """Reads (and caches) the manifest lists and manifests of one table."""
+
+    def __init__(self, fileio: FileIO, metadata: TableMetadata, *, capacity: int = 1024) -> None:
+        self.fileio = fileio
+        self.metadata = metadata
+        self._lists: _LRU[tuple[ManifestFile, ...]] = _LRU(capacity)
+        self._entries: _LRU[pa.Table] = _LRU(capacity)
+        self._lock = threading.Lock()
+        self.reads = 0  # manifests decoded (not served from cache): lets tests prove laziness
+
+    def manifest_list(self, snapshot: Snapshot) -> tuple[ManifestFile, ...]:
+        if snapshot.manifest_list is None:
+            raise UnsupportedFeature(
+                f"snapshot {snapshot.snapshot_id} lists its manifests inline (v1 'manifests' field), "
+                "which icebook does not read yet"
+            )
+        with self._lock:
+            cached = self._lists.get(snapshot.manifest_list)
+        if cached is not None:
+            return cached
+        manifests = read_manifest_list(
+            self.fileio,
+            snapshot.manifest_list,
+            format_version=self.metadata.format_version,
+            snapshot_sequence_number=snapshot_sequence_number(snapshot),
+            snapshot_id=snapshot.snapshot_id,
+        )
+        with self._lock:
+            self._lists.put(snapshot.manifest_list, manifests)
+        return manifests
+
+    def entries(self, manifest: ManifestFile) -> pa.Table:
+        """All entries of one manifest (every column), inheritance applied."""
+        with self._lock:
+            cached = self._entries.get(manifest.manifest_path)
+        if cached is not None:
+            return cached
+        table = read_manifest_entries(self.fileio, manifest)
+        with self._lock:
+            self.reads += 1
+            self._entries.put(manifest.manifest_path, table)
+        return table
+
+    def many_entries(self, manifests: Sequence[ManifestFile], *, progress: bool = True) -> list[pa.Table]:
+        """Entries of several manifests, read in parallel (the decoders release the GIL)."""
+        return parallel_map(self.entries, manifests, progress=progress, label="manifests")
+
+
+def parallel_map(
+    fn: Callable[[ManifestFile], T], items: Sequence[ManifestFile], *, progress: bool, label: str
+) -> list[T]:
+    if len(items) <= 1:
+        return [fn(item) for item in items]
+    bar = None
+    if progress and len(items) >= _PROGRESS_THRESHOLD:
+        from tqdm.auto import tqdm
+
+        bar = tqdm(total=len(items), unit=label[:-1], desc=f"reading {label}", leave=False)
+    try:
+        with ThreadPoolExecutor(max_workers=4) as pool:
+            results = []
+            for result in pool.map(fn, items):
+                results.append(result)
+                if bar is not None:
+                    bar.update(1)
+            return results
+    finally:
+        if bar is not None:
+            bar.close()
+
+
+def source_schema_for(metadata: TableMetadata, spec: PartitionSpec) -> Schema:
+    """A schema holding every source column of ``spec``: the current one when it does,
+    else the newest schema that does (a source column may have been dropped since)."""
+    needed = {sid for pf in spec.fields for sid in pf.source_ids if not pf.transform.is_void}
+    ordered = [metadata.current_schema(), *sorted(metadata.schemas.values(), key=lambda s: -s.schema_id)]
+    for schema in ordered:
+        if all(schema.find_field(sid) is not None for sid in needed):
+            return schema
+    return metadata.current_schema()
+
+
+def spec_partition_type(metadata: TableMetadata, spec_id: int) -> StructType:
+    spec = metadata.spec_by_id(spec_id)
+    return partition_type(spec, source_schema_for(metadata, spec))
+
+
+def table_partition_type(metadata: TableMetadata) -> StructType:
+    """The union of every spec's partition fields, by field id (Spark's ``partition`` column type).
+
+    A field id kept across specs appears once, named as in the newest spec that has it.
+    """
+    by_id: dict[int, NestedField] = {}
+    for spec_id in sorted(metadata.partition_specs):
+        for f in spec_partition_type(metadata, spec_id).fields:
+            by_id[f.field_id] = f
+    return StructType(tuple(by_id[i] for i in sorted(by_id)))
+
+
+def unify_partition(column: pa.ChunkedArray | pa.Array, spec_type: StructType, unified: StructType) -> pa.Array:
+    """Re-shape one manifest's partition struct (its own spec) into the table-wide type."""
+    arr = column.combine_chunks() if isinstance(column, pa.ChunkedArray) else column
+    n = len(arr)
+    position = {f.field_id: i for i, f in enumerate(spec_type.fields)}
+    children: list[pa.Array] = []
+    for f in unified.fields:
+        target = arrow_type(f.type)
+        if f.field_id in position and arr.type.num_fields > position[f.field_id]:
+            child = arr.field(position[f.field_id])
+            children.append(child if child.type == target else child.cast(target))
+        else:
+            children.append(pa.nulls(n, target))
+    fields = [pa.field(f.name, arrow_type(f.type)) for f in unified.fields]
+    if not fields:
+        return pa.array([{}] * n, pa.struct([]))
+    return pa.StructArray.from_arrays(children, fields=fields)

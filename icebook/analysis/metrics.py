@@ -1,0 +1,126 @@
+"""``readable_metrics``: a file's column stats keyed by column name, bounds decoded (column-wise).
+
+Spark's metadata tables show, for every primitive column of the current schema (sorted by
+name), ``column_size``, ``value_count``, ``null_value_count``, ``nan_value_count`` and the
+``lower_bound``/``upper_bound`` decoded from the binary single-value serialization
+(spec Appendix D). Fixed-width bounds are decoded with numpy over whole columns; other
+types go value by value through ``icebook.spec.values.decode_value``.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+import pyarrow as pa
+import pyarrow.compute as pc
+
+from icebook.analysis.arrow_types import arrow_type
+from icebook.spec.schema import Schema
+from icebook.spec.types import IcebergType, PrimitiveType, is_primitive
+from icebook.spec.values import decode_value
+
+# Appendix D little-endian fixed widths, and the numpy dtype each decodes to.
+_NUMPY: dict[str, tuple[int, str]] = {
+    "int": (4, "<i4"),
+    "date": (4, "<i4"),
+    "long": (8, "<i8"),
+    "time": (8, "<i8"),
+    "timestamp": (8, "<i8"),
+    "timestamptz": (8, "<i8"),
+    "timestamp_ns": (8, "<i8"),
+    "timestamptz_ns": (8, "<i8"),
+    "float": (4, "<f4"),
+    "double": (8, "<f8"),
+}
+_STAT_MAPS = (
+    ("column_size", "column_sizes"),
+    ("value_count", "value_counts"),
+    ("null_value_count", "null_value_counts"),
+    ("nan_value_count", "nan_value_counts"),
+)
+
+
+def readable_columns(schema: Schema) -> list[tuple[str, int, IcebergType]]:
+    """(full name, field id, type) of every primitive column, sorted by name, as Spark orders them."""
+    out = []
+    for field_id, name in schema.id_to_name().items():
+        t = schema.find_type(field_id)
+        if t is not None and is_primitive(t) and not (isinstance(t, PrimitiveType) and t.name == "variant"):
+            out.append((name, field_id, t))
+    return sorted(out)
+
+
+def _lookup(map_array: pa.ChunkedArray | pa.Array, field_id: int) -> pa.Array:
+    arr = map_array.combine_chunks() if isinstance(map_array, pa.ChunkedArray) else map_array
+    return pc.map_lookup(arr, pa.scalar(field_id, arr.type.key_type), "first")
+
+
+def decode_bound_column(raw: pa.Array, t: IcebergType, *, file: str = "<manifest>", column: str = "bound") -> pa.Array:
+    """Decode a column of Appendix D binary values of type ``t`` into an Arrow array of ``arrow_type(t)``."""
+    target = arrow_type(t)
+    if len(raw) == 0 or raw.null_count == len(raw):
+        return pa.nulls(len(raw), target)
+    if isinstance(t, PrimitiveType):
+        if t.name == "string":
+            return pc.cast(raw, pa.string())
+        if t.name == "binary":
+            return raw
+        width, dtype = (1, "u1") if t.name == "boolean" else _NUMPY.get(t.name, (0, ""))
+        if width:
+            fast = _fixed(raw, width, dtype, target)
+            if fast is not None:
+                return fast
+    values = [None if v is None else decode_value(v, t, field=column, file=file) for v in raw.to_pylist()]
+    if target == pa.binary(16):  # uuid: keep the 16 bytes
+        values = [None if v is None else v.bytes if hasattr(v, "bytes") else v for v in values]
+    return pa.array([_physical(v, t) for v in values], type=target)
+
+
+def _physical(value: Any, t: IcebergType) -> Any:
+    if value is None or not isinstance(t, PrimitiveType):
+        return value
+    if t.name in ("timestamp", "timestamptz", "timestamp_ns", "timestamptz_ns", "time", "date"):
+        return int(value)
+    return value
+
+
+def _fixed(raw: pa.Array, width: int, dtype: str, target: pa.DataType) -> pa.Array | None:
+    """Vectorised decode when every present value has exactly ``width`` bytes, else None."""
+    lengths = pc.binary_length(raw)
+    if pc.any(pc.not_equal(lengths, width)).as_py():
+        return None
+    valid = pc.is_valid(raw)
+    filled = pc.fill_null(raw, pa.scalar(b"\x00" * width, raw.type))
+    fixed = pc.cast(filled, pa.binary(width))
+    buffer = fixed.buffers()[1]
+    numbers = np.frombuffer(buffer, dtype=dtype, count=len(fixed), offset=fixed.offset * width)
+    if dtype == "u1":
+        numbers = numbers != 0
+    physical = pa.array(numbers, mask=~np.asarray(valid.to_numpy(zero_copy_only=False), dtype=bool))
+    if pa.types.is_timestamp(target) or pa.types.is_date(target) or pa.types.is_time(target):
+        storage = pa.int32() if pa.types.is_date32(target) else pa.int64()
+        return physical.cast(storage).view(target)
+    return physical.cast(target)
+
+
+def readable_metrics(files: pa.Table, schema: Schema, *, file: str = "<manifest>") -> pa.StructArray:
+    """The ``readable_metrics`` struct column for a table of data_file rows."""
+    children: list[pa.Array] = []
+    fields: list[pa.Field] = []
+    n = files.num_rows
+    for name, field_id, t in readable_columns(schema):
+        parts: list[pa.Array] = []
+        part_fields: list[pa.Field] = []
+        for label, column in _STAT_MAPS:
+            parts.append(_lookup(files.column(column), field_id) if n else pa.array([], pa.int64()))
+            part_fields.append(pa.field(label, pa.int64()))
+        for label, column in (("lower_bound", "lower_bounds"), ("upper_bound", "upper_bounds")):
+            raw = _lookup(files.column(column), field_id) if n else pa.array([], pa.binary())
+            parts.append(decode_bound_column(raw, t, file=file, column=f"{column}[{field_id}]"))
+            part_fields.append(pa.field(label, arrow_type(t)))
+        children.append(pa.StructArray.from_arrays(parts, fields=part_fields))
+        fields.append(pa.field(name, children[-1].type))
+    if not fields:
+        return pa.array([{}] * n, pa.struct([]))
+    return pa.StructArray.from_arrays(children, fields=fields)

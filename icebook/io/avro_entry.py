@@ -1,0 +1,156 @@
+"""One manifest entry as frozen models, for detail views (fastavro; small and exact)."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping
+from dataclasses import replace
+from typing import Any
+
+from icebook.errors import MetadataError, NotFound
+from icebook.io.avro_entries import header_from_bytes
+from icebook.io.avro_list import iter_avro_records, read_bytes_for
+from icebook.io.avro_schema import ManifestLayout, manifest_layout
+from icebook.io.fileio import FileIO
+from icebook.spec.manifest import (
+    DataFile,
+    EntryStatus,
+    FileContent,
+    ManifestEntry,
+    ManifestFile,
+    first_row_id_note,
+    inherit_sequence_numbers,
+    inherit_snapshot_id,
+)
+
+
+def _int_map(raw: Any) -> dict[int, Any] | None:
+    if raw is None:
+        return None
+    if isinstance(raw, Mapping):  # an Avro map (string keys): not used by Iceberg for metrics, kept readable
+        return {int(k): v for k, v in raw.items()}
+    return {int(kv["key"]): kv["value"] for kv in raw}
+
+
+def _data_file(df: Mapping[str, Any], layout: ManifestLayout, spec_id: int, path: str) -> DataFile:
+    names = layout.data_file_names
+
+    def get(name: str) -> Any:
+        avro_name = names.get(name)
+        return None if avro_name is None else df.get(avro_name)
+
+    content = get("content")
+    try:
+        content_enum = FileContent(0 if content is None else int(content))
+    except ValueError:
+        raise MetadataError(
+            path, "data_file.content", f"expected 0, 1 or 2, found {content!r}", kind="manifest"
+        ) from None
+    partition_raw = get("partition") or {}
+    partition = {p.name: partition_raw.get(p.name) for p in layout.partition_fields}
+    ids = {p.name: p.field_id for p in layout.partition_fields if p.field_id is not None}
+    split = get("split_offsets")
+    eq = get("equality_ids")
+    bounds_lo = _int_map(get("lower_bounds"))
+    bounds_hi = _int_map(get("upper_bounds"))
+    key_md = get("key_metadata")
+    return DataFile(
+        content=content_enum,
+        file_path=str(get("file_path")),
+        file_format=str(get("file_format")),
+        spec_id=spec_id,
+        partition=partition,
+        partition_field_ids=ids,
+        record_count=int(get("record_count")),
+        file_size_in_bytes=int(get("file_size_in_bytes")),
+        block_size_in_bytes=get("block_size_in_bytes"),
+        column_sizes=_int_map(get("column_sizes")),
+        value_counts=_int_map(get("value_counts")),
+        null_value_counts=_int_map(get("null_value_counts")),
+        nan_value_counts=_int_map(get("nan_value_counts")),
+        distinct_counts=_int_map(get("distinct_counts")),
+        lower_bounds=None if bounds_lo is None else {k: bytes(v) for k, v in bounds_lo.items()},
+        upper_bounds=None if bounds_hi is None else {k: bytes(v) for k, v in bounds_hi.items()},
+        key_metadata=None if key_md is None else bytes(key_md),
+        split_offsets=None if split is None else tuple(int(x) for x in split),
+        equality_ids=None if eq is None else tuple(int(x) for x in eq),
+        sort_order_id=get("sort_order_id"),
+        first_row_id=get("first_row_id"),
+        referenced_data_file=get("referenced_data_file"),
+        content_offset=get("content_offset"),
+        content_size_in_bytes=get("content_size_in_bytes"),
+    )
+
+
+def read_manifest_entry(fileio: FileIO, manifest: ManifestFile, index: int) -> ManifestEntry:
+    """Entry number ``index`` (0-based, file order) of ``manifest``, inheritance applied and explained."""
+    path = manifest.manifest_path
+    data = read_bytes_for(fileio, path, "manifest")
+    header = header_from_bytes(data, path)
+    layout = manifest_layout(header)
+    version = header.format_version if header.format_version is not None else manifest.format_version
+    if "sequence_number" not in layout.entry_names:
+        version = 1  # "v1 manifests with no sequence number column"
+    spec_id = header.partition_spec_id if header.partition_spec_id is not None else manifest.partition_spec_id
+    df_name = layout.entry_names["data_file"]
+    names = layout.entry_names
+    running = 0  # record_count of preceding data files with null first_row_id
+    if index < 0:
+        raise NotFound(f"manifest {path}: entry {index} (negative index)")
+    count = 0
+    for i, rec in enumerate(iter_avro_records(data, path, "manifest")):
+        count = i + 1
+        df = rec[df_name]
+        raw_first = df.get(layout.data_file_names.get("first_row_id", ""), None)
+        raw_content = df.get(layout.data_file_names.get("content", ""), 0) or 0
+        is_null_data = raw_first is None and int(raw_content) == FileContent.DATA
+        if i < index:
+            if is_null_data:
+                running += int(df[layout.data_file_names["record_count"]])
+            continue
+        data_file = _data_file(df, layout, spec_id, path)
+        notes = []
+        if is_null_data and manifest.first_row_id is not None:
+            value = manifest.first_row_id + running
+            data_file = _replace_first_row_id(data_file, value)
+            notes.append(first_row_id_note(value, manifest))
+        snapshot_id, note = inherit_snapshot_id(rec.get(names.get("snapshot_id", "")), manifest)
+        if note is not None:
+            notes.append(note)
+        try:
+            status = EntryStatus(int(rec[names["status"]]))
+        except ValueError:
+            raise MetadataError(
+                path, "status", f"expected 0, 1 or 2, found {rec[names['status']]!r}", kind="manifest"
+            ) from None
+        seq, file_seq, seq_notes = inherit_sequence_numbers(
+            status,
+            rec.get(names.get("sequence_number", "")),
+            rec.get(names.get("file_sequence_number", "")),
+            manifest,
+            format_version=version,
+        )
+        return ManifestEntry(
+            status=status,
+            snapshot_id=snapshot_id,
+            sequence_number=seq,
+            file_sequence_number=file_seq,
+            data_file=data_file,
+            inherited=tuple(notes) + seq_notes,
+        )
+    raise NotFound(f"manifest {path}: entry {index} (the manifest has {count} entries)")
+
+
+def _replace_first_row_id(df: DataFile, value: int) -> DataFile:
+    return replace(df, first_row_id=value)
+
+
+def partition_spec_fields(header_partition_spec: str | None) -> list[dict[str, Any]]:
+    """The partition-spec JSON array of a manifest header, parsed (empty when absent)."""
+    if not header_partition_spec:
+        return []
+    parsed = json.loads(header_partition_spec)
+    return parsed.get("fields", []) if isinstance(parsed, dict) else list(parsed)
+
+
+__all__ = ["partition_spec_fields", "read_manifest_entry"]

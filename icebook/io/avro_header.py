@@ -1,0 +1,156 @@
+"""Avro object container header: magic, key-value metadata, sync marker.
+
+Reading only the header lets icebook show a manifest's partition spec, schema and
+format version without decoding a single entry (spec: "Manifests", the key-value
+metadata table).
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from icebook.errors import IcebookError, MetadataError, NotFound
+from icebook.io.fileio import FileIO
+from icebook.spec.manifest import ManifestContent, ManifestHeader
+
+MAGIC = b"Obj\x01"
+_FIRST_READ = 64 * 1024
+
+
+class _Truncated(Exception):
+    pass
+
+
+def _read_long(buf: bytes, pos: int) -> tuple[int, int]:
+    """Avro zig-zag varint long."""
+    shift = 0
+    acc = 0
+    while True:
+        if pos >= len(buf):
+            raise _Truncated
+        b = buf[pos]
+        pos += 1
+        acc |= (b & 0x7F) << shift
+        if not b & 0x80:
+            break
+        shift += 7
+        if shift > 63:
+            raise ValueError("varint longer than 10 bytes")
+    return (acc >> 1) ^ -(acc & 1), pos
+
+
+def _read_bytes(buf: bytes, pos: int) -> tuple[bytes, int]:
+    n, pos = _read_long(buf, pos)
+    if n < 0:
+        raise ValueError(f"negative length {n}")
+    if pos + n > len(buf):
+        raise _Truncated
+    return buf[pos : pos + n], pos + n
+
+
+def parse_container_header(buf: bytes) -> tuple[dict[str, bytes], bytes, int]:
+    """(metadata, sync marker, header length) of an Avro container file; raises _Truncated/ValueError."""
+    if len(buf) < 4:
+        raise _Truncated
+    if buf[:4] != MAGIC:
+        raise ValueError(f"not an Avro object container file (magic {buf[:4]!r})")
+    pos = 4
+    meta: dict[str, bytes] = {}
+    while True:
+        count, pos = _read_long(buf, pos)
+        if count == 0:
+            break
+        if count < 0:  # a negative count is followed by the block's byte size
+            count = -count
+            _, pos = _read_long(buf, pos)
+        for _ in range(count):
+            key, pos = _read_bytes(buf, pos)
+            value, pos = _read_bytes(buf, pos)
+            meta[key.decode("utf-8")] = value
+    if pos + 16 > len(buf):
+        raise _Truncated
+    return meta, buf[pos : pos + 16], pos + 16
+
+
+def read_container_metadata(fileio: FileIO, path: str, *, kind: str = "manifest") -> dict[str, bytes]:
+    """The key-value metadata of an Avro file, reading only as much of it as needed."""
+    try:
+        with fileio.open_input(path) as f:
+            buf = bytes(f.read(_FIRST_READ))
+            while True:
+                try:
+                    return parse_container_header(buf)[0]
+                except _Truncated:
+                    more = bytes(f.read(max(len(buf), _FIRST_READ)))
+                    if not more:
+                        raise MetadataError(path, None, "truncated Avro header", kind=kind) from None
+                    buf += more
+                except (ValueError, UnicodeDecodeError) as exc:
+                    raise MetadataError(path, None, f"corrupt Avro header: {exc}", kind=kind) from None
+    except NotFound:
+        raise NotFound(f"{kind} {path}: file not found") from None
+    except MetadataError:
+        raise
+    except IcebookError as exc:
+        raise MetadataError(path, None, str(exc), kind=kind) from None
+
+
+def _int_or_none(meta: dict[str, str], key: str, path: str) -> int | None:
+    text = meta.get(key)
+    if text is None:
+        return None
+    try:
+        return int(text)
+    except ValueError:
+        raise MetadataError(path, key, f"expected an integer, found {text!r}", kind="manifest") from None
+
+
+def header_from_metadata(path: str, raw: dict[str, bytes]) -> ManifestHeader:
+    meta = {k: v.decode("utf-8", errors="replace") for k, v in raw.items()}
+    if "avro.schema" not in meta:
+        raise MetadataError(path, "avro.schema", "missing from the Avro header", kind="manifest")
+    content_text = meta.get("content")
+    content: ManifestContent | None
+    if content_text is None:
+        content = None
+    elif content_text == "data":
+        content = ManifestContent.DATA
+    elif content_text == "deletes":
+        content = ManifestContent.DELETES
+    else:
+        raise MetadataError(path, "content", f"expected 'data' or 'deletes', found {content_text!r}", kind="manifest")
+    known = {"schema", "schema-id", "partition-spec", "partition-spec-id", "format-version", "content", "avro.schema"}
+    return ManifestHeader(
+        path=path,
+        schema=meta.get("schema"),
+        schema_id=_int_or_none(meta, "schema-id", path),
+        partition_spec=meta.get("partition-spec"),
+        partition_spec_id=_int_or_none(meta, "partition-spec-id", path),
+        format_version=_int_or_none(meta, "format-version", path),
+        content=content,
+        avro_schema=meta["avro.schema"],
+        codec=meta.get("avro.codec", "null"),
+        extras={k: v for k, v in meta.items() if k not in known and k != "avro.codec"},
+    )
+
+
+def read_manifest_header(fileio: FileIO, path: str) -> ManifestHeader:
+    """The Avro file metadata of a manifest (schema, partition-spec, ids, format-version, content).
+
+    Only the header bytes are read; no entry is decoded.
+    """
+    return header_from_metadata(path, read_container_metadata(fileio, path))
+
+
+def avro_schema_json(header: ManifestHeader) -> dict[str, Any]:
+    try:
+        schema = json.loads(header.avro_schema)
+    except json.JSONDecodeError as exc:
+        raise MetadataError(header.path, "avro.schema", f"invalid JSON: {exc}", kind="manifest") from None
+    if not isinstance(schema, dict) or schema.get("type") != "record":
+        raise MetadataError(header.path, "avro.schema", "expected a record schema", kind="manifest")
+    return schema
+
+
+__all__ = ["MAGIC", "avro_schema_json", "header_from_metadata", "parse_container_header", "read_manifest_header"]

@@ -1,0 +1,145 @@
+"""Permissive readers for the wire (JSON) level of table metadata.
+
+Every getter names the file and the JSON path of the value it reads, so a malformed
+table produces ``metadata <file>: snapshots[2].manifest-list: missing``. JSON booleans
+are rejected where an integer is expected (Python's ``bool`` is an ``int``).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+from types import MappingProxyType
+from typing import Any
+
+from icebook.errors import MetadataError
+
+EMPTY_MAP: Mapping[Any, Any] = MappingProxyType({})
+
+
+def frozen_map(d: Mapping[Any, Any]) -> Mapping[Any, Any]:
+    """A read-only view of a copy of ``d`` (insertion order kept)."""
+    return MappingProxyType(dict(d))
+
+
+def _kind(value: Any) -> str:
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "boolean"
+    if isinstance(value, (int, float)):
+        return "number"
+    if isinstance(value, str):
+        return "string"
+    if isinstance(value, list):
+        return "list"
+    if isinstance(value, dict):
+        return "object"
+    return type(value).__name__
+
+
+def join_path(where: str, key: str) -> str:
+    return f"{where}.{key}" if where else key
+
+
+@dataclass(frozen=True, slots=True)
+class Wire:
+    """Typed access to one JSON object at ``where`` inside metadata file ``file``."""
+
+    obj: Mapping[str, Any]
+    file: str
+    where: str = ""
+
+    @staticmethod
+    def of(raw: Any, *, file: str, where: str) -> Wire:
+        if not isinstance(raw, dict):
+            raise MetadataError(file, where or None, f"expected an object, found {_kind(raw)}", kind="metadata")
+        return Wire(raw, file, where)
+
+    def path(self, key: str) -> str:
+        return join_path(self.where, key)
+
+    def error(self, key: str | None, problem: str) -> MetadataError:
+        return MetadataError(self.file, self.path(key) if key else (self.where or None), problem, kind="metadata")
+
+    def has(self, key: str) -> bool:
+        return key in self.obj and self.obj[key] is not None
+
+    def _present(self, key: str) -> Any:
+        if key not in self.obj or self.obj[key] is None:
+            raise self.error(key, "missing")
+        return self.obj[key]
+
+    def req_int(self, key: str) -> int:
+        return self._as_int(key, self._present(key))
+
+    def opt_int(self, key: str) -> int | None:
+        return self._as_int(key, self.obj[key]) if self.has(key) else None
+
+    def _as_int(self, key: str, value: Any) -> int:
+        if isinstance(value, bool) or not isinstance(value, int):
+            # Some writers emit integral floats (e.g. 1.0); accept them, reject the rest.
+            if isinstance(value, float) and value.is_integer():
+                return int(value)
+            raise self.error(key, f"expected an integer, found {_kind(value)} {value!r}")
+        return value
+
+    def req_str(self, key: str) -> str:
+        value = self._present(key)
+        if not isinstance(value, str):
+            raise self.error(key, f"expected a string, found {_kind(value)}")
+        return value
+
+    def opt_str(self, key: str) -> str | None:
+        return self.req_str(key) if self.has(key) else None
+
+    def req_list(self, key: str) -> list[Any]:
+        value = self._present(key)
+        if not isinstance(value, list):
+            raise self.error(key, f"expected a list, found {_kind(value)}")
+        return value
+
+    def opt_list(self, key: str) -> list[Any] | None:
+        return self.req_list(key) if self.has(key) else None
+
+    def obj_at(self, key: str) -> Wire:
+        return Wire.of(self._present(key), file=self.file, where=self.path(key))
+
+    def int_list(self, key: str) -> tuple[int, ...]:
+        items = self.req_list(key)
+        out: list[int] = []
+        for i, v in enumerate(items):
+            if isinstance(v, bool) or not isinstance(v, int):
+                raise self.error(f"{key}[{i}]", f"expected an integer, found {_kind(v)}")
+            out.append(v)
+        return tuple(out)
+
+    def str_map(self, key: str) -> Mapping[str, str] | None:
+        """A string-to-string map; scalar non-string values are kept as their text."""
+        if not self.has(key):
+            return None
+        value = self.obj[key]
+        if not isinstance(value, dict):
+            raise self.error(key, f"expected an object, found {_kind(value)}")
+        out: dict[str, str] = {}
+        for k, v in value.items():
+            if isinstance(v, str):
+                out[k] = v
+            elif isinstance(v, bool):
+                out[k] = "true" if v else "false"
+            elif isinstance(v, (int, float)) or v is None:
+                out[k] = "null" if v is None else str(v)
+            else:
+                raise self.error(f"{key}.{k}", f"expected a string, found {_kind(v)}")
+        return MappingProxyType(out)
+
+    def extras(self, known: Iterable[str]) -> Mapping[str, Any]:
+        """Keys this reader does not model, kept as written so nothing is dropped."""
+        known_set = set(known)
+        rest = {k: v for k, v in self.obj.items() if k not in known_set}
+        return MappingProxyType(rest) if rest else EMPTY_MAP
+
+
+def empty_map() -> Mapping[Any, Any]:
+    """Default factory for mapping fields (a mappingproxy is not a valid dataclass default)."""
+    return EMPTY_MAP

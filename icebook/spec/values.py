@@ -1,0 +1,225 @@
+"""Single values in their binary form (spec: Appendix D "Binary single-value serialization").
+
+Lower and upper bounds in manifests, and partition summaries in manifest lists, are
+stored as bytes. ``decode_value`` turns them into plain Python values:
+
+==================  =====================================================
+Iceberg type        Python value
+==================  =====================================================
+boolean             bool
+int, long           int
+float, double       float
+decimal(P,S)        decimal.Decimal
+date                int (days from 1970-01-01)
+time                int (microseconds from midnight)
+timestamp[tz]       int (microseconds from 1970-01-01 [UTC])
+timestamp[tz]_ns    int (nanoseconds from 1970-01-01 [UTC])
+string              str
+uuid                uuid.UUID
+fixed(L), binary    bytes
+geometry/geography  tuple of floats (x, y[, z[, m]]) (spec: "Bound serialization")
+==================  =====================================================
+
+``to_human`` renders a decoded value as text like Spark's ``readable_metrics`` shows it,
+and ``to_python_object`` gives date/time/datetime objects for comparison with Spark.
+
+Two spec rules shape decoding:
+
+* Type promotion does not rewrite bounds (spec: "Schema Evolution"): a ``long`` bound
+  may be 4 bytes (written as ``int``), a ``double`` bound 4 bytes (``float``), a
+  ``timestamp``/``timestamp_ns`` bound 4 bytes (``date``), and a decimal bound any
+  width. The original type is inferred from the length, as the spec's table says.
+* String and binary bounds may be truncated by writers (metrics mode ``truncate(N)``):
+  a bound is then a prefix (lower) or an incremented prefix (upper), not a real value.
+"""
+
+from __future__ import annotations
+
+import datetime as _dt
+import struct
+import uuid as _uuid
+from decimal import Context, Decimal
+from typing import Any
+
+from icebook.errors import MetadataError, UnsupportedFeature
+from icebook.spec.types import DecimalType, FixedType, GeoType, IcebergType, PrimitiveType
+
+EPOCH_DATE = _dt.date(1970, 1, 1)
+EPOCH = _dt.datetime(1970, 1, 1)
+MICROS_PER_DAY = 86_400_000_000
+NANOS_PER_DAY = 86_400_000_000_000
+
+_FIXED_WIDTH = {"int": 4, "date": 4, "float": 4, "time": 8, "timestamptz": 8, "timestamptz_ns": 8}
+
+
+def _fail(file: str, field: str, problem: str) -> MetadataError:
+    return MetadataError(file, field, problem, kind="bound in")
+
+
+def decode_value(raw: bytes, type_: IcebergType, *, field: str = "bound", file: str = "<value>") -> Any:
+    """Decode one Appendix D binary value of ``type_``; errors name ``file`` and ``field``."""
+    if not isinstance(raw, (bytes, bytearray, memoryview)):
+        raise _fail(file, field, f"expected bytes, found {type(raw).__name__}")
+    raw = bytes(raw)
+    n = len(raw)
+    if isinstance(type_, DecimalType):
+        # "unscaled value as two's-complement big-endian binary, using the minimum number of bytes";
+        # after precision widening the stored width may be that of a smaller precision: any width is valid.
+        if n == 0:
+            raise _fail(file, field, f"empty bytes for {type_}")
+        unscaled = int.from_bytes(raw, "big", signed=True)
+        return Decimal(f"{unscaled}E-{type_.scale}") if type_.scale else Decimal(unscaled)
+    if isinstance(type_, FixedType):
+        # Returned as stored; a length differing from L is kept visible rather than rejected.
+        return raw
+    if isinstance(type_, GeoType):
+        if n not in (16, 24, 32):
+            raise _fail(file, field, f"{type_} bound must be 16, 24 or 32 bytes (x:y[:z[:m]]), found {n}")
+        return struct.unpack(f"<{n // 8}d", raw)
+    if not isinstance(type_, PrimitiveType):
+        raise UnsupportedFeature(f"{file}: {field}: no binary single-value serialization for {type_}")
+    name = type_.name
+    if name == "boolean":
+        if n != 1:
+            raise _fail(file, field, f"boolean must be 1 byte, found {n}")
+        return raw != b"\x00"
+    if name in _FIXED_WIDTH and n != _FIXED_WIDTH[name]:
+        raise _fail(file, field, f"{name} must be {_FIXED_WIDTH[name]} bytes, found {n}")
+    if name in ("int", "date"):
+        return int.from_bytes(raw, "little", signed=True)
+    if name in ("time", "timestamptz", "timestamptz_ns"):
+        return int.from_bytes(raw, "little", signed=True)
+    if name == "long":
+        # 4 bytes: written as int before int -> long promotion (spec: "Schema Evolution").
+        if n not in (4, 8):
+            raise _fail(file, field, f"long must be 8 bytes (or 4 if promoted from int), found {n}")
+        return int.from_bytes(raw, "little", signed=True)
+    if name in ("timestamp", "timestamp_ns"):
+        if n == 4:  # written as date before date -> timestamp promotion (v3)
+            days = int.from_bytes(raw, "little", signed=True)
+            return days * (MICROS_PER_DAY if name == "timestamp" else NANOS_PER_DAY)
+        if n != 8:
+            raise _fail(file, field, f"{name} must be 8 bytes (or 4 if promoted from date), found {n}")
+        return int.from_bytes(raw, "little", signed=True)
+    if name == "float":
+        return struct.unpack("<f", raw)[0]
+    if name == "double":
+        if n == 4:  # written as float before float -> double promotion
+            return struct.unpack("<f", raw)[0]
+        if n != 8:
+            raise _fail(file, field, f"double must be 8 bytes (or 4 if promoted from float), found {n}")
+        return struct.unpack("<d", raw)[0]
+    if name == "string":
+        try:
+            return raw.decode("utf-8")
+        except UnicodeDecodeError as exc:
+            raise _fail(file, field, f"string bound is not valid UTF-8: {exc}") from None
+    if name == "uuid":
+        if n != 16:
+            raise _fail(file, field, f"uuid must be 16 bytes, found {n}")
+        return _uuid.UUID(bytes=raw)
+    if name == "binary":
+        return raw
+    raise UnsupportedFeature(f"{file}: {field}: no binary single-value serialization for {name}")
+
+
+def _micros_to_datetime(micros: int) -> _dt.datetime:
+    return EPOCH + _dt.timedelta(microseconds=micros)
+
+
+def _nanos_iso(nanos: int, tz: bool) -> str:
+    seconds, frac = divmod(nanos, 1_000_000_000)
+    text = (EPOCH + _dt.timedelta(seconds=seconds)).strftime("%Y-%m-%dT%H:%M:%S")
+    if frac:
+        text += f".{frac:09d}"
+    return text + ("+00:00" if tz else "")
+
+
+def to_python_object(value: Any, type_: IcebergType) -> Any:
+    """``value`` as Spark/PySpark would hand it back: dates, times and datetimes as objects.
+
+    Timestamps become naive ``datetime`` (``timestamptz`` in UTC, tz-aware); nanosecond
+    timestamps are truncated to microseconds, the finest unit of ``datetime``.
+    """
+    if value is None or not isinstance(type_, PrimitiveType):
+        return value
+    name = type_.name
+    if name == "date":
+        return EPOCH_DATE + _dt.timedelta(days=value)
+    if name == "time":
+        return (EPOCH + _dt.timedelta(microseconds=value)).time()
+    if name in ("timestamp", "timestamptz"):
+        d = _micros_to_datetime(value)
+        return d.replace(tzinfo=_dt.UTC) if name == "timestamptz" else d
+    if name in ("timestamp_ns", "timestamptz_ns"):
+        d = _micros_to_datetime(value // 1000)
+        return d.replace(tzinfo=_dt.UTC) if name == "timestamptz_ns" else d
+    return value
+
+
+def to_human(value: Any, type_: IcebergType) -> str:
+    """Text for a decoded value, in the form Spark's ``readable_metrics`` shows it (ISO dates/times)."""
+    if value is None:
+        return "null"
+    if isinstance(type_, DecimalType):
+        return str(value)
+    if isinstance(type_, GeoType):
+        return "POINT (" + " ".join(repr(c) for c in value) + ")"
+    if isinstance(type_, PrimitiveType):
+        name = type_.name
+        if name == "boolean":
+            return "true" if value else "false"
+        if name == "date":
+            return to_python_object(value, type_).isoformat()
+        if name == "time":
+            return to_python_object(value, type_).isoformat()
+        if name == "timestamp":
+            return _micros_to_datetime(value).isoformat()
+        if name == "timestamptz":
+            return _micros_to_datetime(value).isoformat() + "+00:00"
+        if name in ("timestamp_ns", "timestamptz_ns"):
+            return _nanos_iso(value, name == "timestamptz_ns")
+        if name in ("float", "double"):
+            return repr(float(value))
+        if name == "uuid":
+            return str(value)
+        if name == "binary":
+            return "0x" + bytes(value).hex().upper()
+        return str(value)
+    if isinstance(type_, FixedType):
+        return "0x" + bytes(value).hex().upper()
+    return str(value)
+
+
+def encode_value(value: Any, type_: IcebergType) -> bytes:
+    """Inverse of ``decode_value`` for the canonical width (used by tests and the tree's examples)."""
+    if isinstance(type_, DecimalType):
+        # exact: the default context (28 digits) would round a 38-digit decimal
+        unscaled = int(Decimal(value).scaleb(type_.scale, context=Context(prec=80)).to_integral_value())
+        length = max(1, (unscaled.bit_length() + 8) // 8)
+        return unscaled.to_bytes(length, "big", signed=True)
+    if isinstance(type_, FixedType):
+        return bytes(value)
+    if not isinstance(type_, PrimitiveType):
+        raise UnsupportedFeature(f"cannot encode {type_}")
+    name = type_.name
+    if name == "boolean":
+        return b"\x01" if value else b"\x00"
+    if name in ("int", "date"):
+        return int(value).to_bytes(4, "little", signed=True)
+    if name in ("long", "time", "timestamp", "timestamptz", "timestamp_ns", "timestamptz_ns"):
+        return int(value).to_bytes(8, "little", signed=True)
+    if name == "float":
+        return struct.pack("<f", value)
+    if name == "double":
+        return struct.pack("<d", value)
+    if name == "string":
+        return str(value).encode("utf-8")
+    if name == "uuid":
+        return value.bytes if isinstance(value, _uuid.UUID) else _uuid.UUID(str(value)).bytes
+    if name == "binary":
+        return bytes(value)
+    raise UnsupportedFeature(f"cannot encode {name}")
+
+
+__all__ = ["decode_value", "encode_value", "to_human", "to_python_object"]
