@@ -22,7 +22,8 @@ class Table:
         self.metadata = metadata
         self.metadata_location = metadata_location
         self.fileio = fileio
-        self._store = ManifestStore(fileio, metadata)
+        self.store = ManifestStore(fileio, metadata)
+        """Reads and caches this table's manifest lists and manifests (immutable, so cached by path)."""
 
     @property
     def location(self) -> str:
@@ -55,7 +56,7 @@ class Table:
     @cached_property
     def inspect(self) -> Inspector:
         """Spark-shaped metadata tables: ``t.inspect.files()``, ``t.inspect.snapshots()``, ..."""
-        return Inspector(self.metadata, self.metadata_location, self._store)
+        return Inspector(self.metadata, self.metadata_location, self.store)
 
     def __repr__(self) -> str:
         current = self.metadata.current_snapshot_id
