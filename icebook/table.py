@@ -2,23 +2,35 @@
 
 from __future__ import annotations
 
+import datetime as _dt
 from collections.abc import Mapping
 from functools import cached_property
+from typing import Any, Literal
+
+import pyarrow as pa
 
 from icebook.analysis.inspect import Inspector
 from icebook.analysis.manifests import ManifestStore
-from icebook.analysis.resolve import At, resolve_snapshot
+from icebook.analysis.resolve import At, resolve_snapshot, to_epoch_ms
+from icebook.engines import spark as spark_engine
+from icebook.engines import spark_ops
 from icebook.errors import NotFound
 from icebook.io.fileio import FileIO, default_fileio
 from icebook.io.locate import locate_metadata, read_table_metadata
 from icebook.spec.metadata import TableMetadata
-from icebook.spec.snapshots import Ref, Snapshot
+from icebook.spec.snapshots import Branch, Ref, Snapshot
+
+Engine = Literal["arrow", "spark"]
 
 
 class Table:
     """One Iceberg table as of one metadata file. Read-only: nothing here writes to the table."""
 
-    def __init__(self, metadata: TableMetadata, metadata_location: str, fileio: FileIO) -> None:
+    def __init__(
+        self, metadata: TableMetadata, metadata_location: str, fileio: FileIO, *, identifier: str | None = None
+    ) -> None:
+        self.identifier = identifier
+        """The catalog name (``catalog.db.table``) when opened by name, else None."""
         self.metadata = metadata
         self.metadata_location = metadata_location
         self.fileio = fileio
@@ -58,6 +70,146 @@ class Table:
         """Spark-shaped metadata tables: ``t.inspect.files()``, ``t.inspect.snapshots()``, ..."""
         return Inspector(self.metadata, self.metadata_location, self.store)
 
+    # ------------------------------------------------------------------ reading through an engine
+
+    def spark_point(self, at: At = None) -> spark_engine.SparkPoint:
+        """How Spark pins ``at``; None pins this object's current snapshot, so reads are repeatable.
+        Unknown ids, refs and times raise NotFound (listing what exists) before Spark starts."""
+        if at is None:
+            current = self.current_snapshot
+            return spark_engine.SparkPoint(snapshot_id=current.snapshot_id if current else None)
+        if isinstance(at, str) and at in self.refs:
+            ref = self.refs[at]
+            return spark_engine.SparkPoint(branch=at) if isinstance(ref, Branch) else spark_engine.SparkPoint(tag=at)
+        snapshot = self.snapshot(at)
+        if isinstance(at, int) or (isinstance(at, str) and at.lstrip("-").isdigit()):
+            return spark_engine.SparkPoint(snapshot_id=snapshot.snapshot_id)
+        assert isinstance(at, (str, _dt.datetime, _dt.date))
+        return spark_engine.SparkPoint(as_of_timestamp_ms=to_epoch_ms(at))
+
+    def read(
+        self, at: At = None, filter: str | None = None, columns: list[str] | None = None, engine: Engine = "arrow"
+    ) -> pa.Table:
+        """Rows of the table at ``at`` as Arrow. ``engine="spark"`` reads through the local Spark session."""
+        if engine == "spark":
+            point = self.spark_point(at)
+            return spark_engine.read(self.location, point, identifier=self.identifier, filter=filter, columns=columns)
+        raise NotFound(f"engine {engine!r}", available=["spark"])
+
+    def sql(self, query: str, at: At = None, *, as_spark: bool = False) -> Any:
+        """Spark SQL with this table bound as the view ``t``, pinned to ``at``; pandas unless ``as_spark``."""
+        return spark_engine.sql(
+            self.location, query, self.spark_point(at), identifier=self.identifier, as_spark=as_spark
+        )
+
+    # ------------------------------------------------------------------ changes (only when asked)
+
+    def _writable(self) -> str:
+        return spark_engine.writable_identifier(self.location, self.identifier)
+
+    def reopen(self) -> Table:
+        """This table at its newest metadata (after a change made by anyone)."""
+        if self.identifier is not None:
+            return open_table(self.identifier, fileio=self.fileio)
+        return open_table(self.location, fileio=self.fileio)
+
+    def _snapshot_id(self, at: At) -> int | None:
+        return None if at is None else self.snapshot(at).snapshot_id
+
+    def create_branch(
+        self,
+        name: str,
+        at: At = None,
+        *,
+        retain_ms: int | _dt.timedelta | None = None,
+        min_snapshots_to_keep: int | None = None,
+        max_snapshot_age_ms: int | _dt.timedelta | None = None,
+        replace: bool = False,
+    ) -> Table:
+        """Create (or replace) branch ``name`` at ``at`` (default: current), with optional retention."""
+        spark_ops.create_branch(
+            self._writable(),
+            name,
+            self._snapshot_id(at),
+            replace=replace,
+            retain_ms=retain_ms,
+            min_snapshots_to_keep=min_snapshots_to_keep,
+            max_snapshot_age_ms=max_snapshot_age_ms,
+        )
+        return self.reopen()
+
+    def replace_branch(self, name: str, at: At, **retention: Any) -> Table:
+        return self.create_branch(name, at, replace=True, **retention)
+
+    def drop_branch(self, name: str) -> Table:
+        self._require_ref(name, Branch)
+        spark_ops.drop_branch(self._writable(), name)
+        return self.reopen()
+
+    def create_tag(
+        self, name: str, at: At = None, *, retain_ms: int | _dt.timedelta | None = None, replace: bool = False
+    ) -> Table:
+        """Create (or replace) tag ``name`` at ``at`` (default: current), kept for ``retain_ms``."""
+        spark_ops.create_tag(self._writable(), name, self._snapshot_id(at), replace=replace, retain_ms=retain_ms)
+        return self.reopen()
+
+    def replace_tag(self, name: str, at: At, *, retain_ms: int | _dt.timedelta | None = None) -> Table:
+        return self.create_tag(name, at, retain_ms=retain_ms, replace=True)
+
+    def drop_tag(self, name: str) -> Table:
+        self._require_ref(name, None)
+        spark_ops.drop_tag(self._writable(), name)
+        return self.reopen()
+
+    def fast_forward(self, branch: str, to: str) -> Table:
+        """Move ``branch`` forward to the head of ``to`` (``branch`` must be an ancestor)."""
+        self._require_ref(to, Branch)
+        spark_ops.fast_forward(self._writable(), branch, to)
+        return self.reopen()
+
+    def cherry_pick(self, at: At) -> Table:
+        """Apply the changes of one snapshot onto main as a new snapshot."""
+        spark_ops.cherry_pick(self._writable(), self.snapshot(at).snapshot_id)
+        return self.reopen()
+
+    def rollback(self, at: At) -> Table:
+        """Make main point at an earlier snapshot (an id or ref), or, for a time, at the newest ancestor
+        of main committed strictly before it (Iceberg's ``rollback_to_timestamp`` rule)."""
+        if isinstance(at, (_dt.datetime, _dt.date)) or (
+            isinstance(at, str) and at not in self.refs and not at.lstrip("-").isdigit()
+        ):
+            self.snapshot(at)  # NotFound when no snapshot was current then
+            spark_ops.rollback_to_time(self._writable(), to_epoch_ms(at))
+        else:
+            spark_ops.rollback_to_snapshot(self._writable(), self.snapshot(at).snapshot_id)
+        return self.reopen()
+
+    def set_current_snapshot(self, at: At) -> Table:
+        """Point main at any snapshot (not only an ancestor)."""
+        spark_ops.set_current_snapshot(self._writable(), self.snapshot(at).snapshot_id)
+        return self.reopen()
+
+    def wap_write(self, branch: str, query: str) -> Table:
+        """Write-audit-publish, step 1: run a write (SQL naming this table as ``{table}``) into ``branch``,
+        leaving main untouched. Inspect the branch, then ``publish(branch)``."""
+        identifier = self._writable()
+        if branch not in self.refs:
+            spark_ops.create_branch(identifier, branch, self._snapshot_id(None))
+        spark_ops.enable_wap(identifier)
+        with spark_engine.wap_branch(branch):
+            spark_engine.run(query.replace("{table}", identifier))
+        return self.reopen()
+
+    def publish(self, branch: str) -> Table:
+        """Write-audit-publish, last step: fast-forward main to the audited branch."""
+        return self.fast_forward("main", branch)
+
+    def _require_ref(self, name: str, kind: type | None) -> None:
+        ref = self.refs.get(name)
+        if ref is None or (kind is not None and not isinstance(ref, kind)):
+            label = "branch" if kind is Branch else "branch or tag"
+            raise NotFound(f"no {label} named {name!r}", available=sorted(self.refs))
+
     def __repr__(self) -> str:
         current = self.metadata.current_snapshot_id
         return (
@@ -67,7 +219,14 @@ class Table:
 
 
 def open_table(location: str, *, fileio: FileIO | None = None) -> Table:
-    """Open a table directory or metadata file (local path or URI)."""
+    """Open a table directory or metadata file (local path or URI), or ``catalog.db.table`` by name
+    (its current metadata file is resolved through Spark's catalog)."""
     io = fileio or default_fileio()
-    metadata_location = locate_metadata(io, str(location))
-    return Table(read_table_metadata(io, metadata_location), metadata_location, io)
+    location = str(location)
+    identifier = None
+    if spark_engine.looks_like_identifier(location) and not io.exists(location):
+        identifier = location
+        metadata_location = spark_engine.metadata_location_of(identifier)
+    else:
+        metadata_location = locate_metadata(io, location)
+    return Table(read_table_metadata(io, metadata_location), metadata_location, io, identifier=identifier)

@@ -1,0 +1,211 @@
+"""The Spark engine: time travel by snapshot id, branch, tag or time, SQL over a pinned table, and
+branch/tag operations, through the one configured session (see ``spark_session``).
+
+Spark's Iceberg runtime is the reference implementation, so this module adds no semantics of its
+own: it translates icebook's ``at`` into Spark's read options and icebook's operations into Iceberg's
+SQL extensions and stored procedures, and turns Spark's failures into ``EngineError``.
+"""
+
+from __future__ import annotations
+
+import datetime as _dt
+import hashlib
+import re
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+from typing import Any
+
+import pyarrow as pa
+
+from icebook.engines.spark_session import add_catalog, catalogs, get_session
+from icebook.errors import EngineError, NotFound
+
+VIEW_NAME = "t"
+_IDENTIFIER = re.compile(r"^[A-Za-z_][\w]*(\.[A-Za-z_][\w-]*){2,}$")
+
+
+@dataclass(frozen=True, slots=True)
+class SparkPoint:
+    """How Spark should pin a read: exactly one of snapshot id, branch, tag or timestamp (ms)."""
+
+    snapshot_id: int | None = None
+    branch: str | None = None
+    tag: str | None = None
+    as_of_timestamp_ms: int | None = None
+
+    def options(self) -> dict[str, str]:
+        if self.snapshot_id is not None:
+            return {"snapshot-id": str(self.snapshot_id)}
+        if self.branch is not None:
+            return {"branch": self.branch}
+        if self.tag is not None:
+            return {"tag": self.tag}
+        if self.as_of_timestamp_ms is not None:
+            return {"as-of-timestamp": str(self.as_of_timestamp_ms)}
+        return {}
+
+    def describe(self) -> str:
+        for name, value in self.options().items():
+            return f"{name}={value}"
+        return "current"
+
+
+def first_line(exc: BaseException) -> str:
+    """Spark's own message without the Java stack (the first meaningful line)."""
+    text = getattr(exc, "desc", None) or str(exc)
+    for line in str(text).strip().splitlines():
+        line = line.strip()
+        if line and not line.startswith(("at ", "JVM stacktrace", "Traceback")):
+            return line
+    return type(exc).__name__
+
+
+@contextmanager
+def spark_errors(action: str) -> Iterator[None]:
+    """Re-raise Spark and py4j failures as EngineError whose first line is Spark's message."""
+    try:
+        yield
+    except (NotFound, EngineError):
+        raise
+    except Exception as exc:  # pyspark raises AnalysisException, Py4JJavaError, IllegalArgumentException ...
+        if type(exc).__module__.startswith(("pyspark", "py4j")):
+            raise EngineError(f"{first_line(exc)}\n(while {action})") from exc
+        raise
+
+
+def looks_like_identifier(location: str) -> bool:
+    """``catalog.namespace.table`` (no slash, no scheme): a name to resolve through Spark."""
+    return "/" not in location and "://" not in location and bool(_IDENTIFIER.match(location))
+
+
+def metadata_location_of(identifier: str) -> str:
+    """The current metadata file of a catalog table, as Spark's catalog knows it now."""
+    spark = get_session()
+    with spark_errors(f"resolving {identifier}"):
+        spark.sql(f"REFRESH TABLE {identifier}")
+        rows = spark.sql(
+            f"SELECT file FROM {identifier}.metadata_log_entries ORDER BY timestamp DESC LIMIT 1"
+        ).collect()
+    if not rows:
+        raise NotFound(f"table {identifier} has no metadata file")
+    return str(rows[0].file)
+
+
+def dataframe(location: str, point: SparkPoint, *, identifier: str | None = None) -> Any:
+    """A Spark DataFrame of the table at ``point`` (by catalog name when known, else by path)."""
+    spark = get_session()
+    reader = spark.read.format("iceberg")
+    for key, value in point.options().items():
+        reader = reader.option(key, value)
+    with spark_errors(f"reading {identifier or location} at {point.describe()}"):
+        if identifier is not None:
+            spark.sql(f"REFRESH TABLE {identifier}")
+        return reader.load(identifier or location)
+
+
+def to_arrow(df: Any) -> pa.Table:
+    """Collect a Spark DataFrame as Arrow, keeping Spark's types (timestamps in UTC)."""
+    with spark_errors("collecting results"):
+        batches = df._collect_as_arrow()
+    schema = batches[0].schema if batches else _arrow_schema(df)
+    return pa.Table.from_batches(batches, schema=schema)
+
+
+def _arrow_schema(df: Any) -> pa.Schema:
+    from pyspark.sql.pandas.types import to_arrow_schema
+
+    return to_arrow_schema(df.schema)
+
+
+def read(
+    location: str,
+    point: SparkPoint,
+    *,
+    identifier: str | None = None,
+    filter: str | None = None,
+    columns: list[str] | None = None,
+) -> pa.Table:
+    """Rows of the table at ``point`` as Arrow, with an optional SQL filter and column list."""
+    df = dataframe(location, point, identifier=identifier)
+    with spark_errors(f"filtering {identifier or location}"):
+        if filter:
+            df = df.where(filter)
+        if columns:
+            df = df.select(*columns)
+    return to_arrow(df)
+
+
+def sql(location: str, query: str, point: SparkPoint, *, identifier: str | None = None, as_spark: bool = False) -> Any:
+    """Run ``query`` with the table bound as the temporary view ``t``, pinned to ``point``."""
+    spark = get_session()
+    df = dataframe(location, point, identifier=identifier)
+    with spark_errors(f"running {query.strip()[:80]!r}"):
+        df.createOrReplaceTempView(VIEW_NAME)
+        result = spark.sql(query)
+        if as_spark:
+            return result
+        return to_arrow(result).to_pandas()
+
+
+# ---------------------------------------------------------------------- writes (only when asked)
+
+
+def writable_identifier(location: str, identifier: str | None) -> str:
+    """A catalog identifier Spark can write through. Tables opened by path in a Hadoop-catalog
+    layout (``<warehouse>/<namespace>/<table>/metadata/version-hint.text``) get a catalog named
+    after their warehouse, added at runtime."""
+    if identifier is not None:
+        return identifier
+    path = location.removeprefix("file:").rstrip("/")
+    parts = path.split("/")
+    if len(parts) < 3:
+        raise EngineError(f"cannot write to {location} through Spark: open it by catalog name (catalog.db.table)")
+    warehouse, namespace, name = "/".join(parts[:-2]), parts[-2], parts[-1]
+    for catalog, root in catalogs().items():
+        if root.rstrip("/") == warehouse:
+            return f"{catalog}.{namespace}.{name}"
+    catalog = "icebook_" + hashlib.sha1(warehouse.encode()).hexdigest()[:10]
+    get_session()
+    add_catalog(catalog, warehouse)
+    return f"{catalog}.{namespace}.{name}"
+
+
+def run(statement: str) -> None:
+    """Run one SQL statement (DDL or CALL) and raise EngineError on failure."""
+    spark = get_session()
+    with spark_errors(f"running {statement.strip()[:120]!r}"):
+        spark.sql(statement).collect()
+
+
+@contextmanager
+def wap_branch(branch: str) -> Iterator[None]:
+    """Writes inside go to ``branch`` (Iceberg's write-audit-publish ``spark.wap.branch``)."""
+    spark = get_session()
+    spark.conf.set("spark.wap.branch", branch)
+    try:
+        yield
+    finally:
+        spark.conf.unset("spark.wap.branch")
+
+
+def retention_sql(ms: int | _dt.timedelta | None, *, unit_name: str = "") -> str:
+    """A Spark SQL duration (``7 DAYS``, ``90 MINUTES``) for a retention in ms or a timedelta."""
+    if ms is None:
+        return ""
+    total_ms = int(ms.total_seconds() * 1000) if isinstance(ms, _dt.timedelta) else int(ms)
+    for unit, size in (("DAYS", 86_400_000), ("HOURS", 3_600_000), ("MINUTES", 60_000)):
+        if total_ms % size == 0 and total_ms > 0:
+            return f"{total_ms // size} {unit}"
+    raise ValueError(f"retention {ms} must be a positive whole number of minutes {unit_name}".strip())
+
+
+def split_identifier(identifier: str) -> tuple[str, str]:
+    """``catalog.db.table`` -> (``catalog``, ``db.table``) for stored procedures."""
+    catalog, _, rest = identifier.partition(".")
+    return catalog, rest
+
+
+def sql_string(text: str) -> str:
+    """A Spark SQL string literal (backslash and quote escaped)."""
+    return "'" + text.replace("\\", "\\\\").replace("'", "\\'") + "'"

@@ -1,0 +1,104 @@
+"""Branch, tag and snapshot operations, as Iceberg's Spark SQL extensions and stored procedures.
+
+These are the only places icebook changes a table, and only when the user asks for it.
+Each function takes a catalog identifier (``catalog.db.table``) and runs one statement.
+"""
+
+from __future__ import annotations
+
+import datetime as _dt
+
+from icebook.engines.spark import retention_sql, run, split_identifier, sql_string
+
+
+def _as_of(snapshot_id: int | None) -> str:
+    return f" AS OF VERSION {int(snapshot_id)}" if snapshot_id is not None else ""
+
+
+def _branch_retention(
+    retain_ms: int | _dt.timedelta | None,
+    min_snapshots_to_keep: int | None,
+    max_snapshot_age_ms: int | _dt.timedelta | None,
+) -> str:
+    """``RETAIN <ref age> WITH SNAPSHOT RETENTION [<n> SNAPSHOTS] [<age>]`` (spec: "Snapshot Retention Policy")."""
+    out = f" RETAIN {retention_sql(retain_ms)}" if retain_ms is not None else ""
+    if min_snapshots_to_keep is not None or max_snapshot_age_ms is not None:
+        out += " WITH SNAPSHOT RETENTION"
+        if min_snapshots_to_keep is not None:
+            out += f" {int(min_snapshots_to_keep)} SNAPSHOTS"
+        if max_snapshot_age_ms is not None:
+            out += f" {retention_sql(max_snapshot_age_ms)}"
+    return out
+
+
+def _quote(name: str) -> str:
+    return "`" + name.replace("`", "``") + "`"
+
+
+def create_branch(
+    identifier: str,
+    name: str,
+    snapshot_id: int | None = None,
+    *,
+    replace: bool = False,
+    retain_ms: int | _dt.timedelta | None = None,
+    min_snapshots_to_keep: int | None = None,
+    max_snapshot_age_ms: int | _dt.timedelta | None = None,
+) -> None:
+    verb = "REPLACE" if replace else "CREATE"
+    retention = _branch_retention(retain_ms, min_snapshots_to_keep, max_snapshot_age_ms)
+    run(f"ALTER TABLE {identifier} {verb} BRANCH {_quote(name)}{_as_of(snapshot_id)}{retention}")
+
+
+def drop_branch(identifier: str, name: str) -> None:
+    run(f"ALTER TABLE {identifier} DROP BRANCH {_quote(name)}")
+
+
+def create_tag(
+    identifier: str,
+    name: str,
+    snapshot_id: int | None = None,
+    *,
+    replace: bool = False,
+    retain_ms: int | _dt.timedelta | None = None,
+) -> None:
+    verb = "REPLACE" if replace else "CREATE"
+    retention = f" RETAIN {retention_sql(retain_ms)}" if retain_ms is not None else ""
+    run(f"ALTER TABLE {identifier} {verb} TAG {_quote(name)}{_as_of(snapshot_id)}{retention}")
+
+
+def drop_tag(identifier: str, name: str) -> None:
+    run(f"ALTER TABLE {identifier} DROP TAG {_quote(name)}")
+
+
+def fast_forward(identifier: str, branch: str, to: str) -> None:
+    catalog, table = split_identifier(identifier)
+    run(
+        f"CALL {catalog}.system.fast_forward(table => {sql_string(table)}, "
+        f"branch => {sql_string(branch)}, to => {sql_string(to)})"
+    )
+
+
+def cherry_pick(identifier: str, snapshot_id: int) -> None:
+    catalog, table = split_identifier(identifier)
+    run(f"CALL {catalog}.system.cherrypick_snapshot({sql_string(table)}, {int(snapshot_id)})")
+
+
+def rollback_to_snapshot(identifier: str, snapshot_id: int) -> None:
+    catalog, table = split_identifier(identifier)
+    run(f"CALL {catalog}.system.rollback_to_snapshot({sql_string(table)}, {int(snapshot_id)})")
+
+
+def rollback_to_time(identifier: str, when_ms: int) -> None:
+    catalog, table = split_identifier(identifier)
+    stamp = _dt.datetime.fromtimestamp(when_ms / 1000, _dt.UTC).strftime("%Y-%m-%d %H:%M:%S.%f")
+    run(f"CALL {catalog}.system.rollback_to_timestamp({sql_string(table)}, TIMESTAMP {sql_string(stamp)})")
+
+
+def set_current_snapshot(identifier: str, snapshot_id: int) -> None:
+    catalog, table = split_identifier(identifier)
+    run(f"CALL {catalog}.system.set_current_snapshot({sql_string(table)}, {int(snapshot_id)})")
+
+
+def enable_wap(identifier: str) -> None:
+    run(f"ALTER TABLE {identifier} SET TBLPROPERTIES ('write.wap.enabled'='true')")
