@@ -13,7 +13,6 @@ from typing import Any
 
 import pandas as pd
 import pyarrow as pa
-import pyarrow.compute as pc
 
 from icebook.analysis.manifests import ManifestStore, spec_partition_type, table_partition_type, unify_partition
 from icebook.analysis.metrics import readable_metrics
@@ -213,7 +212,9 @@ def _manifest_files(store: ManifestStore, manifest: ManifestFile, *, live_only: 
     metadata = store.metadata
     table = store.entries(manifest)
     if live_only:
-        table = table.filter(pc.not_equal(table.column("status"), 2))
+        deleted = table.column("status").to_numpy() == 2
+        if deleted.any():  # filtering copies every nested column, so only when there is something to drop
+            table = table.filter(pa.array(~deleted))
     unified = table_partition_type(metadata)
     own = spec_partition_type(metadata, manifest.partition_spec_id)
     partition = unify_partition(table.column("partition"), own, unified)
