@@ -23,6 +23,13 @@ def open(location: str | os.PathLike[str]) -> Table:
     return open_table(os.fspath(location))
 
 
+def load_ipython_extension(ipython: Any) -> None:
+    """``%load_ext icebook``: registers the ``%ice`` / ``%%ice`` magics."""
+    from icebook.magics import load_ipython_extension as load
+
+    load(ipython)
+
+
 def __getattr__(name: str) -> Any:
     # Heavy submodules load on first use so `import icebook` stays fast.
     if name == "spark":
@@ -32,4 +39,4 @@ def __getattr__(name: str) -> Any:
     raise AttributeError(f"module 'icebook' has no attribute {name!r}")
 
 
-__all__ = ["__version__", "open"]
+__all__ = ["__version__", "load_ipython_extension", "open"]

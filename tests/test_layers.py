@@ -21,6 +21,7 @@ LAYERS: dict[str, int] = {
     "table": 5,
     "scenarios": 5,
     "spark": 6,
+    "commands": 6,
     "magics": 7,
     "cli": 7,
     "__init__": 8,

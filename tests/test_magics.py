@@ -1,0 +1,130 @@
+"""``%ice`` / ``%%ice`` driven through a real IPython InteractiveShell against the scenario tables."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+import pytest
+from IPython.core.error import UsageError
+from IPython.core.interactiveshell import InteractiveShell
+
+import icebook
+
+
+@pytest.fixture()
+def shell(scenario_locations: dict[str, Path]) -> Iterator[InteractiveShell]:
+    ip = InteractiveShell.instance()
+    ip.run_line_magic("load_ext", "icebook")
+    ip.run_line_magic("ice", f"open {scenario_locations['events']} --as events")
+    yield ip
+    ip.run_line_magic("reload_ext", "icebook")  # fresh session of open tables for the next test
+
+
+def ice(ip: InteractiveShell, line: str) -> Any:
+    return ip.run_line_magic("ice", line)
+
+
+def test_open_and_listings_equal_the_python_api(shell: InteractiveShell, scenario_locations: dict[str, Path]) -> None:
+    t = icebook.open(scenario_locations["events"])
+    pd.testing.assert_frame_equal(ice(shell, "history"), t.inspect.history())
+    pd.testing.assert_frame_equal(ice(shell, "snapshots"), t.inspect.snapshots())
+    pd.testing.assert_frame_equal(ice(shell, "refs"), t.inspect.refs())
+    pd.testing.assert_frame_equal(ice(shell, "manifests --at audit"), t.inspect.manifests(at="audit"))
+    first = t.snapshots[0].snapshot_id
+    pd.testing.assert_frame_equal(ice(shell, f"files --at {first}"), t.inspect.files(at=first))
+
+
+def test_files_where(shell: InteractiveShell) -> None:
+    deletes = ice(shell, 'files --where "content == 1"')
+    assert len(deletes) > 0 and set(deletes["content"]) == {1}
+
+
+def test_several_open_tables_one_current(shell: InteractiveShell, scenario_locations: dict[str, Path]) -> None:
+    ice(shell, f"open {scenario_locations['orders_cow']}")
+    tables = ice(shell, "tables")
+    assert list(tables["name"]) == ["events", "orders_cow"]
+    assert tables.set_index("name").loc["orders_cow", "current"]
+    assert len(ice(shell, "snapshots")) == 6
+    ice(shell, "use events")
+    assert len(ice(shell, "snapshots")) == 9
+    assert len(ice(shell, "snapshots --table orders_cow")) == 6
+
+
+def test_cell_sql_through_spark_pinned_and_stored(shell: InteractiveShell, spark: Any) -> None:
+    result = shell.run_cell_magic(
+        "ice", "--at release-2024-01 -o counts", "SELECT region, count(*) AS n FROM t GROUP BY region"
+    )
+    expected = spark.sql(
+        "SELECT region, count(*) AS n FROM lake.db.events VERSION AS OF 'release-2024-01' GROUP BY region"
+    ).toPandas()
+    got = result.sort_values("region").reset_index(drop=True)
+    assert got["region"].tolist() == sorted(expected["region"].tolist())
+    assert got["n"].tolist() == expected.sort_values("region")["n"].tolist()
+    assert shell.user_ns["counts"] is result
+
+
+def test_cell_branch_and_named_views_and_template(shell: InteractiveShell, spark: Any) -> None:
+    shell.user_ns["min_id"] = 99
+    result = shell.run_cell_magic(
+        "ice", "--branch audit", "SELECT count(*) AS n FROM events WHERE event_id > {{min_id}}"
+    )
+    assert int(result["n"][0]) == 2  # the two rows committed only to the audit branch
+
+
+def test_no_dollar_expansion(shell: InteractiveShell) -> None:
+    shell.user_ns["x"] = "SHOULD-NOT-APPEAR"
+    result = shell.run_cell_magic("ice", "", "SELECT '$x' AS v")
+    assert result["v"][0] == "$x"
+
+
+def test_help(shell: InteractiveShell, capsys: pytest.CaptureFixture[str]) -> None:
+    ice(shell, "help")
+    out = capsys.readouterr().out
+    for command in ("open", "tree", "history", "files", "diff", "branch", "tag", "rollback", "cherrypick", "explain"):
+        assert command in out
+    ice(shell, "files --help")
+    assert "--where" in capsys.readouterr().out
+
+
+@pytest.mark.parametrize(
+    ("line", "message"),
+    [
+        ("frobnicate", "invalid choice"),
+        ("files --at nope", "no branch, tag or snapshot named 'nope'"),
+        ("files --at 42", "snapshot 42"),
+        ("use nothing", "no open table named 'nothing'"),
+        ("open /definitely/not/a/table", "/definitely/not/a/table"),
+        ('files --where "no_such_column > 1"', "--where"),
+        ("branch create", "the following arguments are required"),
+    ],
+)
+def test_bad_arguments_fail_with_one_line(shell: InteractiveShell, line: str, message: str) -> None:
+    with pytest.raises(UsageError) as info:
+        ice(shell, line)
+    text = str(info.value)
+    assert message in text and "\n" not in text
+
+
+def test_bad_cell_fails_the_cell(shell: InteractiveShell) -> None:
+    result = shell.run_cell("%%ice\nSELECT nope FROM t\n")
+    assert not result.success
+    assert isinstance(result.error_in_exec, UsageError)
+    assert "nope" in str(result.error_in_exec) and "\n" not in str(result.error_in_exec)
+
+
+def test_config_options(shell: InteractiveShell) -> None:
+    try:
+        shell.run_line_magic("config", "IceMagics.display_limit = 7")
+        ice(shell, "snapshots")
+        assert pd.get_option("display.max_rows") == 7
+        shell.run_line_magic("config", "IceMagics.default_engine = 'nope'")
+        with pytest.raises(UsageError, match="unknown engine"):
+            shell.run_cell_magic("ice", "", "SELECT 1")
+    finally:
+        shell.run_line_magic("config", "IceMagics.default_engine = 'spark'")
+        shell.run_line_magic("config", "IceMagics.display_limit = 50")
+        pd.reset_option("display.max_rows")
+        pd.reset_option("display.min_rows")
