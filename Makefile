@@ -25,7 +25,7 @@ demo-warehouse: env system-deps
 
 lab: demo-warehouse
 	@echo "icebook: starting JupyterLab; open the URL printed below (http://127.0.0.1:8888/lab/...)"
-	$(VENV)/bin/jupyter lab --ip=127.0.0.1 --no-browser notebooks/00_tour.ipynb
+	$(VENV)/bin/jupyter lab --ip=127.0.0.1 --no-browser $(if $(filter 0,$(shell id -u)),--allow-root,) notebooks/00_tour.ipynb
 
 lint: env
 	$(VENV)/bin/ruff check icebook tests benchmarks

@@ -95,13 +95,20 @@ class IceMagics(Magics):
         engine = args.engine or self.default_engine
         result = self._run_sql(query, at, engine)
         if args.output:
-            self.shell.user_ns[args.output] = result
+            self._namespace()[args.output] = result
         return self._shown(result)
 
+    def _namespace(self) -> dict[str, Any]:
+        if self.shell is None:
+            raise CommandError("%%ice needs an IPython shell")
+        namespace: dict[str, Any] = self.shell.user_ns
+        return namespace
+
     def _variable(self, name: str) -> str:
-        if name not in self.shell.user_ns:
+        namespace = self._namespace()
+        if name not in namespace:
             raise CommandError(f"{{{{{name}}}}}: no variable named {name!r} in the notebook")
-        return str(self.shell.user_ns[name])
+        return str(namespace[name])
 
     def _run_sql(self, query: str, at: Any, engine: str) -> pd.DataFrame:
         if engine == "arrow":

@@ -9,7 +9,10 @@ from typing import Any, Literal
 
 import pyarrow as pa
 
+from icebook.analysis.diff import SnapshotDiff, diff
+from icebook.analysis.evolution import Evolution, evolution
 from icebook.analysis.inspect import Inspector
+from icebook.analysis.lineage import Lineage, lineage
 from icebook.analysis.manifests import ManifestStore
 from icebook.analysis.resolve import At, resolve_snapshot, to_epoch_ms
 from icebook.engines import spark as spark_engine
@@ -69,6 +72,21 @@ class Table:
     def inspect(self) -> Inspector:
         """Spark-shaped metadata tables: ``t.inspect.files()``, ``t.inspect.snapshots()``, ..."""
         return Inspector(self.metadata, self.metadata_location, self.store)
+
+    # ------------------------------------------------------------------ history analyses
+
+    def diff(self, a: At, b: At = None) -> SnapshotDiff:
+        """What changed from ``a`` to ``b`` (default: current): manifests, files, partitions, schema,
+        specs, sort orders, properties. Reads only the manifests the two snapshots do not share."""
+        return diff(self.metadata, self.store, a, b)
+
+    def lineage(self) -> Lineage:
+        """The snapshot graph: parents, branches and tags, main's ancestry, unreachable snapshots."""
+        return lineage(self.metadata)
+
+    def evolution(self) -> Evolution:
+        """Schema, partition spec and sort order timelines aligned with snapshots."""
+        return evolution(self.metadata, self.store)
 
     # ------------------------------------------------------------------ reading through an engine
 

@@ -1,0 +1,28 @@
+"""Building pandas frames from rows without losing 64-bit ids.
+
+A column of ints with a None in it would become float64 in ``pd.DataFrame(rows)`` and round
+19-digit snapshot ids; nullable integer columns are therefore built directly as ``Int64``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping, Sequence
+from typing import Any
+
+import pandas as pd
+
+
+def frame(rows: Iterable[Mapping[str, Any]], columns: Sequence[str], *, ints: Iterable[str] = ()) -> pd.DataFrame:
+    """A DataFrame with ``columns`` in order; ``ints`` become nullable Int64, the rest keep their values."""
+    materialized = list(rows)
+    int_columns = set(ints)
+    data: dict[str, Any] = {}
+    for c in columns:
+        values = [r.get(c) for r in materialized]
+        if c in int_columns:
+            data[c] = pd.array(values, dtype=pd.Int64Dtype())
+        elif all(v is None or isinstance(v, str) for v in values):
+            data[c] = pd.Series(values, dtype=object)  # keep None, not NaN
+        else:
+            data[c] = values
+    return pd.DataFrame(data, columns=list(columns))

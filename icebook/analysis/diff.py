@@ -1,0 +1,497 @@
+"""What changed between two snapshots: manifests, files, partitions, totals, schema, spec, sort order.
+
+Spec ("Manifest Lists", "Manifests"): manifests are immutable, and a commit reuses every manifest
+it does not change, so two snapshots usually share most of their manifest lists. A manifest in
+both lists contributes exactly the same live files to both snapshots, hence only the manifests
+that the two snapshots do *not* share need to be read:
+
+    added   = live(unshared manifests of b) - live(unshared manifests of a)
+    removed = live(unshared manifests of a) - live(unshared manifests of b)
+
+The set difference (rather than taking entries with status ADDED) is needed because a file in an
+unshared manifest may still be live on the other side: a rewritten (merged) manifest carries
+files over as EXISTING entries. This relies on a file being live at most once per snapshot
+(spec: a data or delete file is tracked by exactly one live entry). Files are identified by
+``file_path`` and, for deletion vectors (v3), ``content_offset``: one Puffin file holds many DVs.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+import pandas as pd
+import pyarrow as pa
+import pyarrow.compute as pc
+
+from icebook.analysis import _html
+from icebook.analysis._frames import frame
+from icebook.analysis.field_changes import (
+    FieldChange,
+    changes_frame_rows,
+    property_changes,
+    schema_changes,
+    sort_order_changes,
+    spec_changes,
+)
+from icebook.analysis.inspect import DATA_FILE_COLUMNS, _empty_files, _manifest_files, to_pandas
+from icebook.analysis.lineage import HistoryPath, history_path
+from icebook.analysis.manifests import ManifestStore
+from icebook.analysis.metadata_history import MetadataHistory
+from icebook.analysis.metrics import readable_metrics
+from icebook.analysis.resolve import At, resolve_snapshot
+from icebook.spec.manifest import ManifestFile
+from icebook.spec.metadata import TableMetadata
+from icebook.spec.partitioning import PartitionSpec
+from icebook.spec.schema import Schema
+from icebook.spec.snapshots import Snapshot
+from icebook.spec.sort_order import SortOrder
+
+_CONTENT = {0: "data", 1: "position deletes", 2: "equality deletes"}
+_HTML_ROWS = 50
+
+
+@dataclass(frozen=True, slots=True, kw_only=True, eq=False)
+class SnapshotDiff:
+    """The difference from snapshot ``a`` to snapshot ``b`` (``t.diff(a, b)``).
+
+    ``added_files``/``removed_files`` are shaped like ``t.inspect.files()``. Schema, spec and sort
+    order changes are by id (see ``icebook.analysis.field_changes``).
+    """
+
+    a: Snapshot | None
+    b: Snapshot | None
+    shared_manifests: tuple[ManifestFile, ...]
+    """Manifests in both manifest lists (same path): not read, they cancel out."""
+    added_manifests: tuple[ManifestFile, ...]
+    """Manifests only in b's list."""
+    removed_manifests: tuple[ManifestFile, ...]
+    """Manifests only in a's list."""
+    added_files: pd.DataFrame
+    """Data and delete files live at b and not at a."""
+    removed_files: pd.DataFrame
+    """Data and delete files live at a and not at b."""
+    partition_changes: pd.DataFrame
+    """Per partition (and spec): files, records and bytes added and removed."""
+    summary_deltas: pd.DataFrame
+    """The snapshot summaries' ``total-*`` values at a and b and their difference."""
+    path: HistoryPath
+    """The commits between a and b (through their common ancestor when they diverged)."""
+    schema_ids: tuple[int | None, int | None]
+    schema_changes: tuple[FieldChange, ...]
+    spec_ids: tuple[frozenset[int], frozenset[int]]
+    """Partition spec ids of the manifests with live files at a and at b."""
+    spec_changes: tuple[FieldChange, ...]
+    sort_order_changes: tuple[FieldChange, ...]
+    property_changes: tuple[FieldChange, ...]
+    notes: tuple[str, ...]
+    """What could not be known, and why (e.g. an earlier metadata file was deleted)."""
+    manifests_read: int
+    """Manifests decoded for this diff (cached ones not counted)."""
+
+    # ------------------------------------------------------------ views
+
+    def to_pandas(self) -> pd.DataFrame:
+        """Added and removed files in one frame, with a leading ``change`` column (added/removed)."""
+        added = self.added_files.copy()
+        added.insert(0, "change", "added")
+        removed = self.removed_files.copy()
+        removed.insert(0, "change", "removed")
+        if not len(removed):
+            return added.reset_index(drop=True)
+        if not len(added):
+            return removed.reset_index(drop=True)
+        return pd.concat([added, removed], ignore_index=True)
+
+    def changes(self) -> pd.DataFrame:
+        """Schema, partition spec, sort order and property changes in one frame."""
+        rows = (
+            changes_frame_rows(self.schema_changes, "schema")
+            + changes_frame_rows(self.spec_changes, "partition spec")
+            + changes_frame_rows(self.sort_order_changes, "sort order")
+            + changes_frame_rows(self.property_changes, "property")
+        )
+        return frame(rows, ["what", "kind", "field_id", "name", "before", "after"], ints=("field_id",))
+
+    def counts(self) -> dict[str, int]:
+        """Files, records and bytes added and removed, split by data and delete files.
+
+        Bytes count a deletion vector by its blob (``content_size_in_bytes``), not the whole Puffin
+        file it shares with others, as the reference implementation's ``total-files-size`` does.
+        """
+        out: dict[str, int] = {}
+        for side, files in (("added", self.added_files), ("removed", self.removed_files)):
+            data = files[files["content"] == 0]
+            deletes = files[files["content"] != 0]
+            out[f"{side}_data_files"] = len(data)
+            out[f"{side}_delete_files"] = len(deletes)
+            out[f"{side}_records"] = int(data["record_count"].sum())
+            out[f"{side}_delete_records"] = int(deletes["record_count"].sum())
+            out[f"{side}_bytes"] = int(_content_sizes(files).sum())
+        return out
+
+    def _title(self) -> str:
+        return f"SnapshotDiff {_sid(self.a)} -> {_sid(self.b)}"
+
+    def __repr__(self) -> str:
+        c = self.counts()
+        lines = [
+            self._title(),
+            f"  path: {self.path.describe()}",
+            f"  manifests: {len(self.shared_manifests)} shared, +{len(self.added_manifests)} added, "
+            f"-{len(self.removed_manifests)} removed ({self.manifests_read} read)",
+            f"  data files: +{c['added_data_files']} -{c['removed_data_files']} "
+            f"(records +{c['added_records']} -{c['removed_records']})",
+            f"  delete files: +{c['added_delete_files']} -{c['removed_delete_files']} "
+            f"(delete records +{c['added_delete_records']} -{c['removed_delete_records']})",
+            f"  bytes: +{c['added_bytes']} -{c['removed_bytes']}",
+            f"  partitions changed: {len(self.partition_changes)}",
+        ]
+        for label, changes in (
+            ("schema", self.schema_changes),
+            ("partition spec", self.spec_changes),
+            ("sort order", self.sort_order_changes),
+            ("properties", self.property_changes),
+        ):
+            for change in changes:
+                lines.append(f"  {label}: {change}")
+        lines.extend(f"  note: {n}" for n in self.notes)
+        return "\n".join(lines)
+
+    def _repr_html_(self) -> str:
+        c = self.counts()
+        parts: list[Any] = [
+            _html.heading(self._title()),
+            _html.muted(self.path.describe()),
+            _html.Markup(
+                "<div>manifests: "
+                + _html.esc(f"{len(self.shared_manifests)} shared, ")
+                + _html.colored(f"+{len(self.added_manifests)} added", _html.ADDED)
+                + ", "
+                + _html.colored(f"-{len(self.removed_manifests)} removed", _html.REMOVED)
+                + _html.esc(f" ({self.manifests_read} read)")
+                + "</div>"
+            ),
+            _html.Markup(
+                "<div>files: "
+                + _html.colored(f"+{c['added_data_files']} data, +{c['added_delete_files']} delete", _html.ADDED)
+                + "; "
+                + _html.colored(f"-{c['removed_data_files']} data, -{c['removed_delete_files']} delete", _html.REMOVED)
+                + _html.esc(f"; records +{c['added_records']} -{c['removed_records']}")
+                + "</div>"
+            ),
+        ]
+        files = self.to_pandas()
+        if len(files):
+            parts.append(_html.heading("files"))
+            shown = files.head(_HTML_ROWS)
+            parts.append(
+                _html.table(
+                    ["change", "content", "file_path", "partition", "record_count", "file_size_in_bytes"],
+                    [
+                        (
+                            r["change"],
+                            _CONTENT.get(int(r["content"]), r["content"]),
+                            r["file_path"],
+                            _partition_text(r["partition"]),
+                            r["record_count"],
+                            r["file_size_in_bytes"],
+                        )
+                        for _, r in shown.iterrows()
+                    ],
+                    row_colors=[_html.ADDED if ch == "added" else _html.REMOVED for ch in shown["change"]],
+                )
+            )
+            if len(files) > _HTML_ROWS:
+                parts.append(_html.muted(f"... and {len(files) - _HTML_ROWS} more files"))
+        changes = self.changes()
+        if len(changes):
+            parts.append(_html.heading("schema, partition spec, sort order and property changes"))
+            parts.append(
+                _html.table(
+                    ["what", "kind", "field id", "name", "before", "after"],
+                    [tuple(r) for r in changes.itertuples(index=False)],
+                    row_colors=[_change_color(k) for k in changes["kind"]],
+                )
+            )
+        parts.extend(_html.muted(f"note: {n}") for n in self.notes)
+        return _html.box(*parts)
+
+
+def _change_color(kind: str) -> str | None:
+    if kind in ("added", "set"):
+        return _html.ADDED
+    if kind in ("dropped", "removed", "voided"):
+        return _html.REMOVED
+    return None
+
+
+def _sid(snapshot: Snapshot | None) -> str:
+    return "(empty)" if snapshot is None else str(snapshot.snapshot_id)
+
+
+def _content_sizes(files: pd.DataFrame) -> pd.Series:
+    """File size, or for a deletion vector its blob's size (one Puffin file holds many DVs)."""
+    return files["content_size_in_bytes"].fillna(files["file_size_in_bytes"]).astype("int64")
+
+
+def _content_sizes_arrow(files: pa.Table) -> pa.ChunkedArray:
+    return pc.coalesce(files.column("content_size_in_bytes"), files.column("file_size_in_bytes"))
+
+
+def _partition_text(partition: Any) -> str:
+    if partition is None:
+        return ""
+    if isinstance(partition, dict):
+        return "/".join(f"{k}={'null' if v is None else v}" for k, v in partition.items())
+    return str(partition)
+
+
+# ---------------------------------------------------------------- files
+
+
+def _live_files(store: ManifestStore, manifests: tuple[ManifestFile, ...], *, progress: bool) -> pa.Table:
+    """Live entries (data_file columns only) of some manifests, partitions in the table-wide type."""
+    if not manifests:
+        return _empty_files(store).select(list(DATA_FILE_COLUMNS))
+    store.many_entries(manifests, progress=progress)
+    parts = [_manifest_files(store, m, live_only=True).select(list(DATA_FILE_COLUMNS)) for m in manifests]
+    return pa.concat_tables(parts, promote_options="permissive")
+
+
+def _file_keys(files: pa.Table) -> pa.Array:
+    """file_path plus content_offset: a deletion vector is one blob of a shared Puffin file."""
+    offset = pc.fill_null(pc.cast(files.column("content_offset"), pa.string()), "")
+    joined = pc.binary_join_element_wise(files.column("file_path"), offset, "\x00")
+    return joined.combine_chunks() if isinstance(joined, pa.ChunkedArray) else joined
+
+
+def _minus(left: pa.Table, right: pa.Table) -> pa.Table:
+    """Rows of ``left`` whose file is not in ``right``."""
+    if not left.num_rows or not right.num_rows:
+        return left
+    present = pc.is_in(_file_keys(left), value_set=_file_keys(right))
+    return left.filter(pc.invert(present))
+
+
+def _with_metrics(files: pa.Table, metadata: TableMetadata) -> pd.DataFrame:
+    """The ``inspect.files()`` shape: data_file columns plus readable_metrics (current schema)."""
+    return to_pandas(files.append_column("readable_metrics", readable_metrics(files, metadata.current_schema())))
+
+
+def _partition_changes(added: pa.Table, removed: pa.Table) -> pd.DataFrame:
+    columns = [
+        "partition",
+        "spec_id",
+        "added_data_files",
+        "removed_data_files",
+        "added_delete_files",
+        "removed_delete_files",
+        "added_records",
+        "removed_records",
+        "added_delete_records",
+        "removed_delete_records",
+        "added_bytes",
+        "removed_bytes",
+    ]
+    # Aggregated column-wise (one group_by per side) so that a diff of many files stays fast.
+    groups: dict[tuple[Any, ...], dict[str, Any]] = {}
+    for side, files in (("added", added), ("removed", removed)):
+        if not files.num_rows:
+            continue
+        part = files.column("partition").combine_chunks()
+        names = [part.type.field(i).name for i in range(part.type.num_fields)]
+        keys = [f"_p{i}" for i in range(len(names))]
+        content = files.column("content")
+        table = pa.table(
+            {
+                **{k: part.field(i) for i, k in enumerate(keys)},
+                "spec_id": files.column("spec_id"),
+                "is_data": pc.equal(content, 0),
+                "records": files.column("record_count"),
+                "bytes": _content_sizes_arrow(files),
+            }
+        )
+        summed = table.group_by([*keys, "spec_id", "is_data"], use_threads=False).aggregate(
+            [("records", "sum"), ("bytes", "sum"), ([], "count_all")]
+        )
+        for row in summed.to_pylist():
+            values = tuple(row[k] for k in keys)
+            key = (row["spec_id"], values)
+            g = groups.get(key)
+            if g is None:
+                partition = dict(zip(names, values, strict=True))
+                g = groups[key] = dict.fromkeys(columns, 0) | {"partition": partition, "spec_id": row["spec_id"]}
+            kind = "data" if row["is_data"] else "delete"
+            g[f"{side}_{kind}_files"] += row["count_all"]
+            g[f"{side}_records" if row["is_data"] else f"{side}_delete_records"] += row["records_sum"] or 0
+            g[f"{side}_bytes"] += row["bytes_sum"] or 0
+    out = frame(list(groups.values()), columns, ints=columns[1:])
+    out["net_records"] = out["added_records"] - out["removed_records"]
+    return out
+
+
+# ---------------------------------------------------------------- summaries and metadata
+
+
+def _summary_deltas(a: Snapshot | None, b: Snapshot | None) -> pd.DataFrame:
+    """``total-*`` summary fields at both ends (spec "Snapshot Summary" metrics) and b - a."""
+    sa = dict(a.summary or {}) if a else {}
+    sb = dict(b.summary or {}) if b else {}
+    rows = []
+    for key in sorted(k for k in set(sa) | set(sb) if k.startswith("total-")):
+        va, vb = _int(sa.get(key)), _int(sb.get(key))
+        if a is None and va is None:
+            va = 0  # an empty table has zero of everything
+        delta = vb - va if va is not None and vb is not None else None
+        rows.append({"metric": key, "a": va, "b": vb, "delta": delta})
+    return frame(rows, ["metric", "a", "b", "delta"], ints=("a", "b", "delta"))
+
+
+def _int(value: str | None) -> int | None:
+    try:
+        return int(value) if value is not None else None
+    except ValueError:
+        return None
+
+
+def _specs_in_use(manifests: tuple[ManifestFile, ...]) -> frozenset[int]:
+    """Spec ids of manifests that may hold live files (manifest list only: no manifest is read).
+
+    Spec ("Manifest Lists"): a null count means "assumed non-zero".
+    """
+    return frozenset(m.partition_spec_id for m in manifests if m.added_files_count != 0 or m.existing_files_count != 0)
+
+
+@dataclass(frozen=True, slots=True)
+class _State:
+    schema: Schema | None
+    spec: PartitionSpec | None
+    sort_order: SortOrder | None
+    properties: dict[str, str] | None
+
+
+def _state(
+    metadata: TableMetadata, snapshot: Snapshot | None, history: MetadataHistory | None, label: str, notes: list[str]
+) -> _State:
+    """Schema, default spec, default sort order and properties as of the commit of ``snapshot``.
+
+    The snapshot's ``schema-id`` gives its schema. Defaults and properties live only in table
+    metadata, so they come from the metadata file that committed the snapshot, when it still exists.
+    """
+    if snapshot is None:
+        return _State(None, None, None, None)
+    committed = history.committing(snapshot) if history is not None else None
+    at = committed.metadata if committed is not None else None
+    schema: Schema | None = None
+    if snapshot.schema_id is not None and snapshot.schema_id in metadata.schemas:
+        schema = metadata.schemas[snapshot.schema_id]
+    elif at is not None:
+        schema = at.current_schema()
+        notes.append(f"{label}: snapshot has no schema-id; using the schema current when it was committed")
+    else:
+        notes.append(f"{label}: snapshot has no schema-id and its metadata file is unavailable; schema unknown")
+    if at is None:
+        notes.append(
+            f"{label}: the metadata file that committed snapshot {snapshot.snapshot_id} is not available "
+            "(deleted or never logged), so its default partition spec, sort order and table properties are "
+            "unknown; only the current properties are known"
+        )
+        return _State(schema, None, None, None)
+    return _State(schema, at.default_spec(), at.default_sort_order(), dict(at.properties))
+
+
+def _spec_changes(
+    metadata: TableMetadata,
+    in_use: tuple[frozenset[int], frozenset[int]],
+    states: tuple[_State, _State],
+    schema: Schema | None,
+) -> tuple[FieldChange, ...]:
+    """Specs that started or stopped having live files, then the field changes between the
+    default specs at a and b (or, when those are unknown, the newest specs in use)."""
+    out: list[FieldChange] = []
+    for sid in sorted(in_use[1] - in_use[0]):
+        out.append(
+            FieldChange(kind="spec_now_used", field_id=None, name=f"spec {sid}", after=_spec_text(metadata, sid))
+        )
+    for sid in sorted(in_use[0] - in_use[1]):
+        out.append(
+            FieldChange(kind="spec_no_longer_used", field_id=None, name=f"spec {sid}", before=_spec_text(metadata, sid))
+        )
+    old, new = states[0].spec, states[1].spec
+    if old is None or new is None:
+        old = metadata.partition_specs.get(max(in_use[0])) if in_use[0] else None
+        new = metadata.partition_specs.get(max(in_use[1])) if in_use[1] else None
+    out.extend(spec_changes(old, new, schema))
+    return tuple(out)
+
+
+def _spec_text(metadata: TableMetadata, spec_id: int) -> str:
+    spec = metadata.partition_specs.get(spec_id)
+    return str(spec) if spec is not None else f"spec {spec_id} (not in metadata)"
+
+
+# ---------------------------------------------------------------- entry point
+
+
+def diff(
+    metadata: TableMetadata,
+    store: ManifestStore,
+    a: At,
+    b: At = None,
+    *,
+    read_history: bool = True,
+    progress: bool = True,
+) -> SnapshotDiff:
+    """Compare two snapshots, refs or points in time (``b`` defaults to the current snapshot).
+
+    Reads the two manifest lists and only the manifests that are not in both. With
+    ``read_history`` the metadata files that committed a and b are read too (small JSON files
+    from the metadata log) to learn their default spec, sort order and table properties.
+    """
+    snap_a = resolve_snapshot(metadata, a)
+    snap_b = resolve_snapshot(metadata, b)
+    list_a = store.manifest_list(snap_a) if snap_a is not None else ()
+    list_b = store.manifest_list(snap_b) if snap_b is not None else ()
+    paths_a = {m.manifest_path for m in list_a}
+    paths_b = {m.manifest_path for m in list_b}
+    shared = tuple(m for m in list_b if m.manifest_path in paths_a)
+    only_b = tuple(m for m in list_b if m.manifest_path not in paths_a)
+    only_a = tuple(m for m in list_a if m.manifest_path not in paths_b)
+
+    reads_before = store.reads
+    live_a = _live_files(store, only_a, progress=progress)
+    live_b = _live_files(store, only_b, progress=progress)
+    added = _minus(live_b, live_a)
+    removed = _minus(live_a, live_b)
+    manifests_read = store.reads - reads_before
+
+    notes: list[str] = []
+    history = MetadataHistory(metadata, getattr(store, "fileio", None)) if read_history else None
+    if history is None:
+        notes.append("metadata history not read: default spec, sort order and properties at a and b are unknown")
+    state_a = _state(metadata, snap_a, history, "a", notes)
+    state_b = _state(metadata, snap_b, history, "b", notes)
+    in_use = (_specs_in_use(list_a), _specs_in_use(list_b))
+    naming_schema = state_b.schema or state_a.schema or metadata.current_schema()
+
+    return SnapshotDiff(
+        a=snap_a,
+        b=snap_b,
+        shared_manifests=shared,
+        added_manifests=only_b,
+        removed_manifests=only_a,
+        added_files=_with_metrics(added, metadata),
+        removed_files=_with_metrics(removed, metadata),
+        partition_changes=_partition_changes(added, removed),
+        summary_deltas=_summary_deltas(snap_a, snap_b),
+        path=history_path(metadata, snap_a.snapshot_id if snap_a else None, snap_b.snapshot_id if snap_b else None),
+        schema_ids=(snap_a.schema_id if snap_a else None, snap_b.schema_id if snap_b else None),
+        schema_changes=schema_changes(state_a.schema, state_b.schema),
+        spec_ids=in_use,
+        spec_changes=_spec_changes(metadata, in_use, (state_a, state_b), naming_schema),
+        sort_order_changes=sort_order_changes(state_a.sort_order, state_b.sort_order, naming_schema),
+        property_changes=property_changes(state_a.properties, state_b.properties),
+        notes=tuple(dict.fromkeys(notes)),
+        manifests_read=manifests_read,
+    )

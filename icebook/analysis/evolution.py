@@ -1,0 +1,513 @@
+"""Timelines of schemas, partition specs and sort orders, aligned with snapshots and the metadata log.
+
+Spec ("Schema Evolution", "Partition Evolution", "Sorting"): a table keeps every schema, spec
+and sort order it ever had, by id, and names the current one (``current-schema-id``,
+``default-spec-id``, ``default-sort-order-id``). Each snapshot records the ``schema-id`` that was
+current when it was written; each manifest records the ``partition_spec_id`` its files were
+written with. So the snapshot list and the manifest lists alone say when a schema was first used
+and which specs hold files at each snapshot. When a schema, spec or sort order *became current*
+is only in the earlier metadata files of the metadata log, which may have been deleted: then
+it is reported as unknown (never guessed).
+"""
+
+from __future__ import annotations
+
+import datetime as _dt
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+import pandas as pd
+
+from icebook.analysis import _html
+from icebook.analysis._frames import frame
+from icebook.analysis.field_changes import (
+    FieldChange,
+    property_changes,
+    schema_changes,
+    sort_order_changes,
+    spec_changes,
+)
+from icebook.analysis.manifests import ManifestStore
+from icebook.analysis.metadata_history import MetadataHistory, MetadataVersion
+from icebook.analysis.projection import Projection, explain_in_spec, normalize_op
+from icebook.errors import NotFound
+from icebook.spec.manifest import ManifestContent, ManifestFile
+from icebook.spec.metadata import TableMetadata
+from icebook.spec.schema import Schema
+from icebook.spec.snapshots import Snapshot
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Epoch:
+    """One schema, partition spec or sort order, and how it came to be."""
+
+    kind: str
+    """schema, partition spec or sort order."""
+    id: int
+    definition: str
+    previous_id: int | None
+    """The one before it (by id: the reference implementation assigns increasing ids)."""
+    changes: tuple[FieldChange, ...]
+    """What changed from ``previous_id``, by field id."""
+    first_snapshot_id: int | None
+    """Schemas: first snapshot (commit order) whose schema-id is this one. Specs: first snapshot
+    with manifests written with this spec. None if no snapshot used it (or, for sort orders, always)."""
+    first_snapshot_ms: int | None
+    became_current_ms: int | None
+    """When it first became current/default, from the metadata log; None when unknown."""
+    metadata_file: str | None
+    """The metadata file in which it first became current (None: the current file, or unknown)."""
+    is_current: bool
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class PredicateExplanation:
+    """``column op value`` projected into each partition spec (hidden partitioning)."""
+
+    column: str
+    op: str
+    value: Any
+    projections: tuple[Projection, ...]
+
+    def to_pandas(self) -> pd.DataFrame:
+        return frame(
+            [
+                {
+                    "spec_id": p.spec_id,
+                    "partition_field": p.partition_field,
+                    "transform": p.transform,
+                    "partition_predicate": p.predicate,
+                    "reason": p.reason,
+                }
+                for p in self.projections
+            ],
+            ["spec_id", "partition_field", "transform", "partition_predicate", "reason"],
+            ints=("spec_id",),
+        )
+
+    def _predicate(self) -> str:
+        if self.op in ("is_null", "not_null"):
+            return f"{self.column} {'IS NULL' if self.op == 'is_null' else 'IS NOT NULL'}"
+        return f"{self.column} {self.op} {self.value!r}"
+
+    def __repr__(self) -> str:
+        lines = [f"{self._predicate()} becomes:"]
+        for p in self.projections:
+            target = p.predicate if p.predicate is not None else "no partition predicate"
+            lines.append(f"  spec {p.spec_id}: {target}  ({p.reason})")
+        return "\n".join(lines)
+
+    def _repr_html_(self) -> str:
+        return _html.box(
+            _html.heading(f"{self._predicate()} becomes"),
+            _html.table(
+                ["spec", "partition field", "transform", "partition predicate", "why"],
+                [
+                    (p.spec_id, p.partition_field or "", p.transform or "", p.predicate or "(none)", p.reason)
+                    for p in self.projections
+                ],
+                row_colors=[None if p.predicate else _html.MUTED for p in self.projections],
+            ),
+        )
+
+
+@dataclass(frozen=True, slots=True, kw_only=True, eq=False)
+class Evolution:
+    """Schema, partition spec and sort order timelines of one table (``t.evolution()``)."""
+
+    schemas: tuple[Epoch, ...]
+    specs: tuple[Epoch, ...]
+    sort_orders: tuple[Epoch, ...]
+    snapshots: pd.DataFrame
+    """Per snapshot (commit order): schema_id, and from the committing metadata file (when it
+    still exists) default_spec_id and default_sort_order_id; spec_ids holding live files."""
+    files_per_spec: pd.DataFrame
+    """Per snapshot and spec: live data and delete files and records, from manifest lists only."""
+    property_history: pd.DataFrame
+    """Table property changes between consecutive readable metadata files."""
+    notes: tuple[str, ...]
+    metadata: TableMetadata = field(repr=False)
+
+    def explain_predicate(self, column: str, op: str, value: Any = None) -> PredicateExplanation:
+        """How ``column op value`` becomes a partition predicate under each spec, e.g.
+        ``ts >= '2024-01-03'``: spec 0 (region only) none; spec 1 ``ts_day >= 2024-01-03``."""
+        return explain_predicate(self.metadata, column, op, value)
+
+    def to_pandas(self) -> pd.DataFrame:
+        """Every schema, spec and sort order as one timeline."""
+        rows = [
+            {
+                "kind": e.kind,
+                "id": e.id,
+                "previous_id": e.previous_id,
+                "became_current_at": _ts(e.became_current_ms),
+                "metadata_file": e.metadata_file,
+                "first_snapshot_id": e.first_snapshot_id,
+                "first_snapshot_at": _ts(e.first_snapshot_ms),
+                "is_current": e.is_current,
+                "changes": [str(c) for c in e.changes],
+                "definition": e.definition,
+            }
+            for e in (*self.schemas, *self.specs, *self.sort_orders)
+        ]
+        return frame(rows, _TIMELINE_COLUMNS, ints=("id", "previous_id", "first_snapshot_id"))
+
+    def __repr__(self) -> str:
+        lines = ["Evolution"]
+        for title, epochs in (
+            ("schemas", self.schemas),
+            ("partition specs", self.specs),
+            ("sort orders", self.sort_orders),
+        ):
+            lines.append(f"  {title}:")
+            for e in epochs:
+                lines.append(f"    {_epoch_line(e)}")
+                lines.extend(f"      {c}" for c in e.changes)
+        if len(self.property_history):
+            lines.append(f"  property changes: {len(self.property_history)}")
+        lines.extend(f"  note: {n}" for n in self.notes)
+        return "\n".join(lines)
+
+    def _repr_html_(self) -> str:
+        parts: list[Any] = [_html.heading("Evolution")]
+        for title, epochs in (
+            ("Schemas", self.schemas),
+            ("Partition specs", self.specs),
+            ("Sort orders", self.sort_orders),
+        ):
+            parts.append(_html.heading(title))
+            parts.append(
+                _html.table(
+                    ["id", "became current", "first snapshot", "definition", "changes"],
+                    [
+                        (
+                            f"{e.id}{' (current)' if e.is_current else ''}",
+                            _when(e.became_current_ms),
+                            e.first_snapshot_id if e.first_snapshot_id is not None else "",
+                            e.definition,
+                            "; ".join(str(c) for c in e.changes),
+                        )
+                        for e in epochs
+                    ],
+                )
+            )
+        if len(self.property_history):
+            parts.append(_html.heading("Property changes"))
+            parts.append(
+                _html.table(
+                    ["at", "kind", "property", "before", "after"],
+                    [
+                        (r.timestamp, r.kind, r.name, r.before or "", r.after or "")
+                        for r in self.property_history.itertuples(index=False)
+                    ],
+                )
+            )
+        parts.extend(_html.muted(f"note: {n}") for n in self.notes)
+        return _html.box(*parts)
+
+
+_TIMELINE_COLUMNS = (
+    "kind",
+    "id",
+    "previous_id",
+    "became_current_at",
+    "metadata_file",
+    "first_snapshot_id",
+    "first_snapshot_at",
+    "is_current",
+    "changes",
+    "definition",
+)
+
+
+def _ts(ms: int | None) -> pd.Timestamp | None:
+    return None if ms is None else pd.Timestamp(ms, unit="ms", tz="UTC")
+
+
+def _when(ms: int | None) -> str:
+    if ms is None:
+        return "unknown"
+    return _dt.datetime.fromtimestamp(ms / 1000, _dt.UTC).strftime("%Y-%m-%d %H:%M:%S")
+
+
+def _epoch_line(e: Epoch) -> str:
+    current = " (current)" if e.is_current else ""
+    first = f", first snapshot {e.first_snapshot_id}" if e.first_snapshot_id is not None else ""
+    return f"{e.id}{current}: {e.definition} [became current {_when(e.became_current_ms)}{first}]"
+
+
+# ---------------------------------------------------------------- building
+
+
+def _first_current(versions: list[MetadataVersion], pick: Any) -> dict[int, MetadataVersion]:
+    """id -> the first readable metadata version in which ``pick(metadata)`` was that id."""
+    out: dict[int, MetadataVersion] = {}
+    for v in versions:
+        if v.metadata is None:
+            continue
+        ident = pick(v.metadata)
+        if ident is not None and ident not in out:
+            out[ident] = v
+    return out
+
+
+def _naming_schema(metadata: TableMetadata, ids: list[int]) -> Schema:
+    """A schema that names the source columns: the newest schema holding all of ``ids``."""
+    for schema in sorted(metadata.schemas.values(), key=lambda s: -s.schema_id):
+        if all(schema.find_field(i) is not None for i in ids):
+            return schema
+    return metadata.current_schema()
+
+
+def _live_count(m: ManifestFile, files: bool) -> int | None:
+    """Live files (or rows) a manifest contributes, from its manifest-list counts; None if unknown."""
+    added = m.added_files_count if files else m.added_rows_count
+    existing = m.existing_files_count if files else m.existing_rows_count
+    if added is None or existing is None:
+        return None
+    return added + existing
+
+
+def _files_per_spec(metadata: TableMetadata, lists: Mapping[int, tuple[ManifestFile, ...]]) -> pd.DataFrame:
+    rows = []
+    for snap in _ordered(metadata):
+        by_spec: dict[int, dict[str, Any]] = {}
+        for m in lists.get(snap.snapshot_id, ()):
+            g = by_spec.setdefault(
+                m.partition_spec_id,
+                {"data_manifests": 0, "delete_manifests": 0, "data_files": 0, "delete_files": 0, "data_records": 0},
+            )
+            is_data = (m.content or ManifestContent.DATA) == ManifestContent.DATA
+            g["data_manifests" if is_data else "delete_manifests"] += 1
+            files, records = _live_count(m, True), _live_count(m, False)
+            key = "data_files" if is_data else "delete_files"
+            g[key] = None if files is None or g[key] is None else g[key] + files
+            if is_data:
+                g["data_records"] = (
+                    None if records is None or g["data_records"] is None else g["data_records"] + records
+                )
+        for spec_id in sorted(by_spec):
+            rows.append(
+                {
+                    "snapshot_id": snap.snapshot_id,
+                    "committed_at": _ts(snap.timestamp_ms),
+                    "spec_id": spec_id,
+                    **by_spec[spec_id],
+                }
+            )
+    columns = [
+        "snapshot_id",
+        "committed_at",
+        "spec_id",
+        "data_manifests",
+        "delete_manifests",
+        "data_files",
+        "delete_files",
+        "data_records",
+    ]
+    return frame(rows, columns, ints=("snapshot_id", *columns[2:]))
+
+
+def _ordered(metadata: TableMetadata) -> list[Snapshot]:
+    return sorted(metadata.snapshots, key=lambda s: (s.timestamp_ms, s.sequence_number or 0))
+
+
+def _property_history(versions: list[MetadataVersion]) -> pd.DataFrame:
+    rows = []
+    previous: dict[str, str] | None = None
+    for v in versions:
+        if v.metadata is None:
+            previous = None  # a gap: the next readable file's properties cannot be attributed to one commit
+            continue
+        current = dict(v.metadata.properties)
+        for change in property_changes(previous if previous is not None else {}, current):
+            rows.append(
+                {
+                    "timestamp": _ts(v.timestamp_ms),
+                    "metadata_file": v.file,
+                    "kind": change.kind if previous is not None else "initial",
+                    "name": change.name,
+                    "before": change.before,
+                    "after": change.after,
+                }
+            )
+        previous = current
+    return frame(rows, ["timestamp", "metadata_file", "kind", "name", "before", "after"])
+
+
+def evolution(metadata: TableMetadata, store: ManifestStore | None = None, *, read_history: bool = True) -> Evolution:
+    """Build the timelines. Reads manifest lists (one per snapshot, to find the specs with files)
+    and, with ``read_history``, the earlier metadata files of the log; never a manifest."""
+    notes: list[str] = []
+    history = MetadataHistory(metadata, store.fileio if store is not None else None) if read_history else None
+    versions = list(history.all()) if history is not None else []
+    missing = [v for v in versions if v.metadata is None]
+    if history is None:
+        notes.append("metadata log not read: when each schema, spec and sort order became current is unknown")
+    elif missing:
+        notes.append(
+            f"{len(missing)} of {len(versions)} metadata files of the log could not be read (deleted?): "
+            "for them, what was current is unknown"
+        )
+
+    snaps = _ordered(metadata)
+    lists: dict[int, tuple[ManifestFile, ...]] = {}
+    if store is not None:
+        for s in snaps:
+            if s.manifest_list is not None:
+                lists[s.snapshot_id] = store.manifest_list(s)
+    else:
+        notes.append("no manifest store: which specs hold files at each snapshot is unknown")
+
+    def specs_with_files(sid: int) -> list[int]:
+        return sorted({m.partition_spec_id for m in lists.get(sid, ()) if _live_count(m, True) != 0})
+
+    # ---- schemas
+    first_schema_snapshot: dict[int, Snapshot] = {}
+    for s in snaps:
+        if s.schema_id is not None:
+            first_schema_snapshot.setdefault(s.schema_id, s)
+    became = _first_current(versions, lambda md: md.current_schema_id)
+    schema_epochs = []
+    previous: int | None = None
+    for sid in sorted(metadata.schemas):
+        snap = first_schema_snapshot.get(sid)
+        v = became.get(sid)
+        schema_epochs.append(
+            Epoch(
+                kind="schema",
+                id=sid,
+                definition=str(metadata.schemas[sid].fields),
+                previous_id=previous,
+                changes=schema_changes(metadata.schemas[previous], metadata.schemas[sid])
+                if previous is not None
+                else (),
+                first_snapshot_id=snap.snapshot_id if snap else None,
+                first_snapshot_ms=snap.timestamp_ms if snap else None,
+                became_current_ms=v.timestamp_ms if v else None,
+                metadata_file=v.file if v else None,
+                is_current=sid == metadata.current_schema_id,
+            )
+        )
+        previous = sid
+
+    # ---- partition specs
+    became = _first_current(versions, lambda md: md.default_spec_id)
+    spec_epochs = []
+    prev_spec: int | None = None
+    for spec_id in sorted(metadata.partition_specs):
+        spec = metadata.partition_specs[spec_id]
+        first = next((s for s in snaps if spec_id in specs_with_files(s.snapshot_id)), None)
+        v = became.get(spec_id)
+        old = metadata.partition_specs[prev_spec] if prev_spec is not None else None
+        ids = [i for pf in (*spec.fields, *(old.fields if old else ())) for i in pf.source_ids]
+        spec_epochs.append(
+            Epoch(
+                kind="partition spec",
+                id=spec_id,
+                definition=_spec_definition(metadata, spec_id),
+                previous_id=prev_spec,
+                changes=spec_changes(old, spec, _naming_schema(metadata, ids)) if old is not None else (),
+                first_snapshot_id=first.snapshot_id if first else None,
+                first_snapshot_ms=first.timestamp_ms if first else None,
+                became_current_ms=v.timestamp_ms if v else None,
+                metadata_file=v.file if v else None,
+                is_current=spec_id == metadata.default_spec_id,
+            )
+        )
+        prev_spec = spec_id
+
+    # ---- sort orders
+    became = _first_current(versions, lambda md: md.default_sort_order_id)
+    order_epochs = []
+    prev_order: int | None = None
+    for order_id in sorted(metadata.sort_orders):
+        order = metadata.sort_orders[order_id]
+        old_order = metadata.sort_orders[prev_order] if prev_order is not None else None
+        ids = [i for f in (*order.fields, *(old_order.fields if old_order else ())) for i in f.source_ids]
+        v = became.get(order_id)
+        order_epochs.append(
+            Epoch(
+                kind="sort order",
+                id=order_id,
+                definition=str(order),
+                previous_id=prev_order,
+                changes=sort_order_changes(old_order, order, _naming_schema(metadata, ids)) if old_order else (),
+                first_snapshot_id=None,
+                first_snapshot_ms=None,
+                became_current_ms=v.timestamp_ms if v else None,
+                metadata_file=v.file if v else None,
+                is_current=order_id == metadata.default_sort_order_id,
+            )
+        )
+        prev_order = order_id
+
+    # ---- per snapshot
+    rows = []
+    for s in snaps:
+        committed = history.committing(s) if history is not None else None
+        at = committed.metadata if committed is not None else None
+        rows.append(
+            {
+                "snapshot_id": s.snapshot_id,
+                "committed_at": _ts(s.timestamp_ms),
+                "operation": s.operation,
+                "schema_id": s.schema_id,
+                "default_spec_id": at.default_spec_id if at is not None else None,
+                "default_sort_order_id": at.default_sort_order_id if at is not None else None,
+                "spec_ids": specs_with_files(s.snapshot_id) if store is not None else None,
+            }
+        )
+    snapshot_frame = frame(
+        rows,
+        [
+            "snapshot_id",
+            "committed_at",
+            "operation",
+            "schema_id",
+            "default_spec_id",
+            "default_sort_order_id",
+            "spec_ids",
+        ],
+        ints=("snapshot_id", "schema_id", "default_spec_id", "default_sort_order_id"),
+    )
+
+    return Evolution(
+        schemas=tuple(schema_epochs),
+        specs=tuple(spec_epochs),
+        sort_orders=tuple(order_epochs),
+        snapshots=snapshot_frame,
+        files_per_spec=_files_per_spec(metadata, lists),
+        property_history=_property_history(versions),
+        notes=tuple(notes),
+        metadata=metadata,
+    )
+
+
+def _spec_definition(metadata: TableMetadata, spec_id: int) -> str:
+    spec = metadata.partition_specs[spec_id]
+    schema = _naming_schema(metadata, [i for pf in spec.fields for i in pf.source_ids])
+    if not spec.fields:
+        return "unpartitioned"
+    return ", ".join(
+        f"{pf.name}={pf.transform}({','.join(schema.find_column_name(i) or f'#{i}' for i in pf.source_ids)})"
+        for pf in spec.fields
+    )
+
+
+def explain_predicate(metadata: TableMetadata, column: str, op: str, value: Any = None) -> PredicateExplanation:
+    """Project ``column op value`` into every partition spec of the table (see ``icebook.analysis.projection``).
+
+    The column is looked up in the current schema, then in older ones (newest first), so a
+    predicate on a dropped column still explains the specs that partitioned by it.
+    """
+    op = normalize_op(op)
+    schemas = [metadata.current_schema(), *sorted(metadata.schemas.values(), key=lambda s: -s.schema_id)]
+    schema = next((s for s in schemas if s.find_field_by_name(column, case_sensitive=False) is not None), None)
+    if schema is None:
+        raise NotFound(f"column {column!r}", available=metadata.current_schema().id_to_name().values())
+    projections: list[Projection] = []
+    for spec_id in sorted(metadata.partition_specs):
+        projections.extend(explain_in_spec(metadata.partition_specs[spec_id], schema, column, op, value))
+    return PredicateExplanation(column=column, op=op, value=value, projections=tuple(projections))
