@@ -14,7 +14,13 @@ from typing import Any
 import pandas as pd
 import pyarrow as pa
 
-from icebook.analysis.manifests import ManifestStore, spec_partition_type, table_partition_type, unify_partition
+from icebook.analysis.manifests import (
+    ManifestStore,
+    parallel_map,
+    spec_partition_type,
+    table_partition_type,
+    unify_partition,
+)
 from icebook.analysis.metrics import readable_metrics
 from icebook.analysis.partitions import partition_summaries_arrow, partitions_arrow
 from icebook.analysis.resolve import At, resolve_snapshot
@@ -237,13 +243,17 @@ def files_arrow(
         manifests = tuple(m for m in manifests if (m.content or 0) == ManifestContent.DATA)
     elif content == "deletes":
         manifests = tuple(m for m in manifests if (m.content or 0) == ManifestContent.DELETES)
-    store.many_entries(manifests, progress=progress)
-    parts = [_manifest_files(store, m, live_only=True) for m in manifests]
-    table = _concat(parts, metadata)
-    if table is None:
-        return _empty_files(store)
-    table = table.select(list(DATA_FILE_COLUMNS))
-    return table.append_column("readable_metrics", readable_metrics(table, metadata.current_schema()))
+    schema = metadata.current_schema()
+
+    def one_manifest(manifest: ManifestFile) -> pa.Table:
+        # Decoding, reshaping and metrics per manifest, in the worker: the numpy and Arrow kernels
+        # release the GIL, and nothing large is concatenated before the end.
+        files = _manifest_files(store, manifest, live_only=True).select(list(DATA_FILE_COLUMNS))
+        metrics = readable_metrics(files, schema, file=manifest.manifest_path)
+        return files.append_column("readable_metrics", metrics)
+
+    table = _concat(parallel_map(one_manifest, manifests, progress=progress, label="manifests"), metadata)
+    return _empty_files(store) if table is None else table
 
 
 def entries_arrow(store: ManifestStore, snapshot: Snapshot | None, *, progress: bool = True) -> pa.Table:
