@@ -9,12 +9,15 @@ from typing import Any, Literal
 
 import pyarrow as pa
 
+from icebook.analysis.changes import changes
 from icebook.analysis.diff import SnapshotDiff, diff
 from icebook.analysis.evolution import Evolution, evolution
 from icebook.analysis.inspect import Inspector
 from icebook.analysis.lineage import Lineage, lineage
 from icebook.analysis.manifests import ManifestStore
 from icebook.analysis.resolve import At, resolve_snapshot, to_epoch_ms
+from icebook.analysis.scan import ScanPlan, plan_scan
+from icebook.engines import arrow as arrow_engine
 from icebook.engines import spark as spark_engine
 from icebook.engines import spark_ops
 from icebook.errors import NotFound
@@ -108,11 +111,28 @@ class Table:
     def read(
         self, at: At = None, filter: str | None = None, columns: list[str] | None = None, engine: Engine = "arrow"
     ) -> pa.Table:
-        """Rows of the table at ``at`` as Arrow. ``engine="spark"`` reads through the local Spark session."""
+        """Rows of the table at ``at`` as Arrow: ``engine="arrow"`` (no JVM; applies position, equality and
+        deletion-vector deletes, projects by field id) or ``engine="spark"`` (the local Spark session)."""
         if engine == "spark":
             point = self.spark_point(at)
             return spark_engine.read(self.location, point, identifier=self.identifier, filter=filter, columns=columns)
-        raise NotFound(f"engine {engine!r}", available=["spark"])
+        if engine == "arrow":
+            return arrow_engine.read(self, self.snapshot(at), filter, columns)
+        raise NotFound(f"engine {engine!r}", available=["arrow", "spark"])
+
+    def scan(self, at: At = None, filter: Any = None, columns: list[str] | None = None) -> ScanPlan:
+        """The scan plan: which manifests and files are read or skipped and why, and which delete
+        files apply to each data file (by the spec's sequence-number rules). ``plan.explain()``."""
+        return plan_scan(self, self.snapshot(at), filter, columns)
+
+    def changes(self, a: At, b: At = None, *, identifier_columns: list[str] | None = None) -> Any:
+        """Rows inserted and deleted after ``a`` up to ``b`` (default: current), as pandas with
+        ``_change_type``, ``_change_ordinal`` and ``_commit_snapshot_id``, like Spark's changelog view.
+        Works on merge-on-read tables (position and equality deletes, deletion vectors) too."""
+        start = None if a is None else self.snapshot(a)
+        return changes(
+            self, start, self.snapshot(b), read=arrow_engine.read_live_rows, identifier_columns=identifier_columns
+        )
 
     def sql(self, query: str, at: At = None, *, as_spark: bool = False) -> Any:
         """Spark SQL with this table bound as the view ``t``, pinned to ``at``; pandas unless ``as_spark``."""

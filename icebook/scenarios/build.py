@@ -107,13 +107,17 @@ def build_warehouse(warehouse: Path, scenarios: list[Scenario], *, progress: boo
             for step in scenario.steps:
                 bar.set_description(f"{scenario.name}: {step.narrative[:60]}")
                 try:
-                    spark.sql(scenario.sql(step))
+                    if step.action is not None:
+                        step.action(spark, scenario.table)
+                    else:
+                        spark.sql(scenario.sql(step))
                 except Exception as exc:  # Spark raises many exception types; report the step
                     first = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
                     raise EngineError(
                         f"scenario {scenario.name}, step {len(steps) + 1} ({step.narrative}): {first}"
                     ) from exc
-                steps.append({"narrative": step.narrative, "sql": scenario.sql(step)})
+                done = scenario.sql(step) if step.action is None else f"python: {step.action.__name__}"
+                steps.append({"narrative": step.narrative, "sql": done})
                 bar.update(1)
             record["scenarios"][scenario.name] = {
                 "version": scenario.version,

@@ -7,8 +7,9 @@ learning the format.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
+from typing import Any
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -16,10 +17,13 @@ class Step:
     """One commit-worthy action: ``narrative`` says what and why, ``sql`` does it.
 
     ``{table}`` in the SQL is replaced by the table's catalog name (``lake.db.<name>``).
+    When ``action`` is given it runs instead of the SQL, as ``action(spark, table_name)``: for
+    what Spark SQL cannot write (e.g. equality deletes through the Iceberg Java API).
     """
 
     narrative: str
     sql: str
+    action: Callable[[Any, str], None] | None = None
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)

@@ -1,0 +1,283 @@
+"""Inclusive pruning: project a row filter onto partition fields, and decide from bounds and counts
+whether a manifest or a file might hold a matching row (spec: "Scan Planning").
+
+Every decision comes with a reason in words (which summary, bound or partition value against
+which predicate), so that a scan plan can explain itself.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from decimal import Decimal
+from typing import Any
+
+from icebook.analysis.expressions import (
+    AlwaysFalse,
+    AlwaysTrue,
+    And,
+    Compare,
+    Expr,
+    In,
+    Not,
+    Or,
+    Predicate,
+    Ref,
+    StartsWith,
+    Unary,
+    _show,
+    push_not,
+)
+from icebook.spec.partitioning import PartitionField, PartitionSpec
+from icebook.spec.transforms import (
+    BucketTransform,
+    DayTransform,
+    HourTransform,
+    IdentityTransform,
+    MonthTransform,
+    TruncateTransform,
+    YearTransform,
+)
+from icebook.spec.types import DecimalType, IcebergType, PrimitiveType
+
+# ------------------------------------------------------------------------------------- projection
+
+
+def project(expr: Expr, spec: PartitionSpec, source_types: dict[int, IcebergType]) -> Expr:
+    """Inclusive projection of a bound filter onto ``spec``'s partition fields (spec: "Scan Planning":
+    if a scan predicate matches a row, the partition predicate must match that row's partition)."""
+    return _simplify(_project(push_not(expr), spec, source_types))
+
+
+def _project(expr: Expr, spec: PartitionSpec, types: dict[int, IcebergType]) -> Expr:
+    if isinstance(expr, (AlwaysTrue, AlwaysFalse)):
+        return expr
+    if isinstance(expr, And):
+        return And(_project(expr.left, spec, types), _project(expr.right, spec, types))
+    if isinstance(expr, Or):
+        return Or(_project(expr.left, spec, types), _project(expr.right, spec, types))
+    if isinstance(expr, Not):  # cannot happen after push_not
+        return AlwaysTrue()
+    out: Expr = AlwaysTrue()
+    for pf in spec.fields:
+        if pf.source_ids != (expr.ref.field_id,):
+            continue
+        part = _project_predicate(expr, pf, types)
+        if part is not None:
+            out = part if isinstance(out, AlwaysTrue) else And(out, part)
+    return out
+
+
+def _unit(t: IcebergType) -> Any:
+    """The smallest step of an ordered source type (for turning < into <=)."""
+    if isinstance(t, DecimalType):
+        return Decimal(1).scaleb(-t.scale)
+    if isinstance(t, PrimitiveType) and t.name in (
+        "int",
+        "long",
+        "date",
+        "time",
+        "timestamp",
+        "timestamptz",
+        "timestamp_ns",
+        "timestamptz_ns",
+    ):
+        return 1
+    return None
+
+
+def _project_predicate(p: Predicate, pf: PartitionField, types: dict[int, IcebergType]) -> Expr | None:
+    t = pf.transform
+    source = p.ref.type
+    if source is None or t.is_void or not t.can_transform(source):
+        return None
+    pref = Ref(pf.name, pf.field_id, t.result_type(source))
+    if isinstance(t, IdentityTransform):
+        if isinstance(p, Compare):
+            return Compare(p.op, pref, p.value)
+        if isinstance(p, In):
+            return In(pref, p.values, negated=p.negated)
+        if isinstance(p, Unary):
+            return Unary(p.op, pref)
+        return StartsWith(pref, p.prefix, negated=p.negated)
+    if isinstance(p, Unary):
+        return Unary(p.op, pref) if p.op in ("is_null", "not_null") else None
+
+    def apply(v: Any) -> Any:
+        return t.apply(v, source)
+
+    if isinstance(p, In):
+        return None if p.negated else In(pref, tuple(dict.fromkeys(apply(v) for v in p.values)))
+    if isinstance(t, BucketTransform):
+        return Compare("=", pref, apply(p.value)) if isinstance(p, Compare) and p.op == "=" else None
+    if isinstance(p, StartsWith):
+        if isinstance(t, TruncateTransform) and str(source) == "string" and not p.negated:
+            if len(p.prefix) <= t.width:
+                return StartsWith(pref, p.prefix)
+            return Compare("=", pref, p.prefix[: t.width])
+        return None
+    monotone = (TruncateTransform, YearTransform, MonthTransform, DayTransform, HourTransform)
+    if not isinstance(t, monotone) or p.op == "!=":
+        return None
+    unit = _unit(source)
+    if p.op == "=":
+        return Compare("=", pref, apply(p.value))
+    if p.op == "<":
+        return Compare("<=", pref, apply(p.value - unit if unit is not None else p.value))
+    if p.op == "<=":
+        return Compare("<=", pref, apply(p.value))
+    if p.op == ">":
+        return Compare(">=", pref, apply(p.value + unit if unit is not None else p.value))
+    return Compare(">=", pref, apply(p.value))
+
+
+def _simplify(expr: Expr) -> Expr:
+    if isinstance(expr, And):
+        left, right = _simplify(expr.left), _simplify(expr.right)
+        if isinstance(left, AlwaysFalse) or isinstance(right, AlwaysFalse):
+            return AlwaysFalse()
+        if isinstance(left, AlwaysTrue):
+            return right
+        return left if isinstance(right, AlwaysTrue) else And(left, right)
+    if isinstance(expr, Or):
+        left, right = _simplify(expr.left), _simplify(expr.right)
+        if isinstance(left, AlwaysTrue) or isinstance(right, AlwaysTrue):
+            return AlwaysTrue()
+        if isinstance(left, AlwaysFalse):
+            return right
+        return left if isinstance(right, AlwaysFalse) else Or(left, right)
+    return expr
+
+
+# ------------------------------------------------------------------------------------- evaluation
+
+
+@dataclass(frozen=True, slots=True)
+class Stats:
+    """What is known about one column (or partition field) over a set of rows.
+
+    ``lower``/``upper`` bound the non-null, non-NaN values (None: unknown); ``may_null`` /
+    ``may_nan`` are None when unknown; ``all_null`` is True when no value is non-null;
+    ``exact`` marks a single known value (a file's partition value); ``label`` names the source.
+    """
+
+    lower: Any = None
+    upper: Any = None
+    may_null: bool | None = None
+    all_null: bool = False
+    may_nan: bool | None = None
+    exact: bool = False
+    label: str = "bounds"
+
+
+def value_stats(value: Any, label: str = "partition value") -> Stats:
+    """Stats of a single known value (a data file's partition value)."""
+    if value is None:
+        return Stats(may_null=True, all_null=True, may_nan=False, exact=True, label=label)
+    nan = isinstance(value, float) and math.isnan(value)
+    return Stats(
+        lower=None if nan else value, upper=None if nan else value, may_null=False, may_nan=nan, exact=True, label=label
+    )
+
+
+@dataclass(frozen=True, slots=True)
+class Verdict:
+    """Whether rows might match, and why not when they cannot."""
+
+    might_match: bool
+    reason: str = ""
+
+
+_KEEP = Verdict(True)
+
+
+def evaluate(expr: Expr, stats: dict[int, Stats]) -> Verdict:
+    """Inclusive evaluation of a bound expression (negation normal form) against column stats keyed
+    by field id: False only when no row can match. Missing stats mean "might match"."""
+    if isinstance(expr, AlwaysTrue):
+        return _KEEP
+    if isinstance(expr, AlwaysFalse):
+        return Verdict(False, "the filter is always false")
+    if isinstance(expr, And):
+        left = evaluate(expr.left, stats)
+        return left if not left.might_match else evaluate(expr.right, stats)
+    if isinstance(expr, Or):
+        left = evaluate(expr.left, stats)
+        if left.might_match:
+            return left
+        right = evaluate(expr.right, stats)
+        return right if right.might_match else Verdict(False, f"{left.reason}; and {right.reason}")
+    if isinstance(expr, Not):
+        return evaluate(push_not(expr), stats)
+    s = stats.get(expr.ref.field_id if expr.ref.field_id is not None else -1)
+    if s is None:
+        return _KEEP
+    return _predicate(expr, s)
+
+
+def _fmt(value: Any, ref: Ref) -> str:
+    return _show(value, ref.type)
+
+
+def _predicate(p: Predicate, s: Stats) -> Verdict:
+    name, label = p.ref.name, s.label
+    if isinstance(p, Unary):
+        if p.op == "is_null" and s.may_null is False:
+            return Verdict(False, f"{p}: {label} {name} has no nulls")
+        if p.op in ("not_null", "is_nan") and s.all_null:
+            return Verdict(False, f"{p}: {label} {name} is all null")
+        if p.op == "is_nan" and s.may_nan is False:
+            return Verdict(False, f"{p}: {label} {name} has no NaN")
+        return _KEEP
+    if s.all_null:
+        return Verdict(False, f"{p}: {label} {name} is all null")
+    lo, hi = s.lower, s.upper
+    if isinstance(p, StartsWith):
+        if lo is None or hi is None or not isinstance(lo, str) or not isinstance(hi, str):
+            return _KEEP
+        n = len(p.prefix)
+        if s.exact:
+            if lo.startswith(p.prefix) == p.negated:
+                return Verdict(False, f"{p}: {label} {name} = {_fmt(lo, p.ref)}")
+            return _KEEP
+        if not p.negated and (lo[:n] > p.prefix or hi[:n] < p.prefix):
+            return Verdict(False, f"{p}: {label} {name} in [{_fmt(lo, p.ref)}, {_fmt(hi, p.ref)}]")
+        return _KEEP
+    if isinstance(p, In):
+        if lo is None or hi is None:
+            return _KEEP
+        if s.exact:
+            if (lo in p.values) == p.negated:
+                return Verdict(False, f"{p}: {label} {name} = {_fmt(lo, p.ref)}")
+            return _KEEP
+        if not p.negated and all(_lt(v, lo) or _lt(hi, v) for v in p.values):
+            return Verdict(False, f"{p}: {label} {name} in [{_fmt(lo, p.ref)}, {_fmt(hi, p.ref)}]")
+        return _KEEP
+    v = p.value
+    if isinstance(v, float) and math.isnan(v):
+        return _KEEP
+    # Spark orders NaN above every number: a file that may hold NaN may match > and >=.
+    if p.op in (">", ">=", "!=") and s.may_nan is not False and str(p.ref.type) in ("float", "double"):
+        return _KEEP
+    where = f"{label} {name} = {_fmt(lo, p.ref)}" if s.exact else ""
+    if p.op in ("<", "<=") and lo is not None and (not _lt(lo, v) if p.op == "<" else _lt(v, lo)):
+        bound = where or f"{label} lower bound {name} = {_fmt(lo, p.ref)}"
+        return Verdict(False, f"{p}: {bound}")
+    if p.op in (">", ">=") and hi is not None and (not _lt(v, hi) if p.op == ">" else _lt(hi, v)):
+        bound = where or f"{label} upper bound {name} = {_fmt(hi, p.ref)}"
+        return Verdict(False, f"{p}: {bound}")
+    if p.op == "=" and lo is not None and hi is not None and (_lt(v, lo) or _lt(hi, v)):
+        return Verdict(False, f"{p}: {where or f'{label} {name} in [{_fmt(lo, p.ref)}, {_fmt(hi, p.ref)}]'}")
+    if p.op == "!=" and s.exact and lo is not None and lo == v:
+        return Verdict(False, f"{p}: {where}")
+    return _KEEP
+
+
+def _lt(a: Any, b: Any) -> bool:
+    try:
+        return bool(a < b)
+    except TypeError:
+        return False
+
+
+__all__ = ["Stats", "Verdict", "evaluate", "project", "value_stats"]

@@ -1,0 +1,126 @@
+"""Filter expressions: the string parser, binding to a schema, literal conversion, errors."""
+
+from __future__ import annotations
+
+from decimal import Decimal
+
+import pyarrow as pa
+import pytest
+
+from icebook.analysis.expressions import (
+    AlwaysTrue,
+    And,
+    Compare,
+    FilterError,
+    In,
+    IsNull,
+    Not,
+    NotIn,
+    Or,
+    StartsWith,
+    Unary,
+    bind,
+    parse_filter,
+    push_not,
+)
+from icebook.analysis.filter_arrow import to_arrow
+from icebook.spec.schema import Schema
+from icebook.spec.types import DATE, LONG, STRING, TIMESTAMPTZ, DecimalType, NestedField, StructType
+
+SCHEMA = Schema(
+    schema_id=7,
+    fields=StructType(
+        (
+            NestedField(field_id=1, name="event_id", required=True, type=LONG),
+            NestedField(field_id=2, name="ts", required=False, type=TIMESTAMPTZ),
+            NestedField(field_id=3, name="region", required=False, type=STRING),
+            NestedField(field_id=4, name="page", required=False, type=STRING),
+            NestedField(field_id=5, name="amount", required=False, type=DecimalType(10, 2)),
+            NestedField(field_id=6, name="day", required=False, type=DATE),
+        )
+    ),
+)
+
+
+def test_parse_precedence_and_forms() -> None:
+    e = parse_filter("ts >= '2024-01-01' and region = 'us'")
+    assert e == And(Compare(">=", "ts", "2024-01-01"), Compare("=", "region", "us"))
+    e = parse_filter("event_id in (1, 2, 3) or not (page is null)")
+    assert e == Or(In("event_id", [1, 2, 3]), Not(IsNull("page")))
+    assert parse_filter("page starts with 'se'") == StartsWith("page", "se")
+    assert parse_filter("page not starts with 'se'") == StartsWith("page", "se", negated=True)
+    assert parse_filter("a = 1 or b = 2 and c = 3") == Or(
+        Compare("=", "a", 1), And(Compare("=", "b", 2), Compare("=", "c", 3))
+    )
+    assert parse_filter("event_id not in (1)") == NotIn("event_id", [1])
+    assert parse_filter("page is not null") == Unary("not_null", "page")
+    assert parse_filter("5 < event_id") == Compare(">", "event_id", 5)
+    assert parse_filter("name = 'it''s'") == Compare("=", "name", "it's")
+    assert parse_filter("`odd col` <> 2") == Compare("!=", "odd col", 2)
+    assert parse_filter("  ") == AlwaysTrue()
+
+
+@pytest.mark.parametrize(
+    ("text", "position"),
+    [("region = ", 9), ("region = 'us' and", 17), ("(region = 'us'", 14), ("region ~ 'x'", 7), ("in (1)", 0)],
+)
+def test_syntax_errors_name_the_position(text: str, position: int) -> None:
+    with pytest.raises(FilterError, match=f"position {position}"):
+        parse_filter(text)
+
+
+def test_binding_converts_literals_to_column_types() -> None:
+    e = bind("ts >= '2024-01-01' and day < '2024-01-03' and amount = 1.5 and event_id in (1, '2')", SCHEMA)
+    preds = []
+
+    def walk(x: object) -> None:
+        if isinstance(x, And):
+            walk(x.left)
+            walk(x.right)
+        else:
+            preds.append(x)
+
+    walk(e)
+    assert preds[0].value == 1704067200000000  # type: ignore[attr-defined]
+    assert preds[0].ref.field_id == 2  # type: ignore[attr-defined]
+    assert preds[1].value == 19725  # type: ignore[attr-defined]
+    assert preds[2].value == Decimal("1.5")  # type: ignore[attr-defined]
+    assert preds[3].values == (1, 2)  # type: ignore[attr-defined]
+
+
+def test_unknown_column_and_bad_literal() -> None:
+    with pytest.raises(FilterError, match="unknown column 'nope'"):
+        bind("nope = 1", SCHEMA)
+    with pytest.raises(FilterError, match="event_id"):
+        bind("event_id = 'abc'", SCHEMA)
+    with pytest.raises(FilterError, match="starts with"):
+        bind("event_id starts with 'a'", SCHEMA)
+    assert isinstance(FilterError("x"), Exception)
+
+
+def test_case_insensitive_names_and_not_pushdown() -> None:
+    e = push_not(bind("not (REGION = 'us' or event_id < 3)", SCHEMA))
+    assert e == And(
+        Compare("!=", bind("region = 'us'", SCHEMA).ref, "us"),  # type: ignore[union-attr]
+        Compare(">=", bind("event_id = 1", SCHEMA).ref, 3),  # type: ignore[union-attr]
+    )
+
+
+def test_arrow_evaluation_uses_sql_null_semantics() -> None:
+    table = pa.table(
+        {
+            "event_id": pa.array([1, 2, 3, 4], pa.int64()),
+            "region": ["us", None, "eu", "us"],
+            "page": ["search", "home", None, "settings"],
+        }
+    )
+
+    def ids(text: str) -> list[int]:
+        return table.filter(to_arrow(bind(text, SCHEMA))).column("event_id").to_pylist()
+
+    assert ids("region != 'us'") == [3]  # null region is neither equal nor unequal
+    assert ids("region not in ('us')") == [3]
+    assert ids("not (region in ('us'))") == [3]
+    assert ids("page starts with 'se'") == [1, 4]
+    assert ids("event_id in (1, 2, 3) or not (page is null)") == [1, 2, 3, 4]
+    assert ids("region is null or page is null") == [2, 3]
