@@ -82,14 +82,33 @@ def looks_like_identifier(location: str) -> bool:
 def metadata_location_of(identifier: str) -> str:
     """The current metadata file of a catalog table, as Spark's catalog knows it now."""
     spark = get_session()
+    try:
+        with spark_errors(f"resolving {identifier}"):
+            spark.sql(f"REFRESH TABLE {identifier}")
+    except EngineError as exc:
+        if "TABLE_OR_VIEW_NOT_FOUND" in str(exc):
+            raise NotFound(f"no table {identifier}", available=_tables_like(identifier)) from None
+        if "REQUIRES_SINGLE_PART_NAMESPACE" in str(exc) or "CATALOG_NOT_FOUND" in str(exc):
+            catalog = identifier.split(".", 1)[0]
+            raise NotFound(f"no catalog {catalog!r} in the Spark session", available=sorted(catalogs())) from None
+        raise
     with spark_errors(f"resolving {identifier}"):
-        spark.sql(f"REFRESH TABLE {identifier}")
         rows = spark.sql(
             f"SELECT file FROM {identifier}.metadata_log_entries ORDER BY timestamp DESC LIMIT 1"
         ).collect()
     if not rows:
         raise NotFound(f"table {identifier} has no metadata file")
     return str(rows[0].file)
+
+
+def _tables_like(identifier: str) -> list[str]:
+    """Tables of the identifier's namespace, to suggest in a NotFound (empty when it cannot tell)."""
+    namespace = identifier.rsplit(".", 1)[0]
+    try:
+        rows = get_session().sql(f"SHOW TABLES IN {namespace}").collect()
+    except Exception:  # the namespace or catalog itself may not exist
+        return []
+    return sorted(f"{namespace}.{r.tableName}" for r in rows)
 
 
 def dataframe(location: str, point: SparkPoint, *, identifier: str | None = None) -> Any:

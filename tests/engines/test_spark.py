@@ -89,6 +89,13 @@ def test_open_by_catalog_name(scenario_locations: dict[str, Path]) -> None:
     assert by_name.metadata == by_path.metadata
 
 
+def test_unknown_table_name_lists_tables(spark: Any, warehouse: Path) -> None:
+    with pytest.raises(NotFound, match=r"no table lake\.db\.nope.*lake\.db\.events"):
+        icebook.open("lake.db.nope")
+    with pytest.raises(NotFound, match=r"no catalog 'nocat' in the Spark session.*lake"):
+        icebook.open("nocat.db.events")
+
+
 def test_unknown_points_list_what_exists(scenario_locations: dict[str, Path]) -> None:
     t = icebook.open(scenario_locations["events"])
     with pytest.raises(NotFound, match=r"nope.*available: audit, main, release-2024-01"):
