@@ -142,4 +142,7 @@ class IceMagics(Magics):
 
 
 def load_ipython_extension(ipython: Any) -> None:
+    from icebook.display import register_formatters
+
     ipython.register_magics(IceMagics)
+    register_formatters(ipython)

@@ -248,6 +248,26 @@ class Table:
             label = "branch" if kind is Branch else "branch or tag"
             raise NotFound(f"no {label} named {name!r}", available=sorted(self.refs))
 
+    # ------------------------------------------------------------------ notebook views
+
+    def tree(self, at: At = None) -> Any:
+        """The metadata -> manifest list -> manifests -> files tree as a widget; children load on
+        expand, in pages. Saved notebooks keep a static <details> version."""
+        from icebook.display import tree_widget
+
+        return tree_widget(self, at)
+
+    def explore(self) -> Any:
+        """The workbench: snapshot graph and tree, diff, evolution, time-travel queries and charts."""
+        from icebook.display import explore
+
+        return explore(self)
+
+    def _repr_html_(self) -> str:
+        from icebook.display import table_html
+
+        return str(table_html(self))
+
     def __repr__(self) -> str:
         current = self.metadata.current_snapshot_id
         return (

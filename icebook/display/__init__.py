@@ -1,0 +1,53 @@
+"""The notebook surface: static HTML renderers (always escaped), altair charts, anywidget views.
+
+Entry points (the Table delegates to these):
+
+* ``table_html(table)``, ``snapshot_html(snapshot, metadata=None)``, ``tree_html(table, at=None)``,
+  ``diff_html(diff)``, ``evolution_html(evolution)``, ``lineage_html(metadata)``: static HTML;
+* ``tree_widget(table, at=None)`` -> ``TreeWidget``; ``LineageWidget(table)``; ``DiffView(table)``;
+  ``EvolutionView(table)``; ``QueryPanel(table)``;
+* ``snapshot_timeline_chart(table)``, ``file_size_histogram(table, at)``, ``partition_heatmap(table, at)``;
+* ``explore(table)`` -> ``Workbench``: everything in tabs.
+
+Submodules are imported lazily so ``import icebook`` stays light (ipywidgets, anywidget, altair load
+on first use).
+"""
+
+from __future__ import annotations
+
+import importlib
+from typing import Any
+
+_EXPORTS = {
+    "table_html": "icebook.display.summary",
+    "snapshot_html": "icebook.display.summary",
+    "tree_html": "icebook.display.tree",
+    "tree_widget": "icebook.display.tree",
+    "TreeWidget": "icebook.display.tree",
+    "LineageWidget": "icebook.display.lineage_view",
+    "lineage_widget": "icebook.display.lineage_view",
+    "lineage_html": "icebook.display.lineage_view",
+    "DiffView": "icebook.display.diff_view",
+    "diff_html": "icebook.display.diff_view",
+    "EvolutionView": "icebook.display.evolution_view",
+    "evolution_html": "icebook.display.evolution_view",
+    "QueryPanel": "icebook.display.query_panel",
+    "query_panel": "icebook.display.query_panel",
+    "VegaChart": "icebook.display.charts",
+    "snapshot_timeline_chart": "icebook.display.charts",
+    "file_size_histogram": "icebook.display.charts",
+    "partition_heatmap": "icebook.display.charts",
+    "files_per_spec_chart": "icebook.display.charts",
+    "explore": "icebook.display.workbench",
+    "Workbench": "icebook.display.workbench",
+    "register_formatters": "icebook.display.formatters",
+}
+
+__all__ = sorted(_EXPORTS)
+
+
+def __getattr__(name: str) -> Any:
+    module = _EXPORTS.get(name)
+    if module is None:
+        raise AttributeError(f"module 'icebook.display' has no attribute {name!r}")
+    return getattr(importlib.import_module(module), name)

@@ -1,0 +1,174 @@
+"""What every view shares: the table protocol, escaping, human numbers, and the static-HTML frame.
+
+Tables are untrusted input: every value from a table passes through ``esc`` before it becomes
+HTML. Widgets send plain JSON and the browser side writes it with ``textContent`` only.
+"""
+
+from __future__ import annotations
+
+import datetime as _dt
+import html
+from collections.abc import Iterable, Mapping, Sequence
+from typing import Any, Protocol
+
+import pandas as pd
+import pyarrow as pa
+
+from icebook.analysis.manifests import ManifestStore
+from icebook.io.fileio import FileIO
+from icebook.spec.metadata import TableMetadata
+from icebook.spec.snapshots import Ref, Snapshot
+
+
+class TableLike(Protocol):
+    """What the views need of ``icebook.Table`` (display must not import the table module)."""
+
+    metadata: TableMetadata
+    metadata_location: str
+    fileio: FileIO
+    store: ManifestStore
+
+    @property
+    def location(self) -> str: ...
+
+    @property
+    def snapshots(self) -> tuple[Snapshot, ...]: ...
+
+    @property
+    def refs(self) -> Mapping[str, Ref]: ...
+
+    @property
+    def inspect(self) -> Any:
+        """Spark-shaped metadata tables (``files(at)``, ``partitions(at)``, ...)."""
+
+    def snapshot(self, at: Any) -> Snapshot: ...
+
+    def read(
+        self, at: Any = None, filter: str | None = None, columns: list[str] | None = None, engine: Any = "arrow"
+    ) -> pa.Table: ...
+
+    def sql(self, query: str, at: Any = None, *, as_spark: bool = False) -> Any: ...
+
+
+class Markup(str):
+    """Already-escaped HTML built by these helpers; ``esc`` passes it through."""
+
+
+def esc(value: Any) -> str:
+    """HTML-escape any value (quotes too, so it is safe in attributes)."""
+    if isinstance(value, Markup):
+        return str(value)
+    return html.escape("" if value is None else str(value), quote=True)
+
+
+def human_bytes(n: int | float | None) -> str:
+    if n is None:
+        return "–"
+    value = float(n)
+    for unit in ("B", "KiB", "MiB", "GiB", "TiB"):
+        if abs(value) < 1024 or unit == "TiB":
+            return f"{int(value)} B" if unit == "B" else f"{value:.1f} {unit}"
+        value /= 1024
+    return f"{value:.1f} PiB"  # pragma: no cover
+
+
+def human_count(n: int | float | None) -> str:
+    return "–" if n is None else f"{int(n):,}"
+
+
+def when(ms: int | None) -> str:
+    if ms is None:
+        return "–"
+    return _dt.datetime.fromtimestamp(ms / 1000, tz=_dt.UTC).strftime("%Y-%m-%d %H:%M:%S UTC")
+
+
+def short_path(path: str, location: str) -> str:
+    base = location.rstrip("/") + "/"
+    return path[len(base) :] if path.startswith(base) else path
+
+
+def base_name(path: str) -> str:
+    return path.rstrip("/").rsplit("/", 1)[-1]
+
+
+def frame(body: str, *, cls: str = "") -> str:
+    """Wrap static HTML in the icebook root element with the shared stylesheet inlined once."""
+    from icebook.widgets import read_asset
+
+    css = read_asset("icebook.css")
+    return f'<div class="icebook {esc(cls)}"><style>{css}</style>{body}</div>'
+
+
+def kv_table(rows: Iterable[tuple[Any, Any, Any]], *, headers: Sequence[str] = ("field", "value", "meaning")) -> str:
+    """A field/value/explanation table; every cell escaped."""
+    head = "".join(f"<th>{esc(h)}</th>" for h in headers)
+    body = "".join(
+        f'<tr><td><code>{esc(k)}</code></td><td>{esc(v)}</td><td class="ib-muted">{esc(d)}</td></tr>'
+        for k, v, d in rows
+    )
+    return f'<table class="ib-grid"><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>'
+
+
+def frame_table_html(df: pd.DataFrame, *, offset: int = 0, limit: int = 50, caption: str = "") -> str:
+    """One page of a DataFrame as an escaped HTML table, with the row range it shows."""
+    total = len(df)
+    page = df.iloc[offset : offset + limit]
+    head = "<th>#</th>" + "".join(f"<th>{esc(c)}</th>" for c in df.columns)
+    # NaN in a column that is not floating point is how pandas spells a missing value.
+    objects = [not pd.api.types.is_float_dtype(dtype) for dtype in df.dtypes]
+    rows = []
+    for i, (_, row) in enumerate(page.iterrows()):
+        cells = "".join(
+            f"<td>{esc('null' if is_obj and _is_nan(v) else cell_text(v))}</td>"
+            for v, is_obj in zip(row.tolist(), objects, strict=True)
+        )
+        rows.append(f'<tr><td class="ib-muted">{offset + i}</td>{cells}</tr>')
+    end = min(offset + limit, total)
+    info = f"rows {offset + 1 if total else 0}–{end} of {total:,}"
+    cap = f"{esc(caption)} · " if caption else ""
+    return (
+        f'<div class="ib-caption ib-muted">{cap}{esc(info)}</div>'
+        f'<div class="ib-scroll"><table class="ib-grid"><thead><tr>{head}</tr></thead>'
+        f"<tbody>{''.join(rows)}</tbody></table></div>"
+    )
+
+
+def _is_nan(value: Any) -> bool:
+    return isinstance(value, float) and value != value
+
+
+def cell_text(value: Any, limit: int = 200) -> str:
+    """A short plain-text form of one cell (bytes as hex, long text cut)."""
+    if value is None:
+        return "null"
+    if isinstance(value, float) and value != value:
+        return "NaN"
+    if isinstance(value, (bytes, bytearray, memoryview)):
+        text = "0x" + bytes(value).hex().upper()
+    elif isinstance(value, Mapping):
+        text = "{" + ", ".join(f"{k}: {cell_text(v, 60)}" for k, v in value.items()) + "}"
+    else:
+        text = str(value)
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+def badge(text: Any, cls: str = "") -> str:
+    return f'<span class="ib-badge {esc(cls)}">{esc(text)}</span>'
+
+
+class StaticHTML:
+    """Marks a widget that also answers ``text/html`` (the static fallback for saved notebooks)."""
+
+    def _repr_html_(self) -> str:  # pragma: no cover - overridden
+        raise NotImplementedError
+
+    def _repr_mimebundle_(self, **kwargs: Any) -> Any:
+        parent = super()._repr_mimebundle_(**kwargs)  # type: ignore[misc]
+        data, meta = parent if isinstance(parent, tuple) else (parent, {})
+        if data is None:
+            data = {}
+        try:
+            data["text/html"] = self._repr_html_()
+        except Exception as exc:  # a fallback must never break the live view
+            data["text/html"] = f"<pre>{esc(type(exc).__name__)}: {esc(exc)}</pre>"
+        return data, meta

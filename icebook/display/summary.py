@@ -1,0 +1,102 @@
+"""Static HTML summaries of a table and of one snapshot (``Table._repr_html_`` and friends)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from icebook.display._base import TableLike, badge, esc, frame, human_bytes, human_count, kv_table, when
+from icebook.spec.metadata import TableMetadata
+from icebook.spec.snapshots import Branch, Snapshot
+
+
+def _refs_html(metadata: TableMetadata, snapshot_id: int | None = None) -> str:
+    out = []
+    for name, ref in sorted(metadata.refs.items(), key=lambda kv: (kv[0] != "main", kv[0])):
+        if snapshot_id is not None and ref.snapshot_id != snapshot_id:
+            continue
+        cls = "ib-branch" if isinstance(ref, Branch) else "ib-tag"
+        label = name if snapshot_id is not None else f"{name} → {ref.snapshot_id}"
+        out.append(badge(label, cls))
+    return "".join(out)
+
+
+def table_html(table: TableLike) -> str:
+    """A card: location, format, current snapshot, refs, schema, partition spec, sort order, properties."""
+    md = table.metadata
+    current = md.current_snapshot()
+    summary = (current.summary or {}) if current else {}
+    schema = md.current_schema()
+    columns = "".join(
+        f"<tr><td>{esc(f.field_id)}</td><td><code>{esc(f.name)}</code></td><td>{esc(f.type)}</td>"
+        f'<td>{"required" if f.required else "optional"}</td><td class="ib-muted">{esc(f.doc or "")}</td></tr>'
+        for f in schema.columns
+    )
+    props = "".join(
+        f"<tr><td><code>{esc(k)}</code></td><td>{esc(v)}</td></tr>" for k, v in sorted(md.properties.items())[:30]
+    )
+    more_props = len(md.properties) - 30
+    facts = [
+        ("format", f"v{md.format_version}"),
+        ("snapshots", human_count(len(md.snapshots))),
+        ("current snapshot", "none" if current is None else f"{current.snapshot_id} ({current.operation})"),
+        ("records", human_count(_int(summary.get("total-records")))),
+        ("data files", human_count(_int(summary.get("total-data-files")))),
+        ("delete files", human_count(_int(summary.get("total-delete-files")))),
+        ("size", human_bytes(_int(summary.get("total-files-size")))),
+        ("updated", when(md.last_updated_ms)),
+    ]
+    fact_html = "".join(
+        f'<div class="ib-card"><div class="ib-card-label">{esc(k)}</div>{esc(v)}</div>' for k, v in facts
+    )
+    spec = md.default_spec()
+    order = md.default_sort_order()
+    body = (
+        f'<div class="ib-h">Iceberg table <code>{esc(table.location)}</code></div>'
+        f'<div class="ib-muted">metadata <code>{esc(table.metadata_location)}</code> · uuid {esc(md.table_uuid)}</div>'
+        f'<div class="ib-cards">{fact_html}</div>'
+        f"<div>refs {_refs_html(md)}</div>"
+        f'<details open><summary class="ib-h">Schema {esc(schema.schema_id)} ({len(schema.columns)} columns)</summary>'
+        f'<table class="ib-grid"><thead><tr><th>id</th><th>name</th><th>type</th><th></th><th>doc</th></tr></thead>'
+        f"<tbody>{columns}</tbody></table></details>"
+        f'<div><span class="ib-h">Partitioning</span> <code>{esc(spec)}</code></div>'
+        f'<div><span class="ib-h">Sort order</span> <code>{esc(order if order is not None else "unsorted")}</code></div>'
+        f'<details><summary class="ib-h">Properties ({len(md.properties)})</summary>'
+        f'<table class="ib-grid"><tbody>{props}</tbody></table>'
+        f"{f'<div class=ib-muted>… {more_props} more</div>' if more_props > 0 else ''}</details>"
+    )
+    return frame(body, cls="ib-table-card")
+
+
+def snapshot_html(snapshot: Snapshot, metadata: TableMetadata | None = None) -> str:
+    """One snapshot: its fields with their spec meaning, its refs, and its summary."""
+    rows = []
+    for name, doc in snapshot.FIELD_DOCS.items():
+        if name in ("summary", "extras"):
+            continue
+        value = getattr(snapshot, name, None)
+        if name == "timestamp_ms" and value is not None:
+            value = f"{value} ({when(value)})"
+        rows.append((name, "null" if value is None else value, doc))
+    summary = "".join(
+        f"<tr><td><code>{esc(k)}</code></td><td>{esc(v)}</td></tr>" for k, v in (snapshot.summary or {}).items()
+    )
+    refs = _refs_html(metadata, snapshot.snapshot_id) if metadata is not None else ""
+    current = (
+        badge("current", "ib-current")
+        if metadata is not None and metadata.current_snapshot_id == snapshot.snapshot_id
+        else ""
+    )
+    body = (
+        f'<div class="ib-h">Snapshot {esc(snapshot.snapshot_id)} '
+        f'<span class="ib-op ib-op-{esc(snapshot.operation or "")}">{esc(snapshot.operation or "")}</span>'
+        f"{refs}{current}</div>{kv_table(rows)}"
+        f'<div class="ib-h">Summary</div><table class="ib-grid"><tbody>{summary}</tbody></table>'
+    )
+    return frame(body, cls="ib-snapshot-card")
+
+
+def _int(value: Any) -> int | None:
+    try:
+        return None if value is None else int(value)
+    except ValueError:
+        return None

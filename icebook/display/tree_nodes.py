@@ -1,0 +1,438 @@
+"""The metadata tree as plain JSON nodes, computed lazily one page at a time.
+
+metadata file -> snapshots / refs / schemas / specs / sort orders / properties;
+snapshot -> manifest list -> manifests -> data and delete files (manifest entries).
+
+A node is a small dict: ``id`` (path-like, parsed back by ``children`` and ``details``),
+``kind``, ``label``, ``parts`` (file-name segments with their meaning), ``facts`` (name, value,
+flag), ``badges`` and ``n`` (number of children; 0 = leaf, None = unknown until read). Nothing
+here is HTML: the browser writes these strings with ``textContent``, the static renderer escapes.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import fields as dc_fields
+from functools import cached_property
+from typing import Any
+
+from icebook.analysis.manifests import spec_partition_type
+from icebook.display._base import TableLike, base_name, human_bytes, human_count, when
+from icebook.errors import IcebookError, NotFound
+from icebook.io.avro import read_manifest_entry
+from icebook.spec.filenames import parse_file_name
+from icebook.spec.manifest import DataFile, EntryStatus, FileContent, ManifestContent, ManifestEntry, ManifestFile
+from icebook.spec.metadata import TableMetadata
+from icebook.spec.snapshots import Branch, Snapshot
+from icebook.spec.transforms import human_value
+from icebook.spec.types import IcebergType
+from icebook.spec.values import decode_value, to_human
+
+PAGE = 200
+Node = dict[str, Any]
+STATUS = {0: "EXISTING", 1: "ADDED", 2: "DELETED"}
+CONTENT = {0: "DATA", 1: "POSITION_DELETES", 2: "EQUALITY_DELETES"}
+_SUMMARY_FACTS = (
+    ("added-data-files", "+files"),
+    ("deleted-data-files", "-files"),
+    ("added-delete-files", "+delete files"),
+    ("added-records", "+records"),
+    ("deleted-records", "-records"),
+    ("total-records", "records"),
+    ("total-data-files", "data files"),
+    ("total-delete-files", "delete files"),
+)
+
+
+def _parts(path: str) -> list[list[str]]:
+    return [[p.text, p.role, p.meaning] for p in parse_file_name(path).parts]
+
+
+def _short(value: Any, limit: int = 48) -> str:
+    text = str(value)
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+class TreeSource:
+    """Answers the tree's questions about one table: nodes, pages of children, details."""
+
+    def __init__(self, table: TableLike, page_size: int = PAGE) -> None:
+        self.table = table
+        self.page_size = page_size
+
+    @property
+    def metadata(self) -> TableMetadata:
+        return self.table.metadata
+
+    # ------------------------------------------------------------------ lookups
+
+    @cached_property
+    def columns(self) -> dict[int, tuple[str, IcebergType]]:
+        """field id -> (name, type) over every schema, the newest schema naming each id."""
+        out: dict[int, tuple[str, IcebergType]] = {}
+        for schema in sorted(self.metadata.schemas.values(), key=lambda s: s.schema_id):
+            for fid, name in schema.id_to_name().items():
+                t = schema.find_type(fid)
+                if t is not None:
+                    out[fid] = (name, t)
+        return out
+
+    def _refs_of(self, snapshot_id: int) -> list[list[str]]:
+        return [
+            [name, "ib-branch" if isinstance(ref, Branch) else "ib-tag"]
+            for name, ref in sorted(self.table.refs.items())
+            if ref.snapshot_id == snapshot_id
+        ]
+
+    def _snapshot(self, sid: str) -> Snapshot:
+        return self.metadata.snapshot_by_id(int(sid))
+
+    def _manifests(self, sid: str) -> tuple[ManifestFile, ...]:
+        return self.table.store.manifest_list(self._snapshot(sid))
+
+    def _manifest(self, sid: str, index: str) -> ManifestFile:
+        manifests = self._manifests(sid)
+        i = int(index)
+        if not 0 <= i < len(manifests):
+            raise NotFound(f"manifest {i} of snapshot {sid}")
+        return manifests[i]
+
+    # ------------------------------------------------------------------ nodes
+
+    def root(self, at: int | None = None) -> list[Node]:
+        if at is None:
+            return [self.metadata_node()]
+        return [self.snapshot_node(self.metadata.snapshot_by_id(at))]
+
+    def metadata_node(self) -> Node:
+        md = self.metadata
+        facts = [
+            ["format", f"v{md.format_version}", ""],
+            ["snapshots", human_count(len(md.snapshots)), ""],
+            ["current", str(md.current_snapshot_id) if md.current_snapshot_id is not None else "none", ""],
+            ["last seq", str(md.last_sequence_number), ""],
+            ["updated", when(md.last_updated_ms), ""],
+        ]
+        return {
+            "id": "meta",
+            "kind": "metadata",
+            "label": base_name(self.table.metadata_location),
+            "parts": _parts(self.table.metadata_location),
+            "facts": facts,
+            "badges": [],
+            "n": 6,
+        }
+
+    def groups(self) -> list[Node]:
+        md = self.metadata
+        items = [
+            ("snapshots", "Snapshots", len(md.snapshots)),
+            ("refs", "Refs (branches and tags)", len(self.table.refs)),
+            ("schemas", "Schemas", len(md.schemas)),
+            ("specs", "Partition specs", len(md.partition_specs)),
+            ("sorts", "Sort orders", len(md.sort_orders)),
+            ("props", "Properties", len(md.properties)),
+        ]
+        return [
+            {"id": f"g:{key}", "kind": "group", "label": label, "facts": [], "badges": [], "n": n}
+            for key, label, n in items
+        ]
+
+    def snapshot_node(self, s: Snapshot) -> Node:
+        summary = s.summary or {}
+        facts = [["op", s.operation or "?", "op"], ["at", when(s.timestamp_ms), ""]]
+        if s.sequence_number is not None:
+            facts.append(["seq", str(s.sequence_number), ""])
+        facts += [[label, human_count(int(summary[k])), ""] for k, label in _SUMMARY_FACTS if k in summary]
+        if "total-files-size" in summary:
+            facts.append(["size", human_bytes(int(summary["total-files-size"])), ""])
+        badges = self._refs_of(s.snapshot_id)
+        if s.snapshot_id == self.metadata.current_snapshot_id:
+            badges.append(["current", "ib-current"])
+        return {
+            "id": f"s:{s.snapshot_id}",
+            "kind": "snapshot",
+            "label": str(s.snapshot_id),
+            "facts": facts,
+            "badges": badges,
+            "n": 1 if s.manifest_list else 0,
+        }
+
+    def manifest_list_node(self, s: Snapshot) -> Node:
+        path = s.manifest_list or ""
+        return {
+            "id": f"ml:{s.snapshot_id}",
+            "kind": "manifest_list",
+            "label": base_name(path),
+            "parts": _parts(path),
+            "facts": [["manifest list", "", ""]],
+            "badges": [],
+            "n": None,
+        }
+
+    def manifest_node(self, sid: str, index: int, m: ManifestFile) -> Node:
+        inherited = {i.field for i in m.inherited}
+        content = "DELETES" if m.content == ManifestContent.DELETES else "DATA"
+        facts = [
+            ["content", content, "delete" if content == "DELETES" else ""],
+            ["spec", str(m.partition_spec_id), ""],
+            ["seq", _opt(m.sequence_number), "inherited" if "sequence_number" in inherited else ""],
+            ["min seq", _opt(m.min_sequence_number), "inherited" if "min_sequence_number" in inherited else ""],
+            ["added by", _opt(m.added_snapshot_id), ""],
+        ]
+        for label, value, cls in (
+            ("added", m.added_files_count, "added"),
+            ("existing", m.existing_files_count, ""),
+            ("deleted", m.deleted_files_count, "deleted"),
+        ):
+            if value:
+                facts.append([label, human_count(value), cls])
+        rows = sum(v or 0 for v in (m.added_rows_count, m.existing_rows_count, m.deleted_rows_count))
+        facts += [["rows", human_count(rows), ""], ["length", human_bytes(m.manifest_length), ""]]
+        counts = (m.added_files_count, m.existing_files_count, m.deleted_files_count)
+        n = None if any(c is None for c in counts) else sum(c or 0 for c in counts)
+        return {
+            "id": f"m:{sid}:{index}",
+            "kind": "manifest",
+            "label": base_name(m.manifest_path),
+            "parts": _parts(m.manifest_path),
+            "facts": facts,
+            "badges": [],
+            "n": n,
+        }
+
+    def entry_nodes(self, sid: str, index: int, offset: int, limit: int) -> tuple[int, list[Node]]:
+        m = self._manifest(sid, str(index))
+        entries = self.table.store.entries(m)
+        total = entries.num_rows
+        rows = entries.slice(offset, limit).to_pylist()
+        spec_fields = spec_partition_type(self.metadata, m.partition_spec_id).fields
+        return total, [self._entry_node(sid, index, offset + j, row, spec_fields) for j, row in enumerate(rows)]
+
+    def _entry_node(self, sid: str, index: int, pos: int, row: Mapping[str, Any], spec_fields: Any) -> Node:
+        status = STATUS.get(row["status"], str(row["status"]))
+        content = CONTENT.get(row["content"], str(row["content"]))
+        facts = [
+            ["status", status, status.lower()],
+            ["content", content, "delete" if row["content"] else ""],
+            ["data seq", _opt(row["sequence_number"]), "inherited" if row.get("sequence_number_inherited") else ""],
+            [
+                "file seq",
+                _opt(row["file_sequence_number"]),
+                "inherited" if row.get("file_sequence_number_inherited") else "",
+            ],
+            ["partition", self.partition_text(row.get("partition"), spec_fields), ""],
+            ["records", human_count(row["record_count"]), ""],
+            ["size", human_bytes(row["file_size_in_bytes"]), ""],
+            ["format", str(row["file_format"]), ""],
+        ]
+        bounds = self.bounds_text(row.get("lower_bounds"), row.get("upper_bounds"), limit=3)
+        if bounds:
+            facts.append(["bounds", bounds, ""])
+        if row.get("referenced_data_file"):
+            facts.append(["refers to", base_name(row["referenced_data_file"]), ""])
+        return {
+            "id": f"e:{sid}:{index}:{pos}",
+            "kind": "delete_file" if row["content"] else "data_file",
+            "label": base_name(row["file_path"]),
+            "facts": facts,
+            "badges": [],
+            "n": 0,
+        }
+
+    def partition_text(self, partition: Mapping[str, Any] | None, spec_fields: Any) -> str:
+        if not spec_fields:
+            return "unpartitioned"
+        values = list((partition or {}).values())
+        pairs = []
+        for i, f in enumerate(spec_fields):
+            value = values[i] if i < len(values) else None
+            pairs.append(f"{f.name}={human_value(value, f.type)}")
+        return "(" + ", ".join(pairs) + ")"
+
+    def decode_bound(self, field_id: int, raw: bytes | None) -> str:
+        if raw is None:
+            return "null"
+        column = self.columns.get(field_id)
+        if column is None:
+            return "0x" + bytes(raw).hex().upper()
+        try:
+            return to_human(decode_value(bytes(raw), column[1]), column[1])
+        except (IcebookError, ValueError, TypeError):
+            return "0x" + bytes(raw).hex().upper()
+
+    def bounds_text(self, lower: Any, upper: Any, limit: int | None = None) -> str:
+        lo = dict(lower or [])
+        hi = dict(upper or [])
+        parts = []
+        for fid in sorted(set(lo) | set(hi)):
+            name = self.columns.get(fid, (str(fid), None))[0]
+            parts.append(
+                f"{name}: {_short(self.decode_bound(fid, lo.get(fid)), 24)} … {_short(self.decode_bound(fid, hi.get(fid)), 24)}"
+            )
+        if limit is not None and len(parts) > limit:
+            parts = [*parts[:limit], f"+{len(parts) - limit} more"]
+        return "; ".join(parts)
+
+    # ------------------------------------------------------------------ children (paged)
+
+    def children(self, node_id: str, offset: int = 0, limit: int | None = None) -> tuple[int, list[Node]]:
+        """(total number of children, one page of them) for the node ``node_id``."""
+        limit = limit or self.page_size
+        md = self.metadata
+        kind, _, rest = node_id.partition(":")
+        if node_id == "meta":
+            items = self.groups()
+        elif node_id == "g:snapshots":
+            snaps = sorted(md.snapshots, key=lambda s: (s.timestamp_ms, s.sequence_number or 0), reverse=True)
+            return len(snaps), [self.snapshot_node(s) for s in snaps[offset : offset + limit]]
+        elif node_id == "g:refs":
+            items = [self.ref_node(name) for name in sorted(self.table.refs, key=lambda n: (n != "main", n))]
+        elif node_id == "g:schemas":
+            items = [self.leaf(f"x:schema:{i}", "schema", str(s), []) for i, s in sorted(md.schemas.items())]
+        elif node_id == "g:specs":
+            items = [self.leaf(f"x:spec:{i}", "spec", str(s), []) for i, s in sorted(md.partition_specs.items())]
+        elif node_id == "g:sorts":
+            items = [self.leaf(f"x:sort:{i}", "sort_order", str(s), []) for i, s in sorted(md.sort_orders.items())]
+        elif node_id == "g:props":
+            items = [self.leaf(f"x:prop:{k}", "property", k, [["=", v, ""]]) for k, v in sorted(md.properties.items())]
+        elif kind == "r":
+            ref = self.table.refs[rest]
+            items = [self.snapshot_node(md.snapshot_by_id(ref.snapshot_id))]
+        elif kind == "s":
+            items = [self.manifest_list_node(self._snapshot(rest))]
+        elif kind == "ml":
+            manifests = self._manifests(rest)
+            page = manifests[offset : offset + limit]
+            return len(manifests), [self.manifest_node(rest, offset + i, m) for i, m in enumerate(page)]
+        elif kind == "m":
+            sid, index = rest.split(":")
+            return self.entry_nodes(sid, int(index), offset, limit)
+        else:
+            return 0, []
+        return len(items), items[offset : offset + limit]
+
+    def ref_node(self, name: str) -> Node:
+        ref = self.table.refs[name]
+        kind = "branch" if isinstance(ref, Branch) else "tag"
+        return {
+            "id": f"r:{name}",
+            "kind": "ref",
+            "label": name,
+            "facts": [["type", kind, kind], ["snapshot", str(ref.snapshot_id), ""]],
+            "badges": [],
+            "n": 1 if ref.snapshot_id in {s.snapshot_id for s in self.metadata.snapshots} else 0,
+        }
+
+    @staticmethod
+    def leaf(node_id: str, kind: str, label: str, facts: list[list[str]]) -> Node:
+        return {"id": node_id, "kind": kind, "label": label, "facts": facts, "badges": [], "n": 0}
+
+    # ------------------------------------------------------------------ details
+
+    def details(self, node_id: str) -> dict[str, Any]:
+        """Title, file-name parts and (field, value, spec explanation, inheritance note) rows."""
+        md = self.metadata
+        kind, _, rest = node_id.partition(":")
+        if node_id == "meta":
+            rows = _model_rows(md, skip={"snapshots", "snapshot_log", "metadata_log", "wire_keys"})
+            return _details("Table metadata", self.table.metadata_location, rows)
+        if kind == "s":
+            s = self._snapshot(rest)
+            return _details(f"Snapshot {s.snapshot_id}", None, _model_rows(s))
+        if kind == "ml":
+            s = self._snapshot(rest)
+            rows = [["manifest_list", _opt(s.manifest_list), s.FIELD_DOCS["manifest_list"], ""]]
+            return _details("Manifest list", s.manifest_list, rows)
+        if kind == "m":
+            sid, index = rest.split(":")
+            m = self._manifest(sid, index)
+            return _details("Manifest", m.manifest_path, _model_rows(m, explain=m.explain))
+        if kind == "e":
+            sid, index, pos = rest.split(":")
+            m = self._manifest(sid, index)
+            entry = read_manifest_entry(self.table.fileio, m, int(pos))
+            return _details(f"Manifest entry {pos}", entry.data_file.file_path, self.entry_rows(entry))
+        if kind == "r":
+            ref = self.table.refs[rest]
+            return _details(f"{ref.type.capitalize()} {rest}", None, _model_rows(ref))
+        if kind == "x":
+            what, _, key = rest.partition(":")
+            if what == "prop":
+                doc = md.FIELD_DOCS["properties"]
+                return _details(f"Property {key}", None, [[key, _opt(md.properties.get(key)), doc, ""]])
+            obj: Any = {
+                "schema": md.schemas.get(int(key)) if what == "schema" else None,
+                "spec": md.partition_specs.get(int(key)) if what == "spec" else None,
+                "sort": md.sort_orders.get(int(key)) if what == "sort" else None,
+            }[what]
+            return _details(str(obj), None, _model_rows(obj) if obj is not None else [])
+        if kind == "g":
+            return _details(rest.capitalize(), None, [])
+        return _details(node_id, None, [])
+
+    def entry_rows(self, entry: ManifestEntry) -> list[list[str]]:
+        rows: list[list[str]] = []
+        for name in ("status", "snapshot_id", "sequence_number", "file_sequence_number"):
+            value = getattr(entry, name)
+            text = EntryStatus(value).name if name == "status" else _opt(value)
+            rows.append([name, text, entry.FIELD_DOCS.get(name, ""), entry.explain(name) or ""])
+        df = entry.data_file
+        spec_fields = spec_partition_type(self.metadata, df.spec_id).fields
+        for f in dc_fields(DataFile):
+            name = f.name
+            if name == "partition_field_ids":
+                continue
+            value = getattr(df, name)
+            if name == "content":
+                text = FileContent(value).name
+            elif name == "partition":
+                text = self.partition_text(value, spec_fields)
+            elif name in ("lower_bounds", "upper_bounds"):
+                text = "" if value is None else self._named_map({k: self.decode_bound(k, v) for k, v in value.items()})
+            elif isinstance(value, Mapping):
+                text = self._named_map(value)
+            elif isinstance(value, bytes):
+                text = "0x" + value.hex().upper()
+            else:
+                text = _opt(value)
+            rows.append([f"data_file.{name}", text, DataFile.FIELD_DOCS.get(name, ""), entry.explain(name) or ""])
+        return rows
+
+    def _named_map(self, value: Mapping[int, Any]) -> str:
+        return "; ".join(f"{k} {self.columns.get(k, ('?', None))[0]}: {v}" for k, v in sorted(value.items()))
+
+
+def _opt(value: Any) -> str:
+    return "null" if value is None else str(value)
+
+
+def _details(title: str, path: str | None, rows: list[list[str]]) -> dict[str, Any]:
+    return {"title": title, "path": path or "", "parts": _parts(path) if path else [], "rows": rows}
+
+
+def _model_rows(obj: Any, *, skip: frozenset[str] | set[str] = frozenset(), explain: Any = None) -> list[list[str]]:
+    docs: Mapping[str, str] = getattr(obj, "FIELD_DOCS", {})
+    rows = []
+    for f in dc_fields(obj):
+        if f.name.startswith("_") or f.name in skip or f.name in ("FIELD_DOCS",):
+            continue
+        value = getattr(obj, f.name)
+        rows.append([f.name, _value_text(value), docs.get(f.name, ""), (explain(f.name) if explain else None) or ""])
+    return rows
+
+
+def _value_text(value: Any) -> str:
+    if value is None:
+        return "null"
+    if isinstance(value, Mapping):
+        if not value:
+            return "{}"
+        return "; ".join(f"{k}: {_value_text(v)}" for k, v in value.items())
+    if isinstance(value, (tuple, list, frozenset, set)):
+        if not value:
+            return "[]"
+        return "; ".join(_value_text(v) for v in value)
+    if isinstance(value, bytes):
+        return "0x" + value.hex().upper()
+    return str(value)
