@@ -131,7 +131,8 @@ def main(argv: list[str] | None = None, *, out: TextIO | None = None) -> int:
     except HelpShown as shown:
         print(str(shown).rstrip(), file=stream)
     except IcebookError as exc:
-        print(f"icebook: {str(exc).splitlines()[0] if str(exc) else type(exc).__name__}", file=sys.stderr)
+        message = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
+        print(message if message.startswith("icebook") else f"icebook: {message}", file=sys.stderr)
         return 1
     return 0
 

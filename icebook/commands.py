@@ -7,6 +7,7 @@ widgets, analysis results), the command line prints it as text.
 from __future__ import annotations
 
 import argparse
+import re
 import shlex
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -30,6 +31,13 @@ class _Parser(argparse.ArgumentParser):
 
     def exit(self, status: int = 0, message: str | None = None) -> Any:  # type: ignore[override]
         raise HelpShown(self.format_help() if message is None else message)
+
+
+class Text(str):
+    """Plain text a command shows (a scan explanation): displays without quotes in a notebook."""
+
+    def __repr__(self) -> str:
+        return str(self)
 
 
 class HelpShown(Exception):
@@ -141,8 +149,16 @@ def default_name(location: str) -> str:
     return location.rstrip("/").replace("\\", "/").split("/")[-1].split(".")[-1] or "t"
 
 
+_EXPLAIN = re.compile(r"\s*explain((?:\s+--(?:at|table)\s+\S+)*)\s+(?!-)(.+)$", re.S)
+
+
 def parse(parser: argparse.ArgumentParser, line: str | list[str]) -> argparse.Namespace:
     """Parse a magic's line (split like a shell) or the command line's words."""
+    if isinstance(line, str) and (raw := _EXPLAIN.match(line)) and raw.group(2):
+        # The filter is SQL-like text with its own quotes: keep it verbatim rather than shell-split it.
+        return parser.parse_args(["explain", *shlex.split(raw.group(1)), "--", raw.group(2).strip()])
+    if isinstance(line, list) and line[:1] == ["explain"]:
+        line = _options_first(line)
     try:
         words = shlex.split(line) if isinstance(line, str) else line
     except ValueError as exc:
@@ -151,6 +167,22 @@ def parse(parser: argparse.ArgumentParser, line: str | list[str]) -> argparse.Na
     if args.command is None:
         raise CommandError("missing command; try: help")
     return args
+
+
+def _options_first(words: list[str]) -> list[str]:
+    """``explain TABLE --at X EXPR`` and ``explain TABLE EXPR --at X`` both parse: argparse cannot put
+    an option between two positionals when the second takes any number of words."""
+    options: list[str] = []
+    rest: list[str] = []
+    i = 1
+    while i < len(words):
+        if words[i] in ("--at", "--table") and i + 1 < len(words):
+            options += words[i : i + 2]
+            i += 2
+        else:
+            rest.append(words[i])
+            i += 1
+    return [words[0], *options, *rest]
 
 
 def point(text: str | None) -> int | str | None:
@@ -211,7 +243,7 @@ HANDLERS: dict[str, Handler] = {
     "changes": lambda a, t: t.changes(point(a.a), point(a.b)),
     "lineage": lambda a, t: t.lineage(),
     "evolution": lambda a, t: t.evolution(),
-    "explain": lambda a, t: t.scan(at=point(a.at), filter=" ".join(a.expr) or None).explain(),
+    "explain": lambda a, t: Text(t.scan(at=point(a.at), filter=" ".join(a.expr) or None).explain()),
     "explore": lambda a, t: t.explore(),
     "branch": _ref_op,
     "tag": _ref_op,

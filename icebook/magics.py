@@ -7,7 +7,8 @@
     SELECT region, count(*) FROM t GROUP BY region
 
 Errors are one-line UsageErrors and fail the cell. IPython's ``$var`` expansion is off (SQL uses
-``$`` freely); in ``%%ice`` cells ``{{name}}`` is replaced by ``str(name)`` from the notebook.
+``$`` freely); instead ``{{name}}`` in an ``%ice`` line or ``%%ice`` cell is replaced by
+``str(name)`` of the notebook variable ``name`` (``%ice open {{path}}``).
 """
 
 from __future__ import annotations
@@ -73,10 +74,10 @@ class IceMagics(Magics):
     def _line(self, line: str) -> Any:
         if not line.strip():
             return self.parser.format_help()
-        args = parse(self.parser, line)
+        args = parse(self.parser, _TEMPLATE.sub(lambda m: self._variable(m.group(1)), line))
         result = execute(args, self.session, self.parser)
-        if isinstance(result, str):
-            print(result.rstrip())
+        if args.command == "help":
+            print(str(result).rstrip())
             return None
         return self._shown(result)
 

@@ -75,3 +75,21 @@ def test_console_script_is_installed(scenario_locations: dict[str, Path]) -> Non
     assert result.returncode == 0 and "main" in result.stdout and "BRANCH" in result.stdout
     version = subprocess.run([str(exe), "--version"], capture_output=True, text=True)
     assert version.stdout.strip() == f"icebook {icebook.__version__}"
+
+
+def test_analysis_subcommands_print_text(scenario_locations: dict[str, Path]) -> None:
+    path = str(scenario_locations["events"])
+    t = icebook.open(path)
+    code, text = run("diff", path, "release-2024-01", "audit")
+    assert code == 0 and text.startswith("SnapshotDiff") and "data files: +2" in text
+    code, text = run("lineage", path)
+    assert code == 0 and "(tag: release-2024-01)" in text and "(audit)" in text
+    code, text = run("evolution", path)
+    assert code == 0 and "renamed: page (id 5): payload -> page" in text and "ts_day=day(ts)" in text
+    code, text = run("explain", path, "--at", "main", "region = 'eu'")
+    assert code == 0 and "Partition filter for spec 0: region = 'eu'" in text
+    first = str(t.snapshots[0].snapshot_id)
+    code, text = run("changes", path, first, "release-2024-01")
+    assert code == 0 and "_change_type" in text and "DELETE" in text and "INSERT" in text
+    code, _ = run("explore", path)
+    assert code == 2

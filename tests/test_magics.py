@@ -128,3 +128,28 @@ def test_config_options(shell: InteractiveShell) -> None:
         shell.run_line_magic("config", "IceMagics.display_limit = 50")
         pd.reset_option("display.max_rows")
         pd.reset_option("display.min_rows")
+
+
+def test_line_template_and_verbatim_explain(shell: InteractiveShell, scenario_locations: dict[str, Path]) -> None:
+    shell.user_ns["where"] = str(scenario_locations["orders_cow"])
+    ice(shell, "open {{where}} --as orders")
+    assert ice(shell, "tables").set_index("name").loc["orders", "current"]
+    ice(shell, "use events")
+    plan = ice(shell, "explain ts >= '2024-01-04' and region = 'eu'")
+    assert "Partition filter for spec 1: (ts_day >= '2024-01-04' and region = 'eu')" in plan
+    assert "SKIP" in plan and "KEEP" in plan
+    with pytest.raises(UsageError, match="no variable named 'nope'"):
+        ice(shell, "open {{nope}}")
+
+
+def test_analysis_subcommands_return_the_python_results(shell: InteractiveShell) -> None:
+    d = ice(shell, "diff release-2024-01 audit")
+    assert len(d.added_files) >= 2 and len(d.removed_files) == 0
+    graph = ice(shell, "lineage")
+    assert set(graph.refs) == {"main", "audit", "release-2024-01"}
+    ev = ice(shell, "evolution")
+    assert [e.id for e in ev.specs] == [0, 1]
+    changes = ice(shell, "changes release-2024-01 main")
+    assert set(changes["_change_type"]) <= {"INSERT", "DELETE"} and 16 in set(changes["event_id"])
+    assert ice(shell, "tree") is not None
+    assert ice(shell, "explore") is not None

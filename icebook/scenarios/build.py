@@ -89,7 +89,16 @@ def ensure_warehouse(kind: str = "demo", names: Iterable[str] | None = None, *, 
         if warehouse.exists():
             shutil.rmtree(warehouse)
         build_warehouse(warehouse, [SCENARIOS[n] for n in wanted], progress=progress)
+    _prune_stale(kind, keep=warehouse)
     return warehouse
+
+
+def _prune_stale(kind: str, *, keep: Path) -> None:
+    """Remove warehouses of ``kind`` built from older scenario code (they are caches, never shared)."""
+    for old in keep.parent.glob(f"{kind}-warehouse-*"):
+        if old != keep and old.is_dir() and old.name != keep.name:
+            shutil.rmtree(old, ignore_errors=True)
+            old.with_name(old.name + ".lock").unlink(missing_ok=True)
 
 
 def build_warehouse(warehouse: Path, scenarios: list[Scenario], *, progress: bool = True) -> dict[str, Any]:
