@@ -13,6 +13,12 @@ unshared manifest may still be live on the other side: a rewritten (merged) mani
 files over as EXISTING entries. This relies on a file being live at most once per snapshot
 (spec: a data or delete file is tracked by exactly one live entry). Files are identified by
 ``file_path`` and, for deletion vectors (v3), ``content_offset``: one Puffin file holds many DVs.
+
+When b is a child of a, even less is read: spec ("Manifests"): "when a file is replaced or deleted
+from the dataset, its manifest entry fields store the snapshot ID in which the file was deleted
+and status 2 (deleted)", so the manifests b wrote hold every file b added (ADDED, snapshot b) and
+every file it removed (DELETED, snapshot b); a's rewritten manifests need not be read. The counts
+are checked against b's summary, and any doubt falls back to the set difference.
 """
 
 from __future__ import annotations
@@ -259,6 +265,50 @@ def _live_files(store: ManifestStore, manifests: tuple[ManifestFile, ...], *, pr
     return pa.concat_tables(parts, promote_options="permissive")
 
 
+def _summary_count(snapshot: Snapshot, *keys: str) -> int | None:
+    """Sum of summary counts; None when the summary cannot vouch for them (absent or not a number)."""
+    summary = snapshot.summary or {}
+    if "operation" not in summary:
+        return None
+    total = 0
+    for key in keys:
+        value = _int(summary.get(key, "0"))
+        if value is None:
+            return None
+        total += value
+    return total
+
+
+def _child_changes(
+    store: ManifestStore,
+    a: Snapshot | None,
+    b: Snapshot | None,
+    only_b: tuple[ManifestFile, ...],
+    *,
+    progress: bool,
+) -> tuple[pa.Table, pa.Table] | None:
+    """(added, removed) from the manifests b wrote, when b is a's child; None when that cannot be trusted."""
+    if a is None or b is None or b.parent_snapshot_id != a.snapshot_id:
+        return None
+    if any(m.added_snapshot_id != b.snapshot_id for m in only_b):
+        return None
+    if only_b:
+        store.many_entries(only_b, progress=progress)
+        entries = pa.concat_tables(
+            [_manifest_files(store, m, live_only=False) for m in only_b], promote_options="permissive"
+        )
+        by_b = pc.equal(entries.column("snapshot_id"), b.snapshot_id)
+        added = entries.filter(pc.and_(by_b, pc.equal(entries.column("status"), 1))).select(list(DATA_FILE_COLUMNS))
+        removed = entries.filter(pc.and_(by_b, pc.equal(entries.column("status"), 2))).select(list(DATA_FILE_COLUMNS))
+    else:
+        added = removed = _live_files(store, (), progress=False)
+    expected_added = _summary_count(b, "added-data-files", "added-delete-files")
+    expected_removed = _summary_count(b, "deleted-data-files", "removed-delete-files")
+    if expected_added != added.num_rows or expected_removed != removed.num_rows:
+        return None
+    return added, removed
+
+
 def _file_keys(files: pa.Table) -> pa.Array:
     """file_path plus content_offset: a deletion vector is one blob of a shared Puffin file."""
     offset = pc.fill_null(pc.cast(files.column("content_offset"), pa.string()), "")
@@ -460,10 +510,14 @@ def diff(
     only_a = tuple(m for m in list_a if m.manifest_path not in paths_b)
 
     reads_before = store.reads
-    live_a = _live_files(store, only_a, progress=progress)
-    live_b = _live_files(store, only_b, progress=progress)
-    added = _minus(live_b, live_a)
-    removed = _minus(live_a, live_b)
+    child = _child_changes(store, snap_a, snap_b, only_b, progress=progress)
+    if child is not None:
+        added, removed = child
+    else:
+        live_a = _live_files(store, only_a, progress=progress)
+        live_b = _live_files(store, only_b, progress=progress)
+        added = _minus(live_b, live_a)
+        removed = _minus(live_a, live_b)
     manifests_read = store.reads - reads_before
 
     notes: list[str] = []
