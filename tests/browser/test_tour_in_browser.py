@@ -17,7 +17,7 @@ def test_tour_runs_in_jupyterlab(lab_server: LabServer, lab_page: LabPage) -> No
     run_all_cells(page)
     outputs = "\n".join(cell_outputs(page))
     assert "Traceback" not in outputs and "Error" not in outputs.split("\n")[0]
-    assert "format version: 2" in outputs
+    assert "Lineage: 9 snapshots" in outputs and "SnapshotDiff" not in outputs.split("\n")[0]
     assert "Iceberg table" in outputs  # the Table's HTML view
     assert page.locator(".jp-OutputArea-output table").count() >= 5  # the DataFrames rendered as tables
     lab_page.assert_clean()
