@@ -17,7 +17,6 @@ import pyarrow as pa
 from icebook.analysis.manifests import (
     ManifestStore,
     parallel_map,
-    spec_partition_type,
     table_partition_type,
     unify_partition,
 )
@@ -215,19 +214,17 @@ def manifests_arrow(metadata: TableMetadata, manifests: Iterable[ManifestFile]) 
 
 def _manifest_files(store: ManifestStore, manifest: ManifestFile, *, live_only: bool) -> pa.Table:
     """One manifest's entries with the partition re-shaped to the table-wide type."""
-    metadata = store.metadata
     table = store.entries(manifest)
     if live_only:
         deleted = table.column("status").to_numpy() == 2
         if deleted.any():  # filtering copies every nested column, so only when there is something to drop
             table = table.filter(pa.array(~deleted))
-    unified = table_partition_type(metadata)
-    own = spec_partition_type(metadata, manifest.partition_spec_id)
+    own, unified = store.partition_types(manifest.partition_spec_id)
     partition = unify_partition(table.column("partition"), own, unified)
     return table.set_column(table.schema.get_field_index("partition"), "partition", partition)
 
 
-def _concat(tables: list[pa.Table], metadata: TableMetadata) -> pa.Table | None:
+def _concat(tables: list[pa.Table]) -> pa.Table | None:
     if not tables:
         return None
     return pa.concat_tables(tables, promote_options="permissive")
@@ -252,7 +249,7 @@ def files_arrow(
         metrics = readable_metrics(files, schema, file=manifest.manifest_path)
         return files.append_column("readable_metrics", metrics)
 
-    table = _concat(parallel_map(one_manifest, manifests, progress=progress, label="manifests"), metadata)
+    table = _concat(parallel_map(one_manifest, manifests, progress=progress, label="manifests"))
     return _empty_files(store) if table is None else table
 
 
@@ -262,7 +259,7 @@ def entries_arrow(store: ManifestStore, snapshot: Snapshot | None, *, progress: 
     manifests = store.manifest_list(snapshot) if snapshot is not None else ()
     store.many_entries(manifests, progress=progress)
     parts = [_manifest_files(store, m, live_only=False) for m in manifests]
-    table = _concat(parts, metadata)
+    table = _concat(parts)
     if table is None:
         empty = _empty_files(store)
         data_file = pa.StructArray.from_arrays(

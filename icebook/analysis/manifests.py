@@ -48,6 +48,7 @@ class ManifestStore:
         self._lists: _LRU[tuple[ManifestFile, ...]] = _LRU(capacity)
         self._entries: _LRU[pa.Table] = _LRU(capacity)
         self._lock = threading.Lock()
+        self._partition_types: dict[int, tuple[StructType, StructType]] = {}
         self.reads = 0  # manifests decoded (not served from cache): lets tests prove laziness
 
     def manifest_list(self, snapshot: Snapshot) -> tuple[ManifestFile, ...]:
@@ -82,6 +83,17 @@ class ManifestStore:
             self.reads += 1
             self._entries.put(manifest.manifest_path, table)
         return table
+
+    def partition_types(self, spec_id: int) -> tuple[StructType, StructType]:
+        """(the spec's own partition type, the table-wide one), computed once per store: they are
+        needed for every manifest read, and the metadata they come from never changes here."""
+        with self._lock:
+            cached = self._partition_types.get(spec_id)
+        if cached is None:
+            cached = (spec_partition_type(self.metadata, spec_id), table_partition_type(self.metadata))
+            with self._lock:
+                self._partition_types[spec_id] = cached
+        return cached
 
     def many_entries(self, manifests: Sequence[ManifestFile], *, progress: bool = True) -> list[pa.Table]:
         """Entries of several manifests, read in parallel (the decoders release the GIL)."""

@@ -208,7 +208,7 @@ def wap_branch(branch: str) -> Iterator[None]:
         spark.conf.unset("spark.wap.branch")
 
 
-def retention_sql(ms: int | _dt.timedelta | None, *, unit_name: str = "") -> str:
+def retention_sql(ms: int | _dt.timedelta | None) -> str:
     """A Spark SQL duration (``7 DAYS``, ``90 MINUTES``) for a retention in ms or a timedelta."""
     if ms is None:
         return ""
@@ -216,7 +216,7 @@ def retention_sql(ms: int | _dt.timedelta | None, *, unit_name: str = "") -> str
     for unit, size in (("DAYS", 86_400_000), ("HOURS", 3_600_000), ("MINUTES", 60_000)):
         if total_ms % size == 0 and total_ms > 0:
             return f"{total_ms // size} {unit}"
-    raise ValueError(f"retention {ms} must be a positive whole number of minutes {unit_name}".strip())
+    raise ValueError(f"retention {ms} must be a positive whole number of minutes")
 
 
 def split_identifier(identifier: str) -> tuple[str, str]:
