@@ -16,11 +16,14 @@ if TYPE_CHECKING:
     from icebook.table import Table
 
 
-def open(location: str | os.PathLike[str]) -> Table:
-    """Open an Iceberg table: a table directory or a metadata file, as a local path or URI."""
+def open(location: str | os.PathLike[str], *, catalog: str | None = None) -> Table:
+    """Open an Iceberg table: a table directory or a metadata file (a local path or a URI such as
+    ``s3://bucket/db/events``), or a catalog table by name: ``"prod.db.events"``, or
+    ``open("db.events", catalog="prod")``. Catalogs are PyIceberg's (``~/.pyiceberg.yaml``,
+    ``PYICEBERG_CATALOG__<NAME>__<KEY>``), else Spark's session catalogs."""
     from icebook.table import open_table
 
-    return open_table(os.fspath(location))
+    return open_table(os.fspath(location), catalog=catalog)
 
 
 def load_ipython_extension(ipython: Any) -> None:

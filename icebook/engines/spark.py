@@ -18,7 +18,7 @@ from typing import Any
 
 import pyarrow as pa
 
-from icebook.engines.spark_session import add_catalog, catalogs, get_session
+from icebook.engines.spark_session import active_session, add_catalog, catalogs, get_session
 from icebook.errors import EngineError, NotFound
 
 VIEW_NAME = "t"
@@ -111,8 +111,23 @@ def _tables_like(identifier: str) -> list[str]:
     return sorted(f"{namespace}.{r.tableName}" for r in rows)
 
 
+def has_catalog(name: str) -> bool:
+    """Whether the running Spark session has a catalog called ``name`` (never starts Spark)."""
+    if name in catalogs():
+        return True
+    spark = active_session()
+    if spark is None:
+        return False
+    try:
+        return bool(spark.conf.get(f"spark.sql.catalog.{name}", None))
+    except Exception:  # a closed or foreign session: treat as unknown
+        return False
+
+
 def dataframe(location: str, point: SparkPoint, *, identifier: str | None = None) -> Any:
-    """A Spark DataFrame of the table at ``point`` (by catalog name when known, else by path)."""
+    """A Spark DataFrame of the table at ``point``: by catalog name when given, else ``location``,
+    a metadata file (Iceberg's Spark source loads it as a static table, so tables of any catalog
+    and any writer read the same way) or a Hadoop-layout table directory."""
     spark = get_session()
     reader = spark.read.format("iceberg")
     for key, value in point.options().items():

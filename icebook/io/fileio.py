@@ -1,20 +1,22 @@
 """FileIO: the only way icebook touches storage.
 
-Read-only by design: exploring a table never writes into its directory. Local paths,
-``file://`` URIs and every filesystem ``pyarrow.fs`` understands (s3://, gs://, hdfs://,
-...) go through ``pyarrow.fs``; other schemes fall back to fsspec when it is installed.
+Read-only by design: exploring a table never writes into its directory. Local paths, ``file:``
+URIs and object stores (``s3://``, ``s3a://``, ``s3n://``, ``gs://``, ``abfs://``, ``abfss://``,
+``hdfs://``) go through ``pyarrow.fs``; other schemes through fsspec (see ``filesystems``).
+``properties`` are FileIO properties as Iceberg names them (a catalog's, including credentials
+it vends per table); without them each store's SDK reads its usual environment.
 """
 
 from __future__ import annotations
 
-import os
+from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Protocol
-from urllib.parse import urlparse
+from typing import Any, Protocol
 
 import pyarrow.fs as pafs
 
-from icebook.errors import IcebookError, NotFound
+from icebook.errors import NotFound
+from icebook.io.filesystems import Filesystems, storage_errors
 
 
 @dataclass(frozen=True, slots=True)
@@ -38,41 +40,24 @@ class FileIO(Protocol):
     def open_input(self, path: str) -> pafs.NativeFile: ...
 
 
-def _strip_file_scheme(location: str) -> str:
-    if location.startswith("file:"):
-        parsed = urlparse(location)
-        return parsed.path or location[len("file:") :]
-    return location
-
-
 class ArrowFileIO:
-    """FileIO over ``pyarrow.fs``; paths may be local, ``file:`` or any pyarrow URI."""
+    """FileIO over ``pyarrow.fs`` (and fsspec), configured by FileIO ``properties``."""
 
-    def __init__(self) -> None:
-        self._filesystems: dict[str, pafs.FileSystem] = {}
+    def __init__(self, properties: Mapping[str, Any] | None = None) -> None:
+        self._filesystems = Filesystems(properties)
+
+    @property
+    def properties(self) -> dict[str, str]:
+        """The FileIO properties in use (credentials included: do not print them)."""
+        return dict(self._filesystems.properties)
 
     def _resolve(self, location: str) -> tuple[pafs.FileSystem, str]:
-        location = _strip_file_scheme(location)
-        if "://" not in location:
-            fs = self._filesystems.setdefault("local", pafs.LocalFileSystem())
-            return fs, os.path.abspath(location)
-        scheme = location.split("://", 1)[0]
-        try:
-            fs, path = pafs.FileSystem.from_uri(location)
-        except (pafs.ArrowInvalid, pafs.ArrowNotImplementedError, ValueError) as exc:  # type: ignore[attr-defined]
-            fs, path = _fsspec_fallback(location, scheme, exc)
-        return fs, path
+        return self._filesystems.resolve(location)
 
     def open_input(self, path: str) -> pafs.NativeFile:
         fs, p = self._resolve(path)
-        try:
+        with storage_errors(fs, path):
             return fs.open_input_file(p)
-        except FileNotFoundError:
-            raise NotFound(f"file not found: {path}") from None
-        except OSError as exc:
-            if "not found" in str(exc).lower() or "no such file" in str(exc).lower():
-                raise NotFound(f"file not found: {path}") from None
-            raise IcebookError(f"cannot read {path}: {exc}") from None
 
     def read_bytes(self, path: str) -> bytes:
         with self.open_input(path) as f:
@@ -80,42 +65,28 @@ class ArrowFileIO:
 
     def exists(self, path: str) -> bool:
         fs, p = self._resolve(path)
-        return fs.get_file_info(p).type != pafs.FileType.NotFound
+        with storage_errors(fs, path, "look up"):
+            return bool(fs.get_file_info(p).type != pafs.FileType.NotFound)
 
     def size(self, path: str) -> int:
         fs, p = self._resolve(path)
-        info = fs.get_file_info(p)
+        with storage_errors(fs, path, "look up"):
+            info = fs.get_file_info(p)
         if info.type == pafs.FileType.NotFound:
             raise NotFound(f"file not found: {path}")
         return int(info.size or 0)
 
     def list_dir(self, path: str) -> list[FileInfo]:
         fs, p = self._resolve(path)
-        info = fs.get_file_info(p)
-        if info.type == pafs.FileType.NotFound:
-            raise NotFound(f"directory not found: {path}")
-        out = []
-        for child in fs.get_file_info(pafs.FileSelector(p, recursive=False)):
-            name = child.base_name
-            out.append(
-                FileInfo(
-                    path=join(path, name),
-                    size=int(child.size or 0),
-                    is_dir=child.type == pafs.FileType.Directory,
-                )
-            )
-        return out
-
-
-def _fsspec_fallback(location: str, scheme: str, cause: Exception) -> tuple[pafs.FileSystem, str]:
-    try:
-        import fsspec
-    except ImportError:
-        raise IcebookError(
-            f"cannot open {location}: pyarrow has no filesystem for '{scheme}://' ({cause}) and fsspec is not installed"
-        ) from None
-    fs = fsspec.filesystem(scheme)
-    return pafs.PyFileSystem(pafs.FSSpecHandler(fs)), location.split("://", 1)[1]
+        with storage_errors(fs, path, "list"):
+            info = fs.get_file_info(p)
+            if info.type == pafs.FileType.NotFound:
+                raise NotFound(f"directory not found: {path}")
+            children = fs.get_file_info(pafs.FileSelector(p, recursive=False))
+        return [
+            FileInfo(path=join(path, c.base_name), size=int(c.size or 0), is_dir=c.type == pafs.FileType.Directory)
+            for c in children
+        ]
 
 
 def join(base: str, name: str) -> str:
@@ -123,5 +94,5 @@ def join(base: str, name: str) -> str:
     return base.rstrip("/") + "/" + name
 
 
-def default_fileio() -> FileIO:
-    return ArrowFileIO()
+def default_fileio(properties: Mapping[str, Any] | None = None) -> FileIO:
+    return ArrowFileIO(properties)
