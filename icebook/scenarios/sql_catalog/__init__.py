@@ -66,16 +66,12 @@ def append_second(catalog: Any, name: str) -> None:
 
 
 def overwrite_lima(catalog: Any, name: str) -> None:
-    from pyiceberg.expressions import EqualTo
-
     t = catalog.load_table(name)
-    t.overwrite(_trips_rows(t, [6, 7], "lima"), overwrite_filter=EqualTo("city", "lima"))
+    t.overwrite(_trips_rows(t, [6, 7], "lima"), overwrite_filter="city == 'lima'")
 
 
 def delete_small_ids(catalog: Any, name: str) -> None:
-    from pyiceberg.expressions import LessThan
-
-    catalog.load_table(name).delete(LessThan("trip_id", 2))
+    catalog.load_table(name).delete("trip_id < 2")
 
 
 def tag_release(catalog: Any, name: str) -> None:
@@ -225,9 +221,7 @@ def readings_append_more(catalog: Any, name: str) -> None:
 
 
 def readings_delete(catalog: Any, name: str) -> None:
-    from pyiceberg.expressions import EqualTo
-
-    catalog.load_table(name).delete(EqualTo("sensor", "s1"))
+    catalog.load_table(name).delete("sensor == 's1'")
 
 
 def readings_replace_all(catalog: Any, name: str) -> None:
