@@ -15,8 +15,7 @@ from typing import Any, Protocol
 
 import pyarrow.fs as pafs
 
-from icebook.errors import NotFound
-from icebook.io.filesystems import Filesystems, storage_errors
+from icebook.io.filesystems import Filesystems, not_found, storage_errors
 
 
 @dataclass(frozen=True, slots=True)
@@ -73,7 +72,7 @@ class ArrowFileIO:
         with storage_errors(fs, path, "look up"):
             info = fs.get_file_info(p)
         if info.type == pafs.FileType.NotFound:
-            raise NotFound(f"file not found: {path}")
+            raise not_found(fs, path)
         return int(info.size or 0)
 
     def list_dir(self, path: str) -> list[FileInfo]:
@@ -81,7 +80,7 @@ class ArrowFileIO:
         with storage_errors(fs, path, "list"):
             info = fs.get_file_info(p)
             if info.type == pafs.FileType.NotFound:
-                raise NotFound(f"directory not found: {path}")
+                raise not_found(fs, path, what="directory")
             children = fs.get_file_info(pafs.FileSelector(p, recursive=False))
         return [
             FileInfo(path=join(path, c.base_name), size=int(c.size or 0), is_dir=c.type == pafs.FileType.Directory)

@@ -192,15 +192,11 @@ def hdfs_options(props: Mapping[str, str], authority: str) -> dict[str, Any]:
     return opts
 
 
-def _accepted(factory: Callable[..., pafs.FileSystem], opts: dict[str, Any]) -> dict[str, Any]:
-    """Drop keyword arguments this pyarrow version does not know (older releases lack some)."""
-    import inspect
-
+def _construct(factory: Callable[..., pafs.FileSystem], opts: dict[str, Any], scheme: str) -> pafs.FileSystem:
     try:
-        known = set(inspect.signature(factory).parameters)
-    except (TypeError, ValueError):
-        return opts
-    return {k: v for k, v in opts.items() if k in known} if known and "kwargs" not in known else opts
+        return factory(**opts)
+    except TypeError as exc:  # an option this pyarrow release does not know
+        raise StorageError(f"cannot open {scheme}:// storage with this pyarrow: {_one_line(exc)}") from None
 
 
 class Filesystems:
@@ -235,21 +231,19 @@ class Filesystems:
             return fs
 
     def _s3(self, loc: Location) -> pafs.FileSystem:
-        opts = s3_options(self.properties, loc.bucket)
-        return pafs.S3FileSystem(**_accepted(pafs.S3FileSystem, opts))
+        return _construct(pafs.S3FileSystem, s3_options(self.properties, loc.bucket), loc.scheme)
 
     def _gcs(self) -> pafs.FileSystem:
-        opts = gcs_options(self.properties)
-        return pafs.GcsFileSystem(**_accepted(pafs.GcsFileSystem, opts))
+        return _construct(pafs.GcsFileSystem, gcs_options(self.properties), "gs")
 
     def _azure(self, loc: Location) -> pafs.FileSystem:
         opts = azure_options(self.properties, loc.authority)
         azure = getattr(pafs, "AzureFileSystem", None)
         if azure is not None:
             try:
-                return azure(**_accepted(azure, opts))
-            except (TypeError, OSError, pafs.ArrowNotImplementedError):  # type: ignore[attr-defined]
-                pass  # this pyarrow build lacks Azure support: try adlfs below
+                return azure(**opts)
+            except (TypeError, OSError, NotImplementedError):
+                pass  # this pyarrow build lacks Azure support or an option: try adlfs below
         return _fsspec_filesystem(loc.scheme, f"{loc.scheme}://{loc.authority}/{loc.key}", _adlfs_options(opts))
 
     def _hdfs(self, loc: Location) -> pafs.FileSystem:
@@ -306,8 +300,10 @@ _REQUEST_ID = re.compile(r"\s*\(Request ID:[^)]*\)?")
 
 
 def _one_line(exc: BaseException) -> str:
-    text = " ".join(str(exc).split())
-    return _REQUEST_ID.sub("", text).strip() or type(exc).__name__
+    """The first line of an exception's message, without AWS request ids, at most 400 characters."""
+    lines = [line.strip() for line in str(exc).splitlines() if line.strip()]
+    text = _REQUEST_ID.sub("", lines[0] if lines else "").strip()
+    return (text[:400] + "...") if len(text) > 400 else (text or type(exc).__name__)
 
 
 _DENIED = ("ACCESS_DENIED", "SIGNATURE_DOES_NOT_MATCH", "INVALID_ACCESS_KEY_ID", "Forbidden", "403", "EXPIRED_TOKEN")
@@ -320,8 +316,8 @@ def storage_errors(fs: pafs.FileSystem, location: str, action: str = "read") -> 
         yield
     except IcebookError:
         raise
-    except (FileNotFoundError, IsADirectoryError) as exc:
-        raise _not_found(fs, location, exc) from None
+    except (FileNotFoundError, IsADirectoryError):
+        raise not_found(fs, location) from None
     except OSError as exc:
         text = _one_line(exc)
         loc = split_location(location)
@@ -331,11 +327,12 @@ def storage_errors(fs: pafs.FileSystem, location: str, action: str = "read") -> 
         if any(mark in text for mark in _DENIED):
             raise StorageError(f"cannot {action} {where}: access denied; check the credentials ({text})") from None
         if "not found" in text.lower() or "no such file" in text.lower() or "does not exist" in text.lower():
-            raise _not_found(fs, location, exc) from None
+            raise not_found(fs, location) from None
         raise StorageError(f"cannot {action} {where}: {text}") from None
 
 
-def _not_found(fs: pafs.FileSystem, location: str, exc: BaseException) -> NotFound:
+def not_found(fs: pafs.FileSystem, location: str, *, what: str = "file") -> NotFound:
+    """NotFound for ``location``; on object stores it says whether the bucket itself is missing."""
     loc = split_location(location)
     if loc.authority and loc.scheme in S3_SCHEMES | GCS_SCHEMES | AZURE_SCHEMES:
         try:
@@ -343,9 +340,9 @@ def _not_found(fs: pafs.FileSystem, location: str, exc: BaseException) -> NotFou
         except OSError:
             missing_bucket = False
         if missing_bucket:
-            return NotFound(f"file not found: {location}: bucket {loc.bucket!r} does not exist (key {loc.key!r})")
-        return NotFound(f"file not found: {location} (bucket {loc.bucket!r}, key {loc.key!r})")
-    return NotFound(f"file not found: {location}")
+            return NotFound(f"{what} not found: {location}: bucket {loc.bucket!r} does not exist (key {loc.key!r})")
+        return NotFound(f"{what} not found: {location} (bucket {loc.bucket!r}, key {loc.key!r})")
+    return NotFound(f"{what} not found: {location}")
 
 
 __all__ = [
@@ -353,6 +350,7 @@ __all__ = [
     "Filesystems",
     "Location",
     "StorageError",
+    "not_found",
     "split_location",
     "storage_errors",
 ]

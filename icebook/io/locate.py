@@ -16,7 +16,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from icebook.errors import IcebookError, NotFound
+from icebook.errors import IcebookError, NotFound, StorageError
 from icebook.io.fileio import FileInfo, FileIO
 from icebook.spec.filenames import MetadataFileName, base_name, parse_metadata_file_name
 from icebook.spec.metadata import TableMetadata, decode_metadata_json, parse_metadata_json
@@ -36,8 +36,10 @@ def _looks_like_metadata_file(location: str) -> bool:
 def _list(fileio: FileIO, directory: str) -> list[FileInfo]:
     try:
         return fileio.list_dir(directory)
-    except NotFound:
-        raise NotFound(f"no table at {directory}: directory not found") from None
+    except NotFound as exc:
+        raise NotFound(f"no table at {directory}: {exc.what}") from None
+    except StorageError:
+        raise  # credentials, permissions, network: already one line naming the place
     except (OSError, IcebookError) as exc:
         raise NotFound(f"no table at {directory}: cannot list it ({exc})") from None
 
