@@ -23,7 +23,8 @@ from typing import Any
 import pandas as pd
 import pyarrow as pa
 
-from icebook.analysis.scan import TableLike, plan_scan
+from icebook.analysis.scan import plan_scan
+from icebook.analysis.table_like import TableLike
 from icebook.errors import NotFound
 from icebook.spec.schema import Schema
 from icebook.spec.snapshots import Snapshot

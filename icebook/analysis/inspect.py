@@ -23,6 +23,7 @@ from icebook.analysis.manifests import (
 from icebook.analysis.metrics import readable_metrics
 from icebook.analysis.partitions import partition_summaries_arrow, partitions_arrow
 from icebook.analysis.resolve import At, resolve_snapshot
+from icebook.io.avro import ENTRY_COLUMNS
 from icebook.spec.manifest import ManifestContent, ManifestFile
 from icebook.spec.metadata import TableMetadata
 from icebook.spec.snapshots import Branch, Snapshot, snapshot_sequence_number
@@ -51,7 +52,6 @@ DATA_FILE_COLUMNS = (
     "content_offset",
     "content_size_in_bytes",
 )
-ENTRY_COLUMNS = ("status", "snapshot_id", "sequence_number", "file_sequence_number")
 # Nullable pandas dtypes, so a missing id shows as <NA> rather than turning the column into floats.
 _NULLABLE: dict[pa.DataType, Any] = {
     pa.int32(): pd.Int32Dtype(),

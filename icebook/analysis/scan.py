@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections import defaultdict
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Any, Protocol
+from typing import Any
 
 import pandas as pd
 import pyarrow as pa
@@ -20,20 +20,14 @@ import pyarrow.compute as pc
 from icebook.analysis.expressions import AlwaysTrue, Expr, FilterError, bind, push_not, referenced_ids
 from icebook.analysis.manifests import ManifestStore, source_schema_for, spec_partition_type
 from icebook.analysis.pruning import Stats, evaluate, project, value_stats
+from icebook.analysis.table_like import TableLike
 from icebook.spec.manifest import FileContent, ManifestContent, ManifestFile
 from icebook.spec.metadata import TableMetadata
-from icebook.spec.schema import Schema
+from icebook.spec.schema import DELETE_FILE_PATH_ID, Schema
 from icebook.spec.snapshots import Snapshot, snapshot_sequence_number
 from icebook.spec.transforms import IdentityTransform, human_value
 from icebook.spec.types import IcebergType
 from icebook.spec.values import decode_value
-
-FILE_PATH_ID = 2147483546  # reserved field id of file_path in position delete files (spec: "Reserved Field IDs")
-
-
-class TableLike(Protocol):
-    metadata: TableMetadata
-    store: ManifestStore
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -424,8 +418,8 @@ def _live_files(
             for c in ("lower_bounds", "upper_bounds", "null_value_counts", "value_counts", "nan_value_counts")
         )
     is_delete_manifest = m.content == ManifestContent.DELETES
-    fp_lower = _lookup(entries, "lower_bounds", FILE_PATH_ID) if is_delete_manifest else [None] * n
-    fp_upper = _lookup(entries, "upper_bounds", FILE_PATH_ID) if is_delete_manifest else [None] * n
+    fp_lower = _lookup(entries, "lower_bounds", DELETE_FILE_PATH_ID) if is_delete_manifest else [None] * n
+    fp_upper = _lookup(entries, "upper_bounds", DELETE_FILE_PATH_ID) if is_delete_manifest else [None] * n
     out = []
     for i in range(n):
         eq = cols["equality_ids"][i]

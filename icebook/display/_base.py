@@ -9,45 +9,11 @@ from __future__ import annotations
 import datetime as _dt
 import html
 from collections.abc import Iterable, Mapping, Sequence
-from typing import Any, Protocol
+from typing import Any
 
 import pandas as pd
-import pyarrow as pa
 
-from icebook.analysis.manifests import ManifestStore
-from icebook.io.fileio import FileIO
-from icebook.spec.metadata import TableMetadata
-from icebook.spec.snapshots import Ref, Snapshot
-
-
-class TableLike(Protocol):
-    """What the views need of ``icebook.Table`` (display must not import the table module)."""
-
-    metadata: TableMetadata
-    metadata_location: str
-    fileio: FileIO
-    store: ManifestStore
-
-    @property
-    def location(self) -> str: ...
-
-    @property
-    def snapshots(self) -> tuple[Snapshot, ...]: ...
-
-    @property
-    def refs(self) -> Mapping[str, Ref]: ...
-
-    @property
-    def inspect(self) -> Any:
-        """Spark-shaped metadata tables (``files(at)``, ``partitions(at)``, ...)."""
-
-    def snapshot(self, at: Any) -> Snapshot: ...
-
-    def read(
-        self, at: Any = None, filter: str | None = None, columns: list[str] | None = None, engine: Any = "arrow"
-    ) -> pa.Table: ...
-
-    def sql(self, query: str, at: Any = None, *, as_spark: bool = False) -> Any: ...
+from icebook.analysis.table_like import TableLike as TableLike  # the views import it from here
 
 
 class Markup(str):

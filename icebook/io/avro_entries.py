@@ -31,6 +31,7 @@ from icebook.io.avro_schema import ManifestLayout, manifest_layout
 from icebook.spec.manifest import EntryStatus, ManifestFile, ManifestHeader
 
 ENTRY_COLUMNS = ("status", "snapshot_id", "sequence_number", "file_sequence_number")
+"""The manifest_entry fields outside data_file, in spec order (the first columns of an entries table)."""
 INHERITED_FLAGS = (
     "snapshot_id_inherited",
     "sequence_number_inherited",
@@ -415,4 +416,4 @@ def _row_count(decoded: Decoded, data: bytes, layout: ManifestLayout, path: str)
     return sum(1 for _ in iter_avro_records(data, path, "manifest"))
 
 
-__all__ = ["INHERITED_FLAGS", "available_decoders", "entries_schema", "read_manifest_entries"]
+__all__ = ["ENTRY_COLUMNS", "INHERITED_FLAGS", "available_decoders", "entries_schema", "read_manifest_entries"]
