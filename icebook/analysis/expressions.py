@@ -475,7 +475,6 @@ def referenced_names(expr: Expr) -> list[str]:
 
 
 _EPOCH = _dt.datetime(1970, 1, 1)
-_EPOCH_UTC = _EPOCH.replace(tzinfo=_dt.UTC)
 
 
 def convert_literal(value: Any, t: IcebergType, column: str = "?") -> Any:

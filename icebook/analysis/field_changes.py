@@ -200,13 +200,6 @@ def _source_names(schema: Schema | None, ids: Iterable[int]) -> str:
     return ",".join(schema.find_column_name(i) or f"#{i}" for i in ids)
 
 
-def describe_partition_field(spec: PartitionSpec, field_id: int, schema: Schema | None) -> str:
-    pf = spec.field_by_id(field_id)
-    if pf is None:
-        return ""
-    return f"{pf.transform}({_source_names(schema, pf.source_ids)})"
-
-
 def spec_changes(
     old: PartitionSpec | None, new: PartitionSpec | None, schema: Schema | None
 ) -> tuple[FieldChange, ...]:

@@ -82,7 +82,6 @@ def entries_schema(partition_type: pa.StructType) -> pa.Schema:
 
 # Columns computed by icebook rather than decoded: spec_id comes from the manifest.
 _COMPUTED = {"spec_id"}
-_NOT_IN_TABLE = {"block_size_in_bytes", "distinct_counts", "partition_type"}
 
 
 # ---------------------------------------------------------------------------- decoders

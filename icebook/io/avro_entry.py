@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 from collections.abc import Mapping
 from dataclasses import replace
 from typing import Any
@@ -145,12 +144,4 @@ def _replace_first_row_id(df: DataFile, value: int) -> DataFile:
     return replace(df, first_row_id=value)
 
 
-def partition_spec_fields(header_partition_spec: str | None) -> list[dict[str, Any]]:
-    """The partition-spec JSON array of a manifest header, parsed (empty when absent)."""
-    if not header_partition_spec:
-        return []
-    parsed = json.loads(header_partition_spec)
-    return parsed.get("fields", []) if isinstance(parsed, dict) else list(parsed)
-
-
-__all__ = ["partition_spec_fields", "read_manifest_entry"]
+__all__ = ["read_manifest_entry"]

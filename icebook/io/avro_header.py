@@ -7,9 +7,6 @@ metadata table).
 
 from __future__ import annotations
 
-import json
-from typing import Any
-
 from icebook.errors import IcebookError, MetadataError, NotFound
 from icebook.io.fileio import FileIO
 from icebook.spec.manifest import ManifestContent, ManifestHeader
@@ -143,14 +140,4 @@ def read_manifest_header(fileio: FileIO, path: str) -> ManifestHeader:
     return header_from_metadata(path, read_container_metadata(fileio, path))
 
 
-def avro_schema_json(header: ManifestHeader) -> dict[str, Any]:
-    try:
-        schema = json.loads(header.avro_schema)
-    except json.JSONDecodeError as exc:
-        raise MetadataError(header.path, "avro.schema", f"invalid JSON: {exc}", kind="manifest") from None
-    if not isinstance(schema, dict) or schema.get("type") != "record":
-        raise MetadataError(header.path, "avro.schema", "expected a record schema", kind="manifest")
-    return schema
-
-
-__all__ = ["MAGIC", "avro_schema_json", "header_from_metadata", "parse_container_header", "read_manifest_header"]
+__all__ = ["MAGIC", "header_from_metadata", "parse_container_header", "read_manifest_header"]
