@@ -40,7 +40,7 @@ from icebook.analysis.field_changes import (
     sort_order_changes,
     spec_changes,
 )
-from icebook.analysis.inspect import DATA_FILE_COLUMNS, _empty_files, _manifest_files, to_pandas
+from icebook.analysis.inspect import DATA_FILE_COLUMNS, empty_files_table, manifest_entries_table, to_pandas
 from icebook.analysis.lineage import HistoryPath, history_path
 from icebook.analysis.manifests import ManifestStore
 from icebook.analysis.metadata_history import MetadataHistory
@@ -259,9 +259,9 @@ def _partition_text(partition: Any) -> str:
 def _live_files(store: ManifestStore, manifests: tuple[ManifestFile, ...], *, progress: bool) -> pa.Table:
     """Live entries (data_file columns only) of some manifests, partitions in the table-wide type."""
     if not manifests:
-        return _empty_files(store).select(list(DATA_FILE_COLUMNS))
+        return empty_files_table(store).select(list(DATA_FILE_COLUMNS))
     store.many_entries(manifests, progress=progress)
-    parts = [_manifest_files(store, m, live_only=True).select(list(DATA_FILE_COLUMNS)) for m in manifests]
+    parts = [manifest_entries_table(store, m, live_only=True).select(list(DATA_FILE_COLUMNS)) for m in manifests]
     return pa.concat_tables(parts, promote_options="permissive")
 
 
@@ -295,7 +295,7 @@ def _child_changes(
     if only_b:
         store.many_entries(only_b, progress=progress)
         entries = pa.concat_tables(
-            [_manifest_files(store, m, live_only=False) for m in only_b], promote_options="permissive"
+            [manifest_entries_table(store, m, live_only=False) for m in only_b], promote_options="permissive"
         )
         by_b = pc.equal(entries.column("snapshot_id"), b.snapshot_id)
         added = entries.filter(pc.and_(by_b, pc.equal(entries.column("status"), 1))).select(list(DATA_FILE_COLUMNS))

@@ -83,7 +83,7 @@ class Compare:
         object.__setattr__(self, "value", value)
 
     def __str__(self) -> str:
-        return f"{self.ref} {self.op} {_show(self.value, self.ref.type)}"
+        return f"{self.ref} {self.op} {literal_text(self.value, self.ref.type)}"
 
 
 @dataclass(frozen=True, slots=True)
@@ -100,7 +100,7 @@ class In:
         object.__setattr__(self, "negated", negated)
 
     def __str__(self) -> str:
-        inner = ", ".join(_show(v, self.ref.type) for v in self.values)
+        inner = ", ".join(literal_text(v, self.ref.type) for v in self.values)
         return f"{self.ref} {'not in' if self.negated else 'in'} ({inner})"
 
 
@@ -192,7 +192,8 @@ def and_(*exprs: Expr) -> Expr:
     return out
 
 
-def _show(value: Any, t: IcebergType | None) -> str:
+def literal_text(value: Any, t: IcebergType | None) -> str:
+    """A literal as the filter syntax writes it: strings quoted, dates and times as quoted ISO text."""
     if isinstance(value, str):
         return "'" + value.replace("'", "''") + "'"
     if t is not None and isinstance(value, int) and isinstance(t, PrimitiveType):
@@ -601,6 +602,7 @@ __all__ = [
     "and_",
     "bind",
     "convert_literal",
+    "literal_text",
     "parse_filter",
     "push_not",
     "referenced_ids",

@@ -212,8 +212,9 @@ def manifests_arrow(metadata: TableMetadata, manifests: Iterable[ManifestFile]) 
 # ------------------------------------------------------------------ file-level tables
 
 
-def _manifest_files(store: ManifestStore, manifest: ManifestFile, *, live_only: bool) -> pa.Table:
-    """One manifest's entries with the partition re-shaped to the table-wide type."""
+def manifest_entries_table(store: ManifestStore, manifest: ManifestFile, *, live_only: bool) -> pa.Table:
+    """One manifest's entries (only ADDED and EXISTING when ``live_only``), the partition re-shaped to
+    the table-wide partition type so that manifests of every spec concatenate."""
     table = store.entries(manifest)
     if live_only:
         deleted = table.column("status").to_numpy() == 2
@@ -245,12 +246,12 @@ def files_arrow(
     def one_manifest(manifest: ManifestFile) -> pa.Table:
         # Decoding, reshaping and metrics per manifest, in the worker: the numpy and Arrow kernels
         # release the GIL, and nothing large is concatenated before the end.
-        files = _manifest_files(store, manifest, live_only=True).select(list(DATA_FILE_COLUMNS))
+        files = manifest_entries_table(store, manifest, live_only=True).select(list(DATA_FILE_COLUMNS))
         metrics = readable_metrics(files, schema, file=manifest.manifest_path)
         return files.append_column("readable_metrics", metrics)
 
     table = _concat(parallel_map(one_manifest, manifests, progress=progress, label="manifests"))
-    return _empty_files(store) if table is None else table
+    return empty_files_table(store) if table is None else table
 
 
 def entries_arrow(store: ManifestStore, snapshot: Snapshot | None, *, progress: bool = True) -> pa.Table:
@@ -258,10 +259,10 @@ def entries_arrow(store: ManifestStore, snapshot: Snapshot | None, *, progress: 
     metadata = store.metadata
     manifests = store.manifest_list(snapshot) if snapshot is not None else ()
     store.many_entries(manifests, progress=progress)
-    parts = [_manifest_files(store, m, live_only=False) for m in manifests]
+    parts = [manifest_entries_table(store, m, live_only=False) for m in manifests]
     table = _concat(parts)
     if table is None:
-        empty = _empty_files(store)
+        empty = empty_files_table(store)
         data_file = pa.StructArray.from_arrays(
             [empty.column(c).combine_chunks() for c in DATA_FILE_COLUMNS], names=list(DATA_FILE_COLUMNS)
         )
@@ -283,7 +284,8 @@ def entries_arrow(store: ManifestStore, snapshot: Snapshot | None, *, progress: 
     return out.append_column("data_file", data_file).append_column("readable_metrics", metrics)
 
 
-def _empty_files(store: ManifestStore) -> pa.Table:
+def empty_files_table(store: ManifestStore) -> pa.Table:
+    """A files table without rows (the columns of ``files_arrow``), for snapshots with no manifests."""
     from icebook.analysis.arrow_types import arrow_type
     from icebook.io.avro import entries_schema
 

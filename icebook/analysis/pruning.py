@@ -25,7 +25,7 @@ from icebook.analysis.expressions import (
     Ref,
     StartsWith,
     Unary,
-    _show,
+    literal_text,
     push_not,
 )
 from icebook.spec.partitioning import PartitionField, PartitionSpec
@@ -216,7 +216,7 @@ def evaluate(expr: Expr, stats: dict[int, Stats]) -> Verdict:
 
 
 def _fmt(value: Any, ref: Ref) -> str:
-    return _show(value, ref.type)
+    return literal_text(value, ref.type)
 
 
 def _predicate(p: Predicate, s: Stats) -> Verdict:

@@ -25,10 +25,10 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from icebook.errors import IcebookError, MetadataError
-from icebook.io.avro_header import MAGIC, _read_long, _Truncated, header_from_metadata, parse_container_header
+from icebook.io.avro_header import header_from_bytes, parse_container_header, write_container_header
 from icebook.io.avro_list import iter_avro_records, read_bytes_for
 from icebook.io.avro_schema import ManifestLayout, manifest_layout
-from icebook.spec.manifest import EntryStatus, ManifestFile, ManifestHeader
+from icebook.spec.manifest import EntryStatus, ManifestFile
 
 ENTRY_COLUMNS = ("status", "snapshot_id", "sequence_number", "file_sequence_number")
 """The manifest_entry fields outside data_file, in spec order (the first columns of an entries table)."""
@@ -154,19 +154,6 @@ def _top_level(layout: ManifestLayout, names: Sequence[str]) -> list[str]:
     return wanted
 
 
-def _encode_long(value: int) -> bytes:
-    zigzag = (value << 1) ^ (value >> 63)
-    out = bytearray()
-    while True:
-        byte = zigzag & 0x7F
-        zigzag >>= 7
-        if zigzag:
-            out.append(byte | 0x80)
-        else:
-            out.append(byte)
-            return bytes(out)
-
-
 def _without_empty_partition(data: bytes, layout: ManifestLayout) -> bytes:
     """The same file with the zero-field ``partition`` record removed from its Avro schema.
 
@@ -183,13 +170,7 @@ def _without_empty_partition(data: bytes, layout: ManifestLayout) -> bytes:
             record = f["type"] if isinstance(f["type"], dict) else next(b for b in f["type"] if b != "null")
             record["fields"] = [g for g in record["fields"] if g["name"] != part_name]
     meta["avro.schema"] = json.dumps(schema).encode("utf-8")
-    header = bytearray(MAGIC)
-    header += _encode_long(len(meta))
-    for key, value in meta.items():
-        k = key.encode("utf-8")
-        header += _encode_long(len(k)) + k + _encode_long(len(value)) + value
-    header += _encode_long(0) + sync
-    return bytes(header) + data[header_len:]
+    return write_container_header(meta, sync) + data[header_len:]
 
 
 def decode_polars_avro(data: bytes, layout: ManifestLayout, targets: dict[str, pa.DataType]) -> Decoded:
@@ -299,37 +280,6 @@ def _inherit(decoded: Decoded, n: int, manifest: ManifestFile, layout: ManifestL
 
 
 # ----------------------------------------------------------------------------- public
-
-
-def header_from_bytes(data: bytes, path: str) -> ManifestHeader:
-    """The header of an in-memory manifest, after checking the file's block framing.
-
-    Every data block must be whole and end with the header's sync marker; a truncated or
-    spliced file is reported here rather than decoded into fewer rows than it claims.
-    """
-    try:
-        meta, sync, pos = parse_container_header(data)
-    except (ValueError, UnicodeDecodeError) as exc:
-        raise MetadataError(path, None, f"corrupt Avro header: {exc}", kind="manifest") from None
-    except _Truncated:
-        raise MetadataError(path, None, "truncated Avro header", kind="manifest") from None
-    block = 0
-    while pos < len(data):
-        try:
-            count, pos = _read_long(data, pos)
-            size, pos = _read_long(data, pos)
-        except (_Truncated, ValueError):
-            raise MetadataError(path, None, f"truncated Avro block {block} header", kind="manifest") from None
-        if count < 0 or size < 0 or pos + size + 16 > len(data):
-            raise MetadataError(
-                path, None, f"truncated Avro block {block} ({count} records, {size} bytes)", kind="manifest"
-            )
-        pos += size
-        if data[pos : pos + 16] != sync:
-            raise MetadataError(path, None, f"corrupt Avro block {block}: sync marker mismatch", kind="manifest")
-        pos += 16
-        block += 1
-    return header_from_metadata(path, meta)
 
 
 def _needed(columns: Sequence[str] | None, schema: pa.Schema) -> list[str]:

@@ -7,7 +7,7 @@ from dataclasses import replace
 from typing import Any
 
 from icebook.errors import MetadataError, NotFound
-from icebook.io.avro_entries import header_from_bytes
+from icebook.io.avro_header import header_from_bytes
 from icebook.io.avro_list import iter_avro_records, read_bytes_for
 from icebook.io.avro_schema import ManifestLayout, manifest_layout
 from icebook.io.fileio import FileIO
