@@ -14,6 +14,7 @@ from typing import Any
 import pandas as pd
 import pyarrow as pa
 
+from icebook.analysis.ancestry import ancestor_ids
 from icebook.analysis.manifests import (
     ManifestStore,
     parallel_map,
@@ -92,19 +93,8 @@ def snapshots_arrow(metadata: TableMetadata) -> pa.Table:
     )
 
 
-def current_ancestry(metadata: TableMetadata, start: int | None = None) -> list[int]:
-    """Snapshot ids from ``start`` (default: current) back through parents that still exist."""
-    out: list[int] = []
-    known = {s.snapshot_id: s for s in metadata.snapshots}
-    cursor = metadata.current_snapshot_id if start is None else start
-    while cursor is not None and cursor in known and cursor not in out:
-        out.append(cursor)
-        cursor = known[cursor].parent_snapshot_id
-    return out
-
-
 def history_arrow(metadata: TableMetadata) -> pa.Table:
-    ancestors = set(current_ancestry(metadata))
+    ancestors = set(ancestor_ids(metadata, metadata.current_snapshot_id))
     known = {s.snapshot_id: s for s in metadata.snapshots}
     log = metadata.snapshot_log
     return pa.table(

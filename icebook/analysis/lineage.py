@@ -16,14 +16,14 @@ from __future__ import annotations
 
 import datetime as _dt
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from types import MappingProxyType
 
 import pandas as pd
 
 from icebook.analysis import _html
 from icebook.analysis._frames import frame
-from icebook.analysis.inspect import current_ancestry
+from icebook.analysis.ancestry import ancestor_ids
 from icebook.spec.metadata import MAIN_BRANCH, TableMetadata
 from icebook.spec.snapshots import Branch, Snapshot
 
@@ -131,17 +131,12 @@ class HistoryPath:
         return "no common ancestor left (expired, or separate histories)"
 
 
-def ancestry(metadata: TableMetadata, snapshot_id: int | None) -> list[int]:
-    """``snapshot_id`` and its ancestors that still exist, newest first."""
-    return [] if snapshot_id is None else current_ancestry(metadata, snapshot_id)
-
-
 def history_path(metadata: TableMetadata, a: int | None, b: int | None) -> HistoryPath:
     """Walk parents from both snapshots to relate them (the operations between them)."""
     known = {s.snapshot_id: s for s in metadata.snapshots}
-    anc_a, anc_b = ancestry(metadata, a), ancestry(metadata, b)
+    anc_a, anc_b = ancestor_ids(metadata, a), ancestor_ids(metadata, b)
 
-    def side(chain: list[int], stop: int | None) -> tuple[Snapshot, ...]:
+    def side(chain: tuple[int, ...], stop: int | None) -> tuple[Snapshot, ...]:
         out = []
         for sid in chain:
             if sid == stop:
@@ -176,6 +171,7 @@ class Lineage:
     """The current snapshot and its ancestors, newest first."""
     refs: Mapping[str, str]
     """Ref name -> 'branch' or 'tag'."""
+    metadata: TableMetadata = field(repr=False, compare=False)
 
     @property
     def unreachable(self) -> tuple[int, ...]:
@@ -199,12 +195,7 @@ class Lineage:
 
     def ancestors(self, snapshot_id: int) -> tuple[int, ...]:
         """The snapshot and its ancestors still present, newest first."""
-        out: list[int] = []
-        cursor: int | None = snapshot_id
-        while cursor is not None and cursor in self.nodes and cursor not in out:
-            out.append(cursor)
-            cursor = self.nodes[cursor].parent_id
-        return tuple(out)
+        return ancestor_ids(self.metadata, snapshot_id)
 
     def common_ancestor(self, a: int, b: int) -> int | None:
         seen = set(self.ancestors(a))
@@ -351,11 +342,11 @@ def lineage(metadata: TableMetadata) -> Lineage:
     """Build the DAG of ``metadata``'s snapshots (no file is read)."""
     snaps = sorted(metadata.snapshots, key=lambda s: (s.timestamp_ms, s.sequence_number or 0))
     known = {s.snapshot_id for s in snaps}
-    main = tuple(current_ancestry(metadata))
+    main = ancestor_ids(metadata, metadata.current_snapshot_id)
     main_set = set(main)
     reachable: dict[int, list[str]] = {}
     for name, ref in metadata.refs.items():
-        for sid in current_ancestry(metadata, ref.snapshot_id):
+        for sid in ancestor_ids(metadata, ref.snapshot_id):
             reachable.setdefault(sid, []).append(name)
     heads: dict[int, list[str]] = {}
     tags: dict[int, list[str]] = {}
@@ -385,4 +376,5 @@ def lineage(metadata: TableMetadata) -> Lineage:
         nodes=MappingProxyType(nodes),
         main_ancestry=main,
         refs=MappingProxyType({name: ref.type for name, ref in metadata.refs.items()}),
+        metadata=metadata,
     )

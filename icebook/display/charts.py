@@ -18,6 +18,7 @@ import altair as alt
 import numpy as np
 import pandas as pd
 
+from icebook.analysis.ancestry import ancestor_ids
 from icebook.analysis.evolution import Evolution
 from icebook.display._base import TableLike, cell_text, esc
 
@@ -75,7 +76,7 @@ class VegaChart:
 
 def snapshot_metrics(table: TableLike) -> pd.DataFrame:
     """One row per snapshot and metric (records, data files, bytes) from snapshot summaries."""
-    main = set(_main_ancestry(table))
+    main = set(ancestor_ids(table.metadata, table.metadata.current_snapshot_id))
     rows = []
     for s in table.snapshots:
         summary = s.summary or {}
@@ -94,16 +95,6 @@ def snapshot_metrics(table: TableLike) -> pd.DataFrame:
             if value is not None:
                 rows.append({**base, "metric": metric, "value": value})
     return pd.DataFrame(rows, columns=["committed_at", "snapshot_id", "operation", "line", "metric", "value"])
-
-
-def _main_ancestry(table: TableLike) -> list[int]:
-    out: list[int] = []
-    cursor = table.metadata.current_snapshot_id
-    ids = {s.snapshot_id: s for s in table.snapshots}
-    while cursor is not None and cursor in ids and cursor not in out:
-        out.append(cursor)
-        cursor = ids[cursor].parent_snapshot_id
-    return out
 
 
 def _int(value: Any) -> int | None:

@@ -167,3 +167,31 @@ def test_html_escapes_ref_names(tmp_path: Path, scenario_locations: dict[str, Pa
     copy.write_text(json.dumps(obj))
     page = lineage(icebook.open(copy).metadata)._repr_html_()
     assert "<img" not in page and "&lt;img src=x onerror=&quot;alert(1)&quot;&gt;" in page
+
+
+def test_a_parent_cycle_names_the_metadata_file_and_the_snapshots(
+    tmp_path: Path, scenario_locations: dict[str, Path]
+) -> None:
+    import json
+
+    from icebook.analysis.changes import snapshot_path
+    from icebook.errors import MetadataError
+
+    source: Table = icebook.open(scenario_locations["events"])
+    obj = json.loads(Path(source.metadata_location).read_text())
+    by_id = {s["snapshot-id"]: s for s in obj["snapshots"]}
+    current = obj["current-snapshot-id"]
+    parent = by_id[current]["parent-snapshot-id"]
+    grandparent = by_id[parent]["parent-snapshot-id"]
+    by_id[grandparent]["parent-snapshot-id"] = current  # current -> parent -> grandparent -> current
+    copy = tmp_path / "v99.metadata.json"
+    copy.write_text(json.dumps(obj))
+    t = icebook.open(copy)
+    index = next(i for i, s in enumerate(obj["snapshots"]) if s["snapshot-id"] == grandparent)
+    expected = rf"{copy.name}: snapshots\[{index}\]\.parent-snapshot-id: .*cycle: {current} -> {parent} -> {grandparent} -> {current}"
+    for walk in (t.lineage, t.inspect.history, lambda: snapshot_path(t, None, current)):
+        with pytest.raises(MetadataError, match=expected):
+            walk()
+    # A walk that starts below the cycle's entry still meets it.
+    with pytest.raises(MetadataError, match=r"cycle"):
+        history_path(t.metadata, parent, current)
