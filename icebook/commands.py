@@ -185,11 +185,10 @@ def _options_first(words: list[str]) -> list[str]:
     return [words[0], *options, *rest]
 
 
-def point(text: str | None) -> int | str | None:
-    """Command-line text for ``at``: digits are snapshot ids, everything else refs or times."""
-    if text is None:
-        return None
-    return int(text) if text.lstrip("-").isdigit() else text
+def point(text: str | None) -> str | None:
+    """Command-line text for ``at``, passed on as written: the table reads it with
+    ``icebook.analysis.resolve.parse_at``, which knows the table's branch and tag names."""
+    return text
 
 
 def _days(n: int | None) -> int | None:

@@ -22,6 +22,7 @@ from IPython.core.error import UsageError
 from IPython.core.magic import Magics, line_cell_magic, magics_class, no_var_expand
 from traitlets import Int, Unicode
 
+from icebook.analysis.resolve import AtRef
 from icebook.commands import CommandError, HelpShown, Session, build_parser, execute, parse
 from icebook.errors import IcebookError
 
@@ -89,9 +90,8 @@ class IceMagics(Magics):
 
     def _cell(self, line: str, cell: str) -> Any:
         args = _cell_parser().parse_args(line.split())
-        at = args.at or args.branch or args.tag
-        if isinstance(at, str) and at.lstrip("-").isdigit():
-            at = int(at)
+        ref = args.branch or args.tag
+        at = AtRef(ref) if ref else args.at  # --at text is read by each table (parse_at)
         query = _TEMPLATE.sub(lambda m: self._variable(m.group(1)), cell)
         engine = args.engine or self.default_engine
         result = self._run_sql(query, at, engine)

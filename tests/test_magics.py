@@ -153,3 +153,12 @@ def test_analysis_subcommands_return_the_python_results(shell: InteractiveShell)
     assert set(changes["_change_type"]) <= {"INSERT", "DELETE"} and 16 in set(changes["event_id"])
     assert ice(shell, "tree") is not None
     assert ice(shell, "explore") is not None
+
+
+@pytest.mark.parametrize("at", ["²", "'   '", "99999999999999999999"])
+def test_a_bad_at_fails_with_one_line(shell: InteractiveShell, at: str) -> None:
+    for line in (f"files --at {at}", f"manifests --at {at}", f"diff {at} main"):
+        with pytest.raises(UsageError) as info:
+            ice(shell, line)
+        text = str(info.value)
+        assert ("no branch, tag or snapshot named" in text or "empty text" in text) and "\n" not in text

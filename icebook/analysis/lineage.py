@@ -24,6 +24,7 @@ import pandas as pd
 from icebook.analysis import _html
 from icebook.analysis._frames import frame
 from icebook.analysis.ancestry import ancestor_ids
+from icebook.analysis.resolve import snapshot_id_from_text
 from icebook.spec.metadata import MAIN_BRANCH, TableMetadata
 from icebook.spec.snapshots import Branch, Snapshot
 
@@ -68,7 +69,7 @@ class LineageNode:
     @property
     def cherry_picked_from(self) -> int | None:
         raw = (self.snapshot.summary or {}).get(SOURCE_SNAPSHOT_ID)
-        return int(raw) if raw is not None and raw.lstrip("-").isdigit() else None
+        return None if raw is None else snapshot_id_from_text(raw)
 
     @property
     def published_wap_id(self) -> str | None:
