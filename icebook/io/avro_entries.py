@@ -27,7 +27,7 @@ import pyarrow.compute as pc
 from icebook.errors import IcebookError, MetadataError
 from icebook.io.avro_header import header_from_bytes, parse_container_header, write_container_header
 from icebook.io.avro_list import iter_avro_records, read_bytes_for
-from icebook.io.avro_schema import ManifestLayout, manifest_layout
+from icebook.io.avro_schema import ManifestLayout, inheritance_version, manifest_layout
 from icebook.spec.manifest import EntryStatus, ManifestFile
 
 ENTRY_COLUMNS = ("status", "snapshot_id", "sequence_number", "file_sequence_number")
@@ -238,8 +238,9 @@ def available_decoders() -> tuple[str, ...]:
 # ------------------------------------------------------------------------ inheritance
 
 
-def _inherit(decoded: Decoded, n: int, manifest: ManifestFile, layout: ManifestLayout, version: int | None) -> Decoded:
-    """Vectorised ``inherit_snapshot_id`` / ``inherit_sequence_numbers`` / ``inherit_first_row_ids``."""
+def _inherit(decoded: Decoded, n: int, manifest: ManifestFile, version: int) -> Decoded:
+    """Vectorised ``inherit_snapshot_id`` / ``inherit_sequence_numbers`` / ``inherit_first_row_ids`` of
+    ``icebook.spec.manifest`` (the definition; a test holds this equal to them on every scenario manifest)."""
     out = dict(decoded)
     if "snapshot_id" in out:
         col = out["snapshot_id"]
@@ -250,7 +251,7 @@ def _inherit(decoded: Decoded, n: int, manifest: ManifestFile, layout: ManifestL
         else:
             out["snapshot_id_inherited"] = pa.array([False] * n, pa.bool_())
     # "When reading v1 manifests with no sequence number column, sequence numbers ... default to 0."
-    v1_style = version == 1 or "sequence_number" not in layout.entry_names
+    v1_style = version == 1
     status = out.get("status")
     for name in ("sequence_number", "file_sequence_number"):
         if name not in out:
@@ -346,7 +347,7 @@ def read_manifest_entries(
     if decoded is None:
         raise MetadataError(path, None, "cannot decode: " + "; ".join(failures), kind="manifest")
     n = _row_count(decoded, data, layout, path)
-    version = header.format_version if header.format_version is not None else manifest.format_version
+    version = inheritance_version(header, layout, manifest)
     if "content" in targets and "content" not in decoded:  # v1: "all v1 files are data files"
         decoded["content"] = pa.array([0] * n, pa.int32())
     if "spec_id" in targets:
@@ -355,7 +356,7 @@ def read_manifest_entries(
     for name, type_ in targets.items():  # columns this file's schema does not have (older versions)
         if name not in decoded:
             decoded[name] = pa.nulls(n, type_)
-    full = _inherit(decoded, n, manifest, layout, version)
+    full = _inherit(decoded, n, manifest, version)
     return pa.Table.from_arrays([full[name] for name in needed], schema=pa.schema([schema.field(c) for c in needed]))
 
 
