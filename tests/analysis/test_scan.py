@@ -10,7 +10,8 @@ import pytest
 
 import icebook
 from icebook.analysis.expressions import bind
-from icebook.analysis.pruning import Stats, evaluate, project, value_stats
+from icebook.analysis.projection import project
+from icebook.analysis.pruning import Stats, evaluate, value_stats
 from icebook.analysis.scan import plan_scan
 from icebook.spec.partitioning import PartitionField, PartitionSpec
 from icebook.spec.schema import Schema
@@ -43,8 +44,7 @@ def _spec(*fields: tuple[int, str, str]) -> PartitionSpec:
 
 
 def _projected(text: str, spec: PartitionSpec) -> str:
-    types = {f.field_id: f.type for f in SCHEMA.columns}
-    return str(project(bind(text, SCHEMA), spec, types))
+    return str(project(bind(text, SCHEMA), spec).expr)
 
 
 def test_inclusive_projection_through_transforms() -> None:
