@@ -35,6 +35,7 @@ from icebook.analysis.expressions import (
     And,
     Compare,
     Expr,
+    FilterError,
     In,
     Not,
     Or,
@@ -243,8 +244,17 @@ def predicate_text(projected: Predicate, pf: PartitionField, source: IcebergType
 
 # ----------------------------------------------------------------- one predicate, every spec
 
-OPS = ("=", "!=", "<", "<=", ">", ">=", "is_null", "not_null")
-_ALIASES = {"==": "=", "<>": "!=", "is null": "is_null", "is not null": "not_null", "not null": "not_null"}
+OPS = ("=", "!=", "<", "<=", ">", ">=", "is_null", "not_null", "in", "not_in", "starts_with", "not_starts_with")
+_ALIASES = {
+    "==": "=",
+    "<>": "!=",
+    "is null": "is_null",
+    "is not null": "not_null",
+    "not null": "not_null",
+    "not in": "not_in",
+    "starts with": "starts_with",
+    "not starts with": "not_starts_with",
+}
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -269,18 +279,30 @@ def normalize_op(op: str) -> str:
     return key
 
 
+def _predicate(ref: Ref, t: IcebergType, op: str, value: Any) -> Predicate:
+    """``ref op value`` bound to type ``t``, ``value`` converted as a filter's literal is (``in``: a list)."""
+    if op in ("is_null", "not_null"):
+        return Unary(op, ref)
+    if op in ("in", "not_in"):
+        if isinstance(value, (str, bytes)) or not hasattr(value, "__iter__"):
+            raise FilterError(f"{op.replace('_', ' ')} needs a list of values, not {value!r}")
+        values = tuple(convert_literal(v, t, ref.name) for v in value)
+        return In(ref, values, negated=op == "not_in")
+    if op in ("starts_with", "not_starts_with"):
+        if t != STRING:
+            raise FilterError(f"column {ref.name!r} is {t}: 'starts with' needs a string column")
+        return StartsWith(ref, str(value), negated=op == "not_starts_with")
+    return Compare(op, ref, convert_literal(value, t, ref.name))
+
+
 def explain_in_spec(spec: PartitionSpec, schema: Schema, column: str, op: str, value: Any) -> list[Projection]:
     """Projections of ``column op value`` into one spec (one row per partition field on the column)."""
     op = normalize_op(op)
     field = schema.find_field_by_name(column) or schema.find_field_by_name(column, case_sensitive=False)
     if field is None:
         raise NotFound(f"column {column!r}", available=schema.id_to_name().values())
-    ref = Ref(schema.find_column_name(field.field_id) or column, field.field_id, field.type)
-    predicate: Predicate = (
-        Unary(op, ref)
-        if op in ("is_null", "not_null")
-        else Compare(op, ref, convert_literal(value, field.type, column))
-    )
+    name = schema.find_column_name(field.field_id) or column
+    predicate = _predicate(Ref(name, field.field_id, field.type), field.type, op, value)
     matching = [pf for pf in spec.fields if field.field_id in pf.source_ids]
     if not matching:
         others = ", ".join(f"{pf.name}={pf.transform}" for pf in spec.fields) or "nothing"

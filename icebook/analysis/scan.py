@@ -28,7 +28,7 @@ from icebook.spec.metadata import TableMetadata
 from icebook.spec.schema import DELETE_FILE_PATH_ID, Schema
 from icebook.spec.snapshots import Snapshot, snapshot_sequence_number
 from icebook.spec.transforms import IdentityTransform, human_value
-from icebook.spec.types import IcebergType
+from icebook.spec.types import DOUBLE, FLOAT, IcebergType
 from icebook.spec.values import decode_value
 
 
@@ -334,10 +334,7 @@ def plan_scan(
     deletes: list[ScanFile] = []
     for m in kept:
         for f, stats in _live_files(store, metadata, m, schema, referenced_ids(bound)):
-            part = {
-                pf.field_id: value_stats(v)
-                for pf, (_, v) in zip(metadata.spec_by_id(f.spec_id).fields, f.partition, strict=False)
-            }
+            part = partition_value_stats(metadata, f)
             verdict, evidence = evaluate(projected[m.partition_spec_id].expr, part), Evidence.PARTITION_VALUE
             # Position deletes carry bounds of file_path and pos, not of the table's columns.
             if verdict.might_match and f.content != FileContent.POSITION_DELETES:
@@ -376,26 +373,44 @@ def _keep_text(f: ScanFile) -> str:
     return f"{f.kind}, {f.record_count} rows, data seq {f.sequence_number}, partition {_partition_text(f)}"
 
 
+def partition_value_stats(metadata: TableMetadata, f: ScanFile) -> dict[int, Stats]:
+    """A file's partition tuple as exact stats by partition field id (what projected filters read)."""
+    fields = metadata.spec_by_id(f.spec_id).fields
+    return {pf.field_id: value_stats(v) for pf, (_, v) in zip(fields, f.partition, strict=False)}
+
+
+def partition_summary_stats(metadata: TableMetadata, m: ManifestFile) -> dict[int, Stats]:
+    """A manifest's partition summaries as stats by partition field id (empty when it has none)."""
+    if m.partitions is None:
+        return {}
+    ptype = spec_partition_type(metadata, m.partition_spec_id)
+    stats: dict[int, Stats] = {}
+    for pfield, summary in zip(ptype.fields, m.partitions, strict=False):
+        lower = _decode(summary.lower_bound, pfield.type, m.manifest_path)
+        upper = _decode(summary.upper_bound, pfield.type, m.manifest_path)
+        # "lower_bound ... null if all values are null or NaN": all null only if no NaN can hide there
+        # (an undecodable bound is not a missing one).
+        all_null = summary.contains_null and summary.lower_bound is None
+        if all_null and pfield.type in (FLOAT, DOUBLE):
+            all_null = summary.contains_nan is False
+        stats[pfield.field_id] = Stats(
+            lower=lower,
+            upper=upper,
+            may_null=summary.contains_null,
+            all_null=all_null,
+            may_nan=summary.contains_nan,
+            label="partition summary",
+        )
+    return stats
+
+
 def _manifest_verdict(metadata: TableMetadata, m: ManifestFile, projected: Expr) -> tuple[bool, str, Evidence]:
     counts = (m.added_files_count, m.existing_files_count)
     if all(c is not None for c in counts) and sum(c or 0 for c in counts) == 0:
         return False, "no ADDED or EXISTING entries (file counts)", Evidence.FILE_COUNTS
     if isinstance(projected, AlwaysTrue) or m.partitions is None:
         return True, "", Evidence.PARTITION_SUMMARY
-    ptype = spec_partition_type(metadata, m.partition_spec_id)
-    stats: dict[int, Stats] = {}
-    for pfield, summary in zip(ptype.fields, m.partitions, strict=False):
-        lower = _decode(summary.lower_bound, pfield.type, m.manifest_path)
-        upper = _decode(summary.upper_bound, pfield.type, m.manifest_path)
-        stats[pfield.field_id] = Stats(
-            lower=lower,
-            upper=upper,
-            may_null=summary.contains_null,
-            all_null=lower is None and upper is None,
-            may_nan=summary.contains_nan,
-            label="partition summary",
-        )
-    verdict = evaluate(projected, stats)
+    verdict = evaluate(projected, partition_summary_stats(metadata, m))
     return verdict.might_match, verdict.reason, Evidence.PARTITION_SUMMARY
 
 
@@ -613,6 +628,8 @@ __all__ = [
     "ScanPlan",
     "ScanTask",
     "match_deletes",
+    "partition_summary_stats",
+    "partition_value_stats",
     "plan_scan",
     "resolve_columns",
     "snapshot_schema",
