@@ -16,7 +16,7 @@ from icebook.errors import MetadataError, NotFound, UnsupportedFeature
 from icebook.spec._json import Wire, empty_map
 from icebook.spec.schema import Schema
 from icebook.spec.transforms import Transform, UnknownTransform, parse_transform
-from icebook.spec.types import INT, NestedField, PrimitiveType, StructType
+from icebook.spec.types import INT, UNKNOWN, NestedField, StructType
 
 PARTITION_DATA_ID_START = 1000
 """First partition field id the reference implementation assigns (spec: "Partition Evolution")."""
@@ -177,7 +177,7 @@ def partition_type(spec: PartitionSpec, schema: Schema) -> StructType:
 
 def _result_type(pf: PartitionField, schema: Schema, spec: PartitionSpec) -> Any:
     if isinstance(pf.transform, UnknownTransform):
-        return PrimitiveType("unknown")
+        return UNKNOWN
     if len(pf.source_ids) != 1:
         raise UnsupportedFeature(f"partition field {pf.name!r}: multi-argument transform {pf.transform}")
     source = schema.find_field(pf.source_ids[0])

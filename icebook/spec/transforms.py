@@ -24,8 +24,21 @@ from typing import Any
 
 from icebook.errors import UnsupportedFeature
 from icebook.spec.types import (
+    BINARY,
+    BOOLEAN,
     DATE,
+    DOUBLE,
+    FLOAT,
     INT,
+    LONG,
+    NANOSECOND_TYPES,
+    STRING,
+    TIME,
+    TIMESTAMP_TYPES,
+    UNKNOWN,
+    UTC_ADJUSTED_TYPES,
+    UUID,
+    VARIANT,
     DecimalType,
     FixedType,
     IcebergType,
@@ -145,8 +158,13 @@ def _to_micros(value: int, source: IcebergType) -> int:
     return value // 1000 if _is_ns(source) else value
 
 
-def _is_ns(t: IcebergType) -> bool:
-    return isinstance(t, PrimitiveType) and t.name in ("timestamp_ns", "timestamptz_ns")
+def _is_ns(t: IcebergType | None) -> bool:
+    return _of(t, NANOSECOND_TYPES)
+
+
+def _of(t: IcebergType | None, family: frozenset[PrimitiveType]) -> bool:
+    """Whether ``t`` is one of ``family`` (nested types are never, and may not be hashable)."""
+    return isinstance(t, PrimitiveType) and t in family
 
 
 def _days_of(value: int, source: IcebergType) -> int:
@@ -200,14 +218,13 @@ def human_value(value: Any, source: IcebergType | None) -> str:
     """The reference implementation's human string of a value of type ``source``."""
     if value is None:
         return "null"
-    if isinstance(source, PrimitiveType) and isinstance(value, int) and not isinstance(value, bool):
-        name = source.name
-        if name == "date":
+    if isinstance(value, int) and not isinstance(value, bool):
+        if source == DATE:
             return human_date(value)
-        if name == "time":
+        if source == TIME:
             return human_time(value)
-        if name.startswith("timestamp"):
-            return human_timestamp(value, nanos=name.endswith("_ns"), zoned=name.startswith("timestamptz"))
+        if _of(source, TIMESTAMP_TYPES):
+            return human_timestamp(value, nanos=_is_ns(source), zoned=_of(source, UTC_ADJUSTED_TYPES))
     if isinstance(value, bool):
         return "true" if value else "false"
     if isinstance(value, (bytes, bytearray, memoryview)):
@@ -222,27 +239,10 @@ def human_value(value: Any, source: IcebergType | None) -> str:
 
 # ---------------------------------------------------------------- transforms
 
-_BUCKET_SOURCES = frozenset(
-    [
-        "int",
-        "long",
-        "date",
-        "time",
-        "timestamp",
-        "timestamptz",
-        "timestamp_ns",
-        "timestamptz_ns",
-        "string",
-        "uuid",
-        "binary",
-    ]
-)
-_TIME_SOURCES = frozenset(["date", "timestamp", "timestamptz", "timestamp_ns", "timestamptz_ns"])
-_TRUNCATE_SOURCES = frozenset(["int", "long", "string", "binary"])
-
-
-def _prim(t: IcebergType) -> str | None:
-    return t.name if isinstance(t, PrimitiveType) else None
+# Source types each transform accepts (spec: "Partition Transforms", the "Source types" column).
+_BUCKET_SOURCES = frozenset({INT, LONG, DATE, TIME, *TIMESTAMP_TYPES, STRING, UUID, BINARY})
+_TIME_SOURCES = frozenset({DATE, *TIMESTAMP_TYPES})
+_TRUNCATE_SOURCES = frozenset({INT, LONG, STRING, BINARY})
 
 
 class Transform(ABC):
@@ -297,7 +297,7 @@ class IdentityTransform(Transform):
     def can_transform(self, source: IcebergType) -> bool:
         if isinstance(source, (DecimalType, FixedType)):
             return True
-        return _prim(source) not in (None, "variant")
+        return isinstance(source, PrimitiveType) and source != VARIANT
 
     def _result_type(self, source: IcebergType) -> IcebergType:
         return source
@@ -320,7 +320,7 @@ class BucketTransform(Transform):
         return f"bucket[{self.num_buckets}]"
 
     def can_transform(self, source: IcebergType) -> bool:
-        return isinstance(source, (DecimalType, FixedType)) or _prim(source) in _BUCKET_SOURCES
+        return isinstance(source, (DecimalType, FixedType)) or _of(source, _BUCKET_SOURCES)
 
     def _result_type(self, source: IcebergType) -> IcebergType:
         return INT
@@ -335,17 +335,16 @@ class BucketTransform(Transform):
             return hash_bytes(min_big_endian(unscaled(value, source.scale)))
         if isinstance(source, FixedType):
             return hash_bytes(bytes(value))
-        name = _prim(source)
-        if name == "string":
+        if source == STRING:
             return hash_bytes(value.encode("utf-8"))
-        if name == "uuid":
+        if source == UUID:
             b = value.bytes if isinstance(value, uuid.UUID) else uuid.UUID(str(value)).bytes
             return hash_bytes(b)  # 16 bytes, big endian (Appendix B note 4)
-        if name == "binary":
+        if source == BINARY:
             return hash_bytes(bytes(value))
-        if name == "boolean":
+        if source == BOOLEAN:
             return hash_long(1 if value else 0)
-        if name in ("float", "double"):
+        if source in (FLOAT, DOUBLE):
             return hash_double(float(value))
         return hash_long(_to_micros(int(value), source))
 
@@ -368,7 +367,7 @@ class TruncateTransform(Transform):
         return f"truncate[{self.width}]"
 
     def can_transform(self, source: IcebergType) -> bool:
-        return isinstance(source, DecimalType) or _prim(source) in _TRUNCATE_SOURCES
+        return isinstance(source, DecimalType) or _of(source, _TRUNCATE_SOURCES)
 
     def _result_type(self, source: IcebergType) -> IcebergType:
         return source
@@ -378,10 +377,9 @@ class TruncateTransform(Transform):
         if isinstance(source, DecimalType):
             u = unscaled(value, source.scale)
             return decimal_from_unscaled(u - (u % w), source.scale)  # Python's % is non-negative for w > 0
-        name = _prim(source)
-        if name in ("int", "long"):
+        if source in (INT, LONG):
             return value - (value % w)
-        if name == "string":
+        if source == STRING:
             return value[:w]  # str indexes by code point
         return bytes(value)[:w]
 
@@ -399,7 +397,7 @@ class YearTransform(Transform):
         return "year"
 
     def can_transform(self, source: IcebergType) -> bool:
-        return _prim(source) in _TIME_SOURCES
+        return _of(source, _TIME_SOURCES)
 
     def _result_type(self, source: IcebergType) -> IcebergType:
         return INT
@@ -419,7 +417,7 @@ class MonthTransform(Transform):
         return "month"
 
     def can_transform(self, source: IcebergType) -> bool:
-        return _prim(source) in _TIME_SOURCES
+        return _of(source, _TIME_SOURCES)
 
     def _result_type(self, source: IcebergType) -> IcebergType:
         return INT
@@ -443,7 +441,7 @@ class DayTransform(Transform):
         return "day"
 
     def can_transform(self, source: IcebergType) -> bool:
-        return _prim(source) in _TIME_SOURCES
+        return _of(source, _TIME_SOURCES)
 
     def _result_type(self, source: IcebergType) -> IcebergType:
         return DATE
@@ -463,7 +461,7 @@ class HourTransform(Transform):
         return "hour"
 
     def can_transform(self, source: IcebergType) -> bool:
-        return _prim(source) in _TIME_SOURCES - {"date"}
+        return _of(source, _TIME_SOURCES - {DATE})
 
     def _result_type(self, source: IcebergType) -> IcebergType:
         return INT
@@ -516,7 +514,7 @@ class UnknownTransform(Transform):
         return True
 
     def _result_type(self, source: IcebergType) -> IcebergType:
-        return PrimitiveType("unknown")
+        return UNKNOWN
 
     def _apply(self, value: Any, source: IcebergType) -> Any:
         raise UnsupportedFeature(f"cannot apply unknown transform {self.text!r}")

@@ -42,14 +42,21 @@ from decimal import Context, Decimal
 from typing import Any
 
 from icebook.errors import MetadataError, UnsupportedFeature
-from icebook.spec.types import DecimalType, FixedType, GeoType, IcebergType, PrimitiveType
+from icebook.spec.types import DecimalType, FixedType, GeoType, IcebergType, Primitive, PrimitiveType
 
 EPOCH_DATE = _dt.date(1970, 1, 1)
 EPOCH = _dt.datetime(1970, 1, 1)
 MICROS_PER_DAY = 86_400_000_000
 NANOS_PER_DAY = 86_400_000_000_000
 
-_FIXED_WIDTH = {"int": 4, "date": 4, "float": 4, "time": 8, "timestamptz": 8, "timestamptz_ns": 8}
+_FIXED_WIDTH = {
+    Primitive.INT: 4,
+    Primitive.DATE: 4,
+    Primitive.FLOAT: 4,
+    Primitive.TIME: 8,
+    Primitive.TIMESTAMPTZ: 8,
+    Primitive.TIMESTAMPTZ_NS: 8,
+}
 
 
 def _fail(file: str, field: str, problem: str) -> MetadataError:
@@ -79,47 +86,46 @@ def decode_value(raw: bytes, type_: IcebergType, *, field: str = "bound", file: 
     if not isinstance(type_, PrimitiveType):
         raise UnsupportedFeature(f"{file}: {field}: no binary single-value serialization for {type_}")
     name = type_.name
-    if name == "boolean":
-        if n != 1:
-            raise _fail(file, field, f"boolean must be 1 byte, found {n}")
-        return raw != b"\x00"
     if name in _FIXED_WIDTH and n != _FIXED_WIDTH[name]:
         raise _fail(file, field, f"{name} must be {_FIXED_WIDTH[name]} bytes, found {n}")
-    if name in ("int", "date"):
-        return int.from_bytes(raw, "little", signed=True)
-    if name in ("time", "timestamptz", "timestamptz_ns"):
-        return int.from_bytes(raw, "little", signed=True)
-    if name == "long":
-        # 4 bytes: written as int before int -> long promotion (spec: "Schema Evolution").
-        if n not in (4, 8):
-            raise _fail(file, field, f"long must be 8 bytes (or 4 if promoted from int), found {n}")
-        return int.from_bytes(raw, "little", signed=True)
-    if name in ("timestamp", "timestamp_ns"):
-        if n == 4:  # written as date before date -> timestamp promotion (v3)
-            days = int.from_bytes(raw, "little", signed=True)
-            return days * (MICROS_PER_DAY if name == "timestamp" else NANOS_PER_DAY)
-        if n != 8:
-            raise _fail(file, field, f"{name} must be 8 bytes (or 4 if promoted from date), found {n}")
-        return int.from_bytes(raw, "little", signed=True)
-    if name == "float":
-        return struct.unpack("<f", raw)[0]
-    if name == "double":
-        if n == 4:  # written as float before float -> double promotion
+    match name:
+        case Primitive.BOOLEAN:
+            if n != 1:
+                raise _fail(file, field, f"boolean must be 1 byte, found {n}")
+            return raw != b"\x00"
+        case Primitive.INT | Primitive.DATE | Primitive.TIME | Primitive.TIMESTAMPTZ | Primitive.TIMESTAMPTZ_NS:
+            return int.from_bytes(raw, "little", signed=True)
+        case Primitive.LONG:
+            # 4 bytes: written as int before int -> long promotion (spec: "Schema Evolution").
+            if n not in (4, 8):
+                raise _fail(file, field, f"long must be 8 bytes (or 4 if promoted from int), found {n}")
+            return int.from_bytes(raw, "little", signed=True)
+        case Primitive.TIMESTAMP | Primitive.TIMESTAMP_NS:
+            if n == 4:  # written as date before date -> timestamp promotion (v3)
+                days = int.from_bytes(raw, "little", signed=True)
+                return days * (MICROS_PER_DAY if name == Primitive.TIMESTAMP else NANOS_PER_DAY)
+            if n != 8:
+                raise _fail(file, field, f"{name} must be 8 bytes (or 4 if promoted from date), found {n}")
+            return int.from_bytes(raw, "little", signed=True)
+        case Primitive.FLOAT:
             return struct.unpack("<f", raw)[0]
-        if n != 8:
-            raise _fail(file, field, f"double must be 8 bytes (or 4 if promoted from float), found {n}")
-        return struct.unpack("<d", raw)[0]
-    if name == "string":
-        try:
-            return raw.decode("utf-8")
-        except UnicodeDecodeError as exc:
-            raise _fail(file, field, f"string bound is not valid UTF-8: {exc}") from None
-    if name == "uuid":
-        if n != 16:
-            raise _fail(file, field, f"uuid must be 16 bytes, found {n}")
-        return _uuid.UUID(bytes=raw)
-    if name == "binary":
-        return raw
+        case Primitive.DOUBLE:
+            if n == 4:  # written as float before float -> double promotion
+                return struct.unpack("<f", raw)[0]
+            if n != 8:
+                raise _fail(file, field, f"double must be 8 bytes (or 4 if promoted from float), found {n}")
+            return struct.unpack("<d", raw)[0]
+        case Primitive.STRING:
+            try:
+                return raw.decode("utf-8")
+            except UnicodeDecodeError as exc:
+                raise _fail(file, field, f"string bound is not valid UTF-8: {exc}") from None
+        case Primitive.UUID:
+            if n != 16:
+                raise _fail(file, field, f"uuid must be 16 bytes, found {n}")
+            return _uuid.UUID(bytes=raw)
+        case Primitive.BINARY:
+            return raw
     raise UnsupportedFeature(f"{file}: {field}: no binary single-value serialization for {name}")
 
 
@@ -143,17 +149,19 @@ def to_python_object(value: Any, type_: IcebergType) -> Any:
     """
     if value is None or not isinstance(type_, PrimitiveType):
         return value
-    name = type_.name
-    if name == "date":
-        return EPOCH_DATE + _dt.timedelta(days=value)
-    if name == "time":
-        return (EPOCH + _dt.timedelta(microseconds=value)).time()
-    if name in ("timestamp", "timestamptz"):
-        d = _micros_to_datetime(value)
-        return d.replace(tzinfo=_dt.UTC) if name == "timestamptz" else d
-    if name in ("timestamp_ns", "timestamptz_ns"):
-        d = _micros_to_datetime(value // 1000)
-        return d.replace(tzinfo=_dt.UTC) if name == "timestamptz_ns" else d
+    match type_.name:
+        case Primitive.DATE:
+            return EPOCH_DATE + _dt.timedelta(days=value)
+        case Primitive.TIME:
+            return (EPOCH + _dt.timedelta(microseconds=value)).time()
+        case Primitive.TIMESTAMP:
+            return _micros_to_datetime(value)
+        case Primitive.TIMESTAMPTZ:
+            return _micros_to_datetime(value).replace(tzinfo=_dt.UTC)
+        case Primitive.TIMESTAMP_NS:
+            return _micros_to_datetime(value // 1000)
+        case Primitive.TIMESTAMPTZ_NS:
+            return _micros_to_datetime(value // 1000).replace(tzinfo=_dt.UTC)
     return value
 
 
@@ -166,25 +174,21 @@ def to_human(value: Any, type_: IcebergType) -> str:
     if isinstance(type_, GeoType):
         return "POINT (" + " ".join(repr(c) for c in value) + ")"
     if isinstance(type_, PrimitiveType):
-        name = type_.name
-        if name == "boolean":
-            return "true" if value else "false"
-        if name == "date":
-            return to_python_object(value, type_).isoformat()
-        if name == "time":
-            return to_python_object(value, type_).isoformat()
-        if name == "timestamp":
-            return _micros_to_datetime(value).isoformat()
-        if name == "timestamptz":
-            return _micros_to_datetime(value).isoformat() + "+00:00"
-        if name in ("timestamp_ns", "timestamptz_ns"):
-            return _nanos_iso(value, name == "timestamptz_ns")
-        if name in ("float", "double"):
-            return repr(float(value))
-        if name == "uuid":
-            return str(value)
-        if name == "binary":
-            return "0x" + bytes(value).hex().upper()
+        match type_.name:
+            case Primitive.BOOLEAN:
+                return "true" if value else "false"
+            case Primitive.DATE | Primitive.TIME:
+                return to_python_object(value, type_).isoformat()
+            case Primitive.TIMESTAMP:
+                return _micros_to_datetime(value).isoformat()
+            case Primitive.TIMESTAMPTZ:
+                return _micros_to_datetime(value).isoformat() + "+00:00"
+            case Primitive.TIMESTAMP_NS | Primitive.TIMESTAMPTZ_NS:
+                return _nanos_iso(value, type_.name == Primitive.TIMESTAMPTZ_NS)
+            case Primitive.FLOAT | Primitive.DOUBLE:
+                return repr(float(value))
+            case Primitive.BINARY:
+                return "0x" + bytes(value).hex().upper()
         return str(value)
     if isinstance(type_, FixedType):
         return "0x" + bytes(value).hex().upper()
@@ -202,24 +206,31 @@ def encode_value(value: Any, type_: IcebergType) -> bytes:
         return bytes(value)
     if not isinstance(type_, PrimitiveType):
         raise UnsupportedFeature(f"cannot encode {type_}")
-    name = type_.name
-    if name == "boolean":
-        return b"\x01" if value else b"\x00"
-    if name in ("int", "date"):
-        return int(value).to_bytes(4, "little", signed=True)
-    if name in ("long", "time", "timestamp", "timestamptz", "timestamp_ns", "timestamptz_ns"):
-        return int(value).to_bytes(8, "little", signed=True)
-    if name == "float":
-        return struct.pack("<f", value)
-    if name == "double":
-        return struct.pack("<d", value)
-    if name == "string":
-        return str(value).encode("utf-8")
-    if name == "uuid":
-        return value.bytes if isinstance(value, _uuid.UUID) else _uuid.UUID(str(value)).bytes
-    if name == "binary":
-        return bytes(value)
-    raise UnsupportedFeature(f"cannot encode {name}")
+    match type_.name:
+        case Primitive.BOOLEAN:
+            return b"\x01" if value else b"\x00"
+        case Primitive.INT | Primitive.DATE:
+            return int(value).to_bytes(4, "little", signed=True)
+        case (
+            Primitive.LONG
+            | Primitive.TIME
+            | Primitive.TIMESTAMP
+            | Primitive.TIMESTAMPTZ
+            | Primitive.TIMESTAMP_NS
+            | Primitive.TIMESTAMPTZ_NS
+        ):
+            return int(value).to_bytes(8, "little", signed=True)
+        case Primitive.FLOAT:
+            return struct.pack("<f", value)
+        case Primitive.DOUBLE:
+            return struct.pack("<d", value)
+        case Primitive.STRING:
+            return str(value).encode("utf-8")
+        case Primitive.UUID:
+            return value.bytes if isinstance(value, _uuid.UUID) else _uuid.UUID(str(value)).bytes
+        case Primitive.BINARY:
+            return bytes(value)
+    raise UnsupportedFeature(f"cannot encode {type_.name}")
 
 
 __all__ = ["decode_value", "encode_value", "to_human", "to_python_object"]
