@@ -18,6 +18,7 @@ import re
 import struct
 import uuid
 from abc import ABC, abstractmethod
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from decimal import Decimal
 from typing import Any
@@ -25,10 +26,7 @@ from typing import Any
 from icebook.errors import UnsupportedFeature
 from icebook.spec.types import (
     BINARY,
-    BOOLEAN,
     DATE,
-    DOUBLE,
-    FLOAT,
     INT,
     LONG,
     NANOSECOND_TYPES,
@@ -42,6 +40,7 @@ from icebook.spec.types import (
     DecimalType,
     FixedType,
     IcebergType,
+    Primitive,
     PrimitiveType,
 )
 
@@ -158,13 +157,25 @@ def _to_micros(value: int, source: IcebergType) -> int:
     return value // 1000 if _is_ns(source) else value
 
 
+def _names(types: Iterable[PrimitiveType]) -> frozenset[Primitive]:
+    return frozenset(t.name for t in types)
+
+
+def _of(t: IcebergType | None, family: frozenset[Primitive]) -> bool:
+    """Whether ``t`` is a primitive type of ``family`` (by name: hashing a type is slower, and these run
+    once per value)."""
+    return isinstance(t, PrimitiveType) and t.name in family
+
+
+_NANOS = _names(NANOSECOND_TYPES)
+_TIMESTAMPS = _names(TIMESTAMP_TYPES)
+_UTC = _names(UTC_ADJUSTED_TYPES)
+_INTEGERS = _names((INT, LONG))
+_STRINGS = _names((STRING,))
+
+
 def _is_ns(t: IcebergType | None) -> bool:
-    return _of(t, NANOSECOND_TYPES)
-
-
-def _of(t: IcebergType | None, family: frozenset[PrimitiveType]) -> bool:
-    """Whether ``t`` is one of ``family`` (nested types are never, and may not be hashable)."""
-    return isinstance(t, PrimitiveType) and t in family
+    return _of(t, _NANOS)
 
 
 def _days_of(value: int, source: IcebergType) -> int:
@@ -219,12 +230,12 @@ def human_value(value: Any, source: IcebergType | None) -> str:
     if value is None:
         return "null"
     if isinstance(value, int) and not isinstance(value, bool):
-        if source == DATE:
+        if _of(source, _DATES):
             return human_date(value)
-        if source == TIME:
+        if _of(source, _TIMES):
             return human_time(value)
-        if _of(source, TIMESTAMP_TYPES):
-            return human_timestamp(value, nanos=_is_ns(source), zoned=_of(source, UTC_ADJUSTED_TYPES))
+        if _of(source, _TIMESTAMPS):
+            return human_timestamp(value, nanos=_is_ns(source), zoned=_of(source, _UTC))
     if isinstance(value, bool):
         return "true" if value else "false"
     if isinstance(value, (bytes, bytearray, memoryview)):
@@ -240,9 +251,11 @@ def human_value(value: Any, source: IcebergType | None) -> str:
 # ---------------------------------------------------------------- transforms
 
 # Source types each transform accepts (spec: "Partition Transforms", the "Source types" column).
-_BUCKET_SOURCES = frozenset({INT, LONG, DATE, TIME, *TIMESTAMP_TYPES, STRING, UUID, BINARY})
-_TIME_SOURCES = frozenset({DATE, *TIMESTAMP_TYPES})
-_TRUNCATE_SOURCES = frozenset({INT, LONG, STRING, BINARY})
+_BUCKET_SOURCES = _names((INT, LONG, DATE, TIME, *TIMESTAMP_TYPES, STRING, UUID, BINARY))
+_TIME_SOURCES = _names((DATE, *TIMESTAMP_TYPES))
+_TRUNCATE_SOURCES = _names((INT, LONG, STRING, BINARY))
+_DATES = _names((DATE,))
+_TIMES = _names((TIME,))
 
 
 class Transform(ABC):
@@ -306,6 +319,22 @@ class IdentityTransform(Transform):
         return value
 
 
+def _uuid_hash(value: Any) -> int:
+    b = value.bytes if isinstance(value, uuid.UUID) else uuid.UUID(str(value)).bytes
+    return hash_bytes(b)  # 16 bytes, big endian (Appendix B note 4)
+
+
+# Appendix B hashes of the types that are not hashed as a long.
+_HASHES: dict[Primitive, Callable[[Any], int]] = {
+    Primitive.STRING: lambda v: hash_bytes(v.encode("utf-8")),
+    Primitive.UUID: _uuid_hash,
+    Primitive.BINARY: lambda v: hash_bytes(bytes(v)),
+    Primitive.BOOLEAN: lambda v: hash_long(1 if v else 0),
+    Primitive.FLOAT: lambda v: hash_double(float(v)),
+    Primitive.DOUBLE: lambda v: hash_double(float(v)),
+}
+
+
 @dataclass(frozen=True, slots=True)
 class BucketTransform(Transform):
     """bucket[N]: ``(murmur3_x86_32_hash(v) & Integer.MAX_VALUE) % N``; result type int."""
@@ -335,18 +364,10 @@ class BucketTransform(Transform):
             return hash_bytes(min_big_endian(unscaled(value, source.scale)))
         if isinstance(source, FixedType):
             return hash_bytes(bytes(value))
-        if source == STRING:
-            return hash_bytes(value.encode("utf-8"))
-        if source == UUID:
-            b = value.bytes if isinstance(value, uuid.UUID) else uuid.UUID(str(value)).bytes
-            return hash_bytes(b)  # 16 bytes, big endian (Appendix B note 4)
-        if source == BINARY:
-            return hash_bytes(bytes(value))
-        if source == BOOLEAN:
-            return hash_long(1 if value else 0)
-        if source in (FLOAT, DOUBLE):
-            return hash_double(float(value))
-        return hash_long(_to_micros(int(value), source))
+        by_type = _HASHES.get(source.name) if isinstance(source, PrimitiveType) else None
+        if by_type is not None:
+            return by_type(value)
+        return hash_long(_to_micros(int(value), source))  # ints, longs, dates, times, timestamps
 
     def to_human(self, value: Any, source: IcebergType | None = None) -> str:
         return "null" if value is None else str(value)
@@ -377,9 +398,9 @@ class TruncateTransform(Transform):
         if isinstance(source, DecimalType):
             u = unscaled(value, source.scale)
             return decimal_from_unscaled(u - (u % w), source.scale)  # Python's % is non-negative for w > 0
-        if source in (INT, LONG):
+        if _of(source, _INTEGERS):
             return value - (value % w)
-        if source == STRING:
+        if _of(source, _STRINGS):
             return value[:w]  # str indexes by code point
         return bytes(value)[:w]
 
@@ -461,7 +482,7 @@ class HourTransform(Transform):
         return "hour"
 
     def can_transform(self, source: IcebergType) -> bool:
-        return _of(source, _TIME_SOURCES - {DATE})
+        return _of(source, _TIMESTAMPS)
 
     def _result_type(self, source: IcebergType) -> IcebergType:
         return INT
