@@ -17,6 +17,7 @@ import pandas as pd
 from icebook import __version__
 from icebook.analysis.resolve import resolve_snapshot
 from icebook.commands import HelpShown, Session, build_parser, execute, parse, point
+from icebook.display.registry import render_text
 from icebook.errors import IcebookError
 from icebook.spec.filenames import parse_file_name
 from icebook.table import Table
@@ -92,9 +93,7 @@ def render(result: Any) -> str:
             return result.to_string(index=False) if len(result) else "(no rows)"
     if isinstance(result, Table):
         return repr(result)
-    if hasattr(result, "to_text"):
-        return str(result.to_text())
-    return str(result)
+    return render_text(result)
 
 
 def main(argv: list[str] | None = None, *, out: TextIO | None = None) -> int:

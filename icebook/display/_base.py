@@ -7,6 +7,7 @@ HTML. Widgets send plain JSON and the browser side writes it with ``textContent`
 from __future__ import annotations
 
 import datetime as _dt
+import enum
 import html
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any, Protocol
@@ -15,6 +16,7 @@ import pandas as pd
 import pyarrow as pa
 
 from icebook.analysis.manifests import ManifestStore
+from icebook.display.assets import STYLESHEET
 from icebook.io.fileio import FileIO
 from icebook.spec.metadata import TableMetadata
 from icebook.spec.snapshots import Ref, Snapshot
@@ -61,6 +63,26 @@ def esc(value: Any) -> str:
     return html.escape("" if value is None else str(value), quote=True)
 
 
+def label(member: enum.Enum) -> str:
+    """How a spec constant reads in prose: ``FileContent.POSITION_DELETES`` -> ``position deletes``."""
+    return member.name.lower().replace("_", " ")
+
+
+_CHANGE_CLASSES = {
+    "added": "ib-added",
+    "set": "ib-added",
+    "dropped": "ib-removed",
+    "removed": "ib-removed",
+    "voided": "ib-removed",
+    "unset": "ib-removed",
+}
+
+
+def change_class(kind: str) -> str:
+    """The CSS class of a schema/spec/sort-order/property change kind: green added, red removed, else changed."""
+    return _CHANGE_CLASSES.get(kind, "ib-changed")
+
+
 def human_bytes(n: int | float | None) -> str:
     if n is None:
         return "–"
@@ -93,9 +115,7 @@ def base_name(path: str) -> str:
 
 def frame(body: str, *, cls: str = "") -> str:
     """Wrap static HTML in the icebook root element with the shared stylesheet inlined once."""
-    from icebook.widgets import read_asset
-
-    css = read_asset("icebook.css")
+    css = STYLESHEET.read_text(encoding="utf-8")
     return f'<div class="icebook {esc(cls)}"><style>{css}</style>{body}</div>'
 
 
@@ -167,6 +187,8 @@ class StaticHTML:
         data, meta = parent if isinstance(parent, tuple) else (parent, {})
         if data is None:
             data = {}
+        if "text/html" in (kwargs.get("exclude") or ()):
+            return data, meta
         try:
             data["text/html"] = self._repr_html_()
         except Exception as exc:  # a fallback must never break the live view

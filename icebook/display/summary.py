@@ -1,9 +1,10 @@
-"""Static HTML summaries of a table and of one snapshot (``Table._repr_html_`` and friends)."""
+"""Summaries of a table, of one snapshot and of a scan plan, as text and as static HTML."""
 
 from __future__ import annotations
 
 from typing import Any
 
+from icebook.analysis.scan import ScanPlan
 from icebook.display._base import TableLike, badge, esc, frame, human_bytes, human_count, kv_table, when
 from icebook.spec.metadata import TableMetadata
 from icebook.spec.snapshots import Branch, Snapshot
@@ -67,6 +68,20 @@ def table_html(table: TableLike) -> str:
     return frame(body, cls="ib-table-card")
 
 
+def snapshot_text(snapshot: Snapshot) -> str:
+    """One snapshot: its fields, then its summary."""
+    lines = [f"Snapshot {snapshot.snapshot_id} ({snapshot.operation or '?'})"]
+    for name in snapshot.FIELD_DOCS:
+        if name in ("summary", "extras"):
+            continue
+        value = getattr(snapshot, name, None)
+        if name == "timestamp_ms" and value is not None:
+            value = f"{value} ({when(value)})"
+        lines.append(f"  {name}: {'null' if value is None else value}")
+    lines.extend(f"  summary {k}: {v}" for k, v in (snapshot.summary or {}).items())
+    return "\n".join(lines)
+
+
 def snapshot_html(snapshot: Snapshot, metadata: TableMetadata | None = None) -> str:
     """One snapshot: its fields with their spec meaning, its refs, and its summary."""
     rows = []
@@ -100,3 +115,17 @@ def _int(value: Any) -> int | None:
         return None if value is None else int(value)
     except ValueError:
         return None
+
+
+def plan_text(plan: ScanPlan) -> str:
+    """The scan plan's own explanation: every manifest and file kept or skipped and why, and the deletes."""
+    return plan.explain()
+
+
+def plan_html(plan: ScanPlan) -> str:
+    body = (
+        f'<div class="ib-h">Scan of snapshot {esc(plan.snapshot_id)}: {len(plan.tasks)} data files to read, '
+        f"{len(plan.delete_files)} delete files to apply, {len(plan.skipped)} skipped</div>"
+        f'<pre class="ib-explain">{esc(plan.explain())}</pre>'
+    )
+    return frame(body, cls="ib-scan")
