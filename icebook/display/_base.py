@@ -18,6 +18,7 @@ import pyarrow as pa
 from icebook.analysis.manifests import ManifestStore
 from icebook.display.assets import STYLESHEET
 from icebook.io.fileio import FileIO
+from icebook.spec.manifest import FileContent
 from icebook.spec.metadata import TableMetadata
 from icebook.spec.snapshots import Ref, Snapshot
 
@@ -66,6 +67,23 @@ def esc(value: Any) -> str:
 def label(member: enum.Enum) -> str:
     """How a spec constant reads in prose: ``FileContent.POSITION_DELETES`` -> ``position deletes``."""
     return member.name.lower().replace("_", " ")
+
+
+def constant_name(kind: type[enum.IntEnum], value: Any) -> str:
+    """The spec's name of a constant (``ADDED``, ``POSITION_DELETES``); the raw value when it is unknown."""
+    try:
+        return kind(value).name
+    except (TypeError, ValueError):
+        return str(value)
+
+
+def content_label(code: Any) -> str:
+    """``data``, ``position deletes`` or ``equality deletes`` for a ``data_file.content`` code; the code
+    itself when the spec defines no such content (a corrupt or newer table)."""
+    try:
+        return label(FileContent(int(code)))
+    except (TypeError, ValueError):
+        return str(code)
 
 
 _CHANGE_CLASSES = {

@@ -11,14 +11,13 @@ from icebook.analysis.lineage import HistoryPath
 from icebook.display._base import (
     cell_text,
     change_class,
+    content_label,
     esc,
     frame,
     human_bytes,
     human_count,
-    label,
     short_path,
 )
-from icebook.spec.manifest import FileContent
 from icebook.spec.snapshots import Snapshot
 
 FILE_ROWS = 100
@@ -92,7 +91,7 @@ def _files_table(d: SnapshotDiff, location: str) -> str:
         for r in files.head(FILE_ROWS).to_dict("records"):
             rows.append(
                 f'<tr class="ib-row-{change}"><td>{"+" if change == "added" else "−"} {esc(change)}</td>'
-                f"<td>{esc(label(FileContent(int(r['content']))))}</td>"
+                f"<td>{esc(content_label(r['content']))}</td>"
                 f"<td><code>{esc(short_path(str(r['file_path']), location))}</code></td>"
                 f"<td>{esc(partition_text(r['partition']))}</td><td>{esc(human_count(r['record_count']))}</td>"
                 f"<td>{esc(human_bytes(r['file_size_in_bytes']))}</td></tr>"

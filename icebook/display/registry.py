@@ -67,10 +67,6 @@ def registered() -> Mapping[type, Renderers]:
     return MappingProxyType(_REGISTERED)
 
 
-def renderers_for(obj: Any) -> Renderers | None:
-    return _renderers(obj)
-
-
 def render_text(obj: Any) -> str:
     """Plain text of any result: registered types, DataFrames, strings, else ``str``."""
     entry = _renderers(obj)

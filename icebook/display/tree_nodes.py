@@ -15,14 +15,13 @@ these strings with ``textContent``, the static renderer escapes them.
 
 from __future__ import annotations
 
-import enum
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import fields as dc_fields
 from functools import cached_property
 from typing import Any
 
 from icebook.analysis.manifests import spec_partition_type
-from icebook.display._base import TableLike, base_name, human_bytes, human_count, when
+from icebook.display._base import TableLike, base_name, constant_name, human_bytes, human_count, when
 from icebook.display.tree_ids import Group, Item, NodeId, NodeKind
 from icebook.errors import IcebookError, NotFound
 from icebook.io.avro import read_manifest_entry
@@ -46,14 +45,6 @@ _SUMMARY_FACTS = (
     ("total-data-files", "data files"),
     ("total-delete-files", "delete files"),
 )
-
-
-def constant_name(kind: type[enum.IntEnum], value: Any) -> str:
-    """The spec's name of a constant (``ADDED``, ``POSITION_DELETES``); the raw value when it is unknown."""
-    try:
-        return kind(value).name
-    except ValueError:
-        return str(value)
 
 
 def _parts(path: str) -> list[list[str]]:
@@ -426,7 +417,7 @@ class TreeSource:
         rows: list[list[str]] = []
         for name in ("status", "snapshot_id", "sequence_number", "file_sequence_number"):
             value = getattr(entry, name)
-            text = EntryStatus(value).name if name == "status" else _opt(value)
+            text = constant_name(EntryStatus, value) if name == "status" else _opt(value)
             rows.append([name, text, entry.FIELD_DOCS.get(name, ""), entry.explain(name) or ""])
         df = entry.data_file
         spec_fields = spec_partition_type(self.metadata, df.spec_id).fields
@@ -436,7 +427,7 @@ class TreeSource:
                 continue
             value = getattr(df, name)
             if name == "content":
-                text = FileContent(value).name
+                text = constant_name(FileContent, value)
             elif name == "partition":
                 text = self.partition_text(value, spec_fields)
             elif name in ("lower_bounds", "upper_bounds"):
