@@ -19,7 +19,7 @@ import traitlets
 from icebook.display._base import StaticHTML, TableLike
 from icebook.display.assets import STYLESHEET, widget_module
 from icebook.display.registry import render_html
-from icebook.display.tree_ids import NodeId
+from icebook.display.tree_ids import NodeId, NodeKind
 from icebook.display.tree_nodes import PAGE, TreeSource
 from icebook.display.tree_render import MetadataTree
 
@@ -66,7 +66,11 @@ class TreeWidget(StaticHTML, anywidget.AnyWidget):  # type: ignore[misc]
 
     def _rerooted(self, _change: Any) -> None:
         at = self.at
-        opened = [NodeId.metadata()] if at is None else [NodeId.snapshot(at), NodeId.manifest_list(at)]
+        opened = (
+            [NodeId(kind=NodeKind.METADATA)]
+            if at is None
+            else [NodeId(kind=NodeKind.SNAPSHOT, snapshot_id=at), NodeId(kind=NodeKind.MANIFEST_LIST, snapshot_id=at)]
+        )
         with self.hold_sync():
             self.expand = [str(node) for node in opened]
             self.roots = self._source.root(at)

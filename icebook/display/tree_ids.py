@@ -122,37 +122,3 @@ class NodeId:
             return f"{kind.value}:{self.item.value}:{self.name}"
         numbers = (self.snapshot_id, self.manifest, self.position)
         return ":".join([kind.value, *(str(n) for n in numbers if n is not None)])
-
-    # Constructors, one per kind, so that callers never build id text by hand.
-
-    @classmethod
-    def metadata(cls) -> NodeId:
-        return cls(kind=NodeKind.METADATA)
-
-    @classmethod
-    def of_group(cls, group: Group) -> NodeId:
-        return cls(kind=NodeKind.GROUP, group=group)
-
-    @classmethod
-    def ref(cls, name: str) -> NodeId:
-        return cls(kind=NodeKind.REF, name=name)
-
-    @classmethod
-    def snapshot(cls, snapshot_id: int) -> NodeId:
-        return cls(kind=NodeKind.SNAPSHOT, snapshot_id=snapshot_id)
-
-    @classmethod
-    def manifest_list(cls, snapshot_id: int) -> NodeId:
-        return cls(kind=NodeKind.MANIFEST_LIST, snapshot_id=snapshot_id)
-
-    @classmethod
-    def of_manifest(cls, snapshot_id: int, index: int) -> NodeId:
-        return cls(kind=NodeKind.MANIFEST, snapshot_id=snapshot_id, manifest=index)
-
-    @classmethod
-    def entry(cls, snapshot_id: int, index: int, position: int) -> NodeId:
-        return cls(kind=NodeKind.ENTRY, snapshot_id=snapshot_id, manifest=index, position=position)
-
-    @classmethod
-    def of_item(cls, item: Item, key: object) -> NodeId:
-        return cls(kind=NodeKind.ITEM, item=item, name=str(key))

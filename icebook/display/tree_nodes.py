@@ -119,7 +119,7 @@ class TreeSource:
             ["updated", when(md.last_updated_ms), ""],
         ]
         return {
-            "id": str(NodeId.metadata()),
+            "id": str(NodeId(kind=NodeKind.METADATA)),
             "kind": "metadata",
             "label": base_name(self.table.metadata_location),
             "parts": _parts(self.table.metadata_location),
@@ -139,7 +139,14 @@ class TreeSource:
             Group.PROPS: len(md.properties),
         }
         return [
-            {"id": str(NodeId.of_group(g)), "kind": "group", "label": g.title, "facts": [], "badges": [], "n": n}
+            {
+                "id": str(NodeId(kind=NodeKind.GROUP, group=g)),
+                "kind": "group",
+                "label": g.title,
+                "facts": [],
+                "badges": [],
+                "n": n,
+            }
             for g, n in sizes.items()
         ]
 
@@ -155,7 +162,7 @@ class TreeSource:
         if s.snapshot_id == self.metadata.current_snapshot_id:
             badges.append(["current", "ib-current"])
         return {
-            "id": str(NodeId.snapshot(s.snapshot_id)),
+            "id": str(NodeId(kind=NodeKind.SNAPSHOT, snapshot_id=s.snapshot_id)),
             "kind": "snapshot",
             "label": str(s.snapshot_id),
             "facts": facts,
@@ -166,7 +173,7 @@ class TreeSource:
     def manifest_list_node(self, s: Snapshot) -> Node:
         path = s.manifest_list or ""
         return {
-            "id": str(NodeId.manifest_list(s.snapshot_id)),
+            "id": str(NodeId(kind=NodeKind.MANIFEST_LIST, snapshot_id=s.snapshot_id)),
             "kind": "manifest_list",
             "label": base_name(path),
             "parts": _parts(path),
@@ -197,7 +204,7 @@ class TreeSource:
         counts = (m.added_files_count, m.existing_files_count, m.deleted_files_count)
         n = None if any(c is None for c in counts) else sum(c or 0 for c in counts)
         return {
-            "id": str(NodeId.of_manifest(sid, index)),
+            "id": str(NodeId(kind=NodeKind.MANIFEST, snapshot_id=sid, manifest=index)),
             "kind": "manifest",
             "label": base_name(m.manifest_path),
             "parts": _parts(m.manifest_path),
@@ -214,7 +221,11 @@ class TreeSource:
         spec_fields = spec_partition_type(self.metadata, m.partition_spec_id).fields
         assert node.snapshot_id is not None and node.manifest is not None
         return total, [
-            self._entry_node(NodeId.entry(node.snapshot_id, node.manifest, offset + j), row, spec_fields)
+            self._entry_node(
+                NodeId(kind=NodeKind.ENTRY, snapshot_id=node.snapshot_id, manifest=node.manifest, position=offset + j),
+                row,
+                spec_fields,
+            )
             for j, row in enumerate(rows)
         ]
 
@@ -301,7 +312,7 @@ class TreeSource:
             items = [self.ref_node(name) for name in sorted(self.table.refs, key=lambda n: (n != "main", n))]
         elif group is Group.PROPS:
             items = [
-                self.leaf(NodeId.of_item(Item.PROP, k), "property", k, [["=", v, ""]])
+                self.leaf(NodeId(kind=NodeKind.ITEM, item=Item.PROP, name=k), "property", k, [["=", v, ""]])
                 for k, v in sorted(md.properties.items())
             ]
         else:
@@ -310,7 +321,10 @@ class TreeSource:
                 Group.SPECS: (Item.SPEC, "spec", md.partition_specs),
                 Group.SORTS: (Item.SORT, "sort_order", md.sort_orders),
             }[group]  # type: ignore[index]
-            items = [self.leaf(NodeId.of_item(item, i), kind, str(obj), []) for i, obj in sorted(by_id.items())]
+            items = [
+                self.leaf(NodeId(kind=NodeKind.ITEM, item=item, name=str(i)), kind, str(obj), [])
+                for i, obj in sorted(by_id.items())
+            ]
         return _page(items, offset, limit)
 
     def _ref_children(self, node: NodeId, offset: int, limit: int) -> tuple[int, list[Node]]:
@@ -346,7 +360,7 @@ class TreeSource:
         ref = self.table.refs[name]
         kind = "branch" if isinstance(ref, Branch) else "tag"
         return {
-            "id": str(NodeId.ref(name)),
+            "id": str(NodeId(kind=NodeKind.REF, name=name)),
             "kind": "ref",
             "label": name,
             "facts": [["type", kind, kind], ["snapshot", str(ref.snapshot_id), ""]],

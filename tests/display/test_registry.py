@@ -118,19 +118,22 @@ def test_a_kernel_gets_the_live_widget_beside_the_static_html(
 
 def test_node_ids_parse_back() -> None:
     ids = [
-        NodeId.metadata(),
-        NodeId.of_group(Group.PROPS),
-        NodeId.ref("feature:x/y"),
-        NodeId.snapshot(-9_223_372_036_854_775_807),
-        NodeId.manifest_list(12),
-        NodeId.of_manifest(12, 3),
-        NodeId.entry(12, 3, 45),
-        NodeId.of_item(Item.PROP, "write.format:default"),
-        NodeId.of_item(Item.SCHEMA, 2),
+        NodeId(kind=NodeKind.METADATA),
+        NodeId(kind=NodeKind.GROUP, group=Group.PROPS),
+        NodeId(kind=NodeKind.REF, name="feature:x/y"),
+        NodeId(kind=NodeKind.SNAPSHOT, snapshot_id=-9_223_372_036_854_775_807),
+        NodeId(kind=NodeKind.MANIFEST_LIST, snapshot_id=12),
+        NodeId(kind=NodeKind.MANIFEST, snapshot_id=12, manifest=3),
+        NodeId(kind=NodeKind.ENTRY, snapshot_id=12, manifest=3, position=45),
+        NodeId(kind=NodeKind.ITEM, item=Item.PROP, name="write.format:default"),
+        NodeId(kind=NodeKind.ITEM, item=Item.SCHEMA, name="2"),
     ]
     for node in ids:
         assert NodeId.parse(str(node)) == node, node
-    assert str(NodeId.entry(12, 3, 45)) == "e:12:3:45" and NodeId.parse("g:snapshots").group is Group.SNAPSHOTS
+    assert (
+        str(NodeId(kind=NodeKind.ENTRY, snapshot_id=12, manifest=3, position=45)) == "e:12:3:45"
+        and NodeId.parse("g:snapshots").group is Group.SNAPSHOTS
+    )
     for bad in ("", "meta:1", "g:nothing", "s:abc", "m:1", "e:1:2", "q:1", "x:table:1", "r:"):
         with pytest.raises(NotFound):
             NodeId.parse(bad)
@@ -173,9 +176,9 @@ def test_text_and_static_html_show_the_one_walk(events: icebook.Table) -> None:
         assert node["label"] in text and _in_html(node, html), node["id"]
     assert text.count("└─ … ") == html.count('class="ib-muted ib-more"') > 0  # the same children left out
     # The live widget pages through the same source: its first manifests are the walk's.
-    manifest_list = _find(walked, NodeId.manifest_list(audit))
+    manifest_list = _find(walked, NodeId(kind=NodeKind.MANIFEST_LIST, snapshot_id=audit))
     assert manifest_list is not None and manifest_list.more > 0
-    _, page = TreeSource(events, page_size=2).children(NodeId.manifest_list(audit))
+    _, page = TreeSource(events, page_size=2).children(NodeId(kind=NodeKind.MANIFEST_LIST, snapshot_id=audit))
     assert [m["label"] for m in page] == [c.node["label"] for c in manifest_list.children][:2]
     assert NodeId.parse(page[0]["id"]).kind is NodeKind.MANIFEST
 
