@@ -69,17 +69,12 @@ def table_html(table: TableLike) -> str:
 
 
 def snapshot_text(snapshot: Snapshot) -> str:
-    """One snapshot: its fields, then its summary."""
-    lines = [f"Snapshot {snapshot.snapshot_id} ({snapshot.operation or '?'})"]
-    for name in snapshot.FIELD_DOCS:
-        if name in ("summary", "extras"):
-            continue
-        value = getattr(snapshot, name, None)
-        if name == "timestamp_ms" and value is not None:
-            value = f"{value} ({when(value)})"
-        lines.append(f"  {name}: {'null' if value is None else value}")
-    lines.extend(f"  summary {k}: {v}" for k, v in (snapshot.summary or {}).items())
-    return "\n".join(lines)
+    """One line (snapshots are often shown many at a time): id, operation, sequence number, time, parent."""
+    parent = "none" if snapshot.parent_snapshot_id is None else snapshot.parent_snapshot_id
+    return (
+        f"Snapshot {snapshot.snapshot_id} ({snapshot.operation or '?'}, seq {snapshot.sequence_number}, "
+        f"{when(snapshot.timestamp_ms)}, parent {parent}, schema {snapshot.schema_id})"
+    )
 
 
 def snapshot_html(snapshot: Snapshot, metadata: TableMetadata | None = None) -> str:
@@ -117,15 +112,23 @@ def _int(value: Any) -> int | None:
         return None
 
 
+PLAN_LINES = 400
+"""Lines of a plan's explanation shown in a notebook; ``plan.explain()`` has all of them."""
+
+
 def plan_text(plan: ScanPlan) -> str:
-    """The scan plan's own explanation: every manifest and file kept or skipped and why, and the deletes."""
-    return plan.explain()
+    """The scan plan's own explanation (every manifest and file kept or skipped and why, and the deletes),
+    cut after ``PLAN_LINES`` lines."""
+    lines = plan.explain().splitlines()
+    if len(lines) <= PLAN_LINES:
+        return "\n".join(lines)
+    return "\n".join([*lines[:PLAN_LINES], f"… {len(lines) - PLAN_LINES:,} more lines: plan.explain() has them all"])
 
 
 def plan_html(plan: ScanPlan) -> str:
     body = (
         f'<div class="ib-h">Scan of snapshot {esc(plan.snapshot_id)}: {len(plan.tasks)} data files to read, '
         f"{len(plan.delete_files)} delete files to apply, {len(plan.skipped)} skipped</div>"
-        f'<pre class="ib-explain">{esc(plan.explain())}</pre>'
+        f'<pre class="ib-explain">{esc(plan_text(plan))}</pre>'
     )
     return frame(body, cls="ib-scan")
