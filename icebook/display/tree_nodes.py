@@ -28,7 +28,7 @@ from icebook.io.avro import read_manifest_entry
 from icebook.spec.filenames import parse_file_name
 from icebook.spec.manifest import DataFile, EntryStatus, FileContent, ManifestContent, ManifestEntry, ManifestFile
 from icebook.spec.metadata import TableMetadata
-from icebook.spec.snapshots import Branch, Snapshot
+from icebook.spec.snapshots import Branch, Ref, Snapshot
 from icebook.spec.transforms import human_value
 from icebook.spec.types import IcebergType
 from icebook.spec.values import decode_value, to_human
@@ -350,7 +350,7 @@ class TreeSource:
         NodeKind.ITEM: lambda self, node, offset, limit: (0, []),
     }
 
-    def _ref(self, node: NodeId) -> Any:
+    def _ref(self, node: NodeId) -> Ref:
         ref = self.table.refs.get(node.name or "")
         if ref is None:
             raise NotFound(f"no branch or tag named {node.name!r}", available=sorted(self.table.refs))
