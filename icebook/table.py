@@ -17,6 +17,9 @@ from icebook.analysis.lineage import Lineage, lineage
 from icebook.analysis.manifests import ManifestStore
 from icebook.analysis.resolve import At, AtRef, AtSnapshot, AtTime, parse_at, resolve_snapshot
 from icebook.analysis.scan import ScanPlan, plan_scan
+from icebook.display.formatters import register_formatters
+from icebook.display.registry import register, render_html
+from icebook.display.summary import table_html
 from icebook.engines import arrow as arrow_engine
 from icebook.engines import spark as spark_engine
 from icebook.engines import spark_ops
@@ -42,6 +45,7 @@ class Table:
         self.fileio = fileio
         self.store = ManifestStore(fileio, metadata)
         """Reads and caches this table's manifest lists and manifests (immutable, so cached by path)."""
+        register_formatters()  # inside IPython, results display richly even without %load_ext icebook
 
     @property
     def location(self) -> str:
@@ -267,9 +271,7 @@ class Table:
         return explore(self)
 
     def _repr_html_(self) -> str:
-        from icebook.display import table_html
-
-        return str(table_html(self))
+        return render_html(self)
 
     def __repr__(self) -> str:
         current = self.metadata.current_snapshot_id
@@ -277,6 +279,10 @@ class Table:
             f"<icebook.Table {self.location} v{self.format_version}, {len(self.metadata.snapshots)} snapshots, "
             f"current {current}, refs {sorted(self.refs)}>"
         )
+
+
+# How a Table is shown; registered here because the display layer cannot import this one.
+register(Table, text=repr, html=table_html)
 
 
 def open_table(location: str, *, fileio: FileIO | None = None) -> Table:

@@ -14,14 +14,12 @@ implementation's SnapshotSummary): ``source-snapshot-id`` (the picked snapshot),
 
 from __future__ import annotations
 
-import datetime as _dt
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from types import MappingProxyType
 
 import pandas as pd
 
-from icebook.analysis import _html
 from icebook.analysis._frames import frame
 from icebook.analysis.ancestry import ancestor_ids
 from icebook.analysis.resolve import snapshot_id_from_text
@@ -79,9 +77,6 @@ class LineageNode:
     def wap_id(self) -> str | None:
         return (self.snapshot.summary or {}).get(WAP_ID)
 
-    def labels(self) -> list[str]:
-        return [*self.branches, *(f"tag: {t}" for t in self.tags)]
-
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class HistoryPath:
@@ -116,20 +111,6 @@ class HistoryPath:
         return frame(
             rows, ["side", "snapshot_id", "parent_id", "operation", "committed_at"], ints=("snapshot_id", "parent_id")
         )
-
-    def describe(self) -> str:
-        def ops(snaps: tuple[Snapshot, ...]) -> str:
-            return ", ".join(f"{s.operation} {s.snapshot_id}" for s in snaps) or "nothing"
-
-        if self.relation == "same":
-            return "same snapshot"
-        if self.relation == "a_before_b":
-            return f"{len(self.b_side)} commit(s) from a to b: {ops(self.b_side)}"
-        if self.relation == "b_before_a":
-            return f"b is an ancestor of a ({len(self.a_side)} commit(s) back): {ops(self.a_side)}"
-        if self.relation == "diverged":
-            return f"diverged at {self.common_ancestor}: a side {ops(self.a_side)}; b side {ops(self.b_side)}"
-        return "no common ancestor left (expired, or separate histories)"
 
 
 def history_path(metadata: TableMetadata, a: int | None, b: int | None) -> HistoryPath:
@@ -223,69 +204,8 @@ class Lineage:
         ]
         return frame(rows, _COLUMNS, ints=("snapshot_id", "parent_id", "sequence_number", "cherry_picked_from"))
 
-    def graph_lines(self) -> list[tuple[str, LineageNode | None]]:
-        """(graph prefix, node) rows, newest first, like ``git log --graph``; node None for a joint row."""
-        order = sorted(
-            self.nodes.values(), key=lambda n: (n.snapshot.timestamp_ms, n.snapshot.sequence_number or 0), reverse=True
-        )
-        cols: list[int | None] = []
-        out: list[tuple[str, LineageNode | None]] = []
-        for node in order:
-            sid = node.snapshot_id
-            waiting = [i for i, c in enumerate(cols) if c == sid]
-            if len(waiting) > 1:
-                # Several lines (branches) meet at this snapshot: draw them joining, then drop the extras.
-                keep = waiting[0]
-                chars = [" "] * (2 * len(cols))
-                for i in range(len(cols)):
-                    chars[2 * i - 1 if i in waiting[1:] else 2 * i] = "/" if i in waiting[1:] else "|"
-                out.append(("".join(chars).rstrip(), None))
-                cols = [c for i, c in enumerate(cols) if i not in waiting[1:]]
-                idx = keep
-            elif waiting:
-                idx = waiting[0]
-            else:
-                cols.append(sid)
-                idx = len(cols) - 1
-            out.append(("".join("* " if i == idx else "| " for i in range(len(cols))), node))
-            parent = node.parent_id if node.parent_id in self.nodes else None
-            if parent is None:
-                del cols[idx]
-            else:
-                cols[idx] = parent
-        return out
-
     def __repr__(self) -> str:
-        lines = [f"Lineage: {len(self.nodes)} snapshots, refs {sorted(self.refs)}"]
-        for prefix, node in self.graph_lines():
-            lines.append(prefix if node is None else f"{prefix.rstrip()} {_line(node)}")
-        return "\n".join(lines)
-
-    def _repr_html_(self) -> str:
-        rows: list[tuple[object, ...]] = []
-        colors: list[str | None] = []
-        for prefix, node in self.graph_lines():
-            if node is None:
-                rows.append((_graph_cell(prefix), "", "", "", "", ""))
-                colors.append(None)
-                continue
-            notes = _notes(node)
-            rows.append(
-                (
-                    _graph_cell(prefix),
-                    node.snapshot_id,
-                    node.snapshot.operation or "",
-                    _when(node.snapshot.timestamp_ms),
-                    ", ".join(node.labels()),
-                    "; ".join(notes),
-                )
-            )
-            colors.append(None if node.reachable else _html.MUTED)
-        return _html.box(
-            _html.heading(f"Lineage: {len(self.nodes)} snapshots"),
-            _html.table(["graph", "snapshot", "operation", "committed at", "refs", "notes"], rows, row_colors=colors),
-            _html.muted("grey rows: not reachable from any branch or tag"),
-        )
+        return f"<Lineage {len(self.nodes)} snapshots, refs {sorted(self.refs)}, {len(self.unreachable)} unreachable>"
 
 
 _COLUMNS = (
@@ -302,41 +222,6 @@ _COLUMNS = (
     "parent_expired",
     "wap_id",
 )
-
-
-def _graph_cell(prefix: str) -> _html.Markup:
-    return _html.Markup(f'<span style="white-space:pre">{_html.esc(prefix)}</span>')
-
-
-def _when(ms: int) -> str:
-    return _dt.datetime.fromtimestamp(ms / 1000, _dt.UTC).strftime("%Y-%m-%d %H:%M:%S")
-
-
-def _notes(node: LineageNode) -> list[str]:
-    notes = []
-    if not node.reachable:
-        notes.append("unreachable")
-    if node.parent_expired:
-        notes.append(f"parent {node.parent_id} expired")
-    if node.cherry_picked_from is not None:
-        notes.append(f"cherry-picked from {node.cherry_picked_from}")
-    if node.published_wap_id is not None:
-        notes.append(f"published WAP {node.published_wap_id}")
-    if node.wap_id is not None:
-        notes.append(f"staged WAP {node.wap_id}")
-    return notes
-
-
-def _line(node: LineageNode) -> str:
-    labels = node.labels()
-    text = f"{node.snapshot_id} {node.snapshot.operation or '?'} seq={node.snapshot.sequence_number}"
-    text += f" {_when(node.snapshot.timestamp_ms)}"
-    if labels:
-        text += f" ({', '.join(labels)})"
-    notes = _notes(node)
-    if notes:
-        text += f" [{'; '.join(notes)}]"
-    return text
 
 
 def lineage(metadata: TableMetadata) -> Lineage:

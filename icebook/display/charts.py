@@ -20,7 +20,7 @@ import pandas as pd
 
 from icebook.analysis.ancestry import ancestor_ids
 from icebook.analysis.evolution import Evolution
-from icebook.display._base import TableLike, cell_text, esc
+from icebook.display._base import TableLike, cell_text, content_label
 
 VL_VERSION = "5.20"
 OP_COLORS = alt.Scale(
@@ -64,11 +64,6 @@ class VegaChart:
 
         svg: str = vlc.vega_to_svg(self.vega)
         return svg
-
-    def to_html(self) -> str:
-        """The static SVG in an HTML fragment. Not ``_repr_html_``: IPython would add it to the bundle,
-        and JupyterLab would show it instead of the interactive vega rendering."""
-        return f'<div class="icebook ib-chart" title="{esc(self.title)}">{self.to_svg()}</div>'
 
 
 # ---------------------------------------------------------------- data
@@ -116,14 +111,11 @@ def size_bins(sizes: pd.Series, content: pd.Series, bins: int = 30) -> pd.DataFr
     # 10 ** log10(x) can land just below x: pin the outer edges so the extremes are counted.
     edges[0], edges[-1] = min(edges[0], sizes.min()), max(edges[-1], sizes.max())
     rows = []
-    names = {0: "data", 1: "position deletes", 2: "equality deletes"}
     for code, group in sizes.groupby(content.astype(int)):
         counts, _ = np.histogram(group.to_numpy(), bins=edges)
         for i, n in enumerate(counts):
             if n:
-                rows.append(
-                    {"content": names.get(int(code), str(code)), "lo": edges[i], "hi": edges[i + 1], "files": int(n)}
-                )
+                rows.append({"content": content_label(code), "lo": edges[i], "hi": edges[i + 1], "files": int(n)})
     return pd.DataFrame(rows, columns=["content", "lo", "hi", "files"])
 
 
