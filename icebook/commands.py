@@ -22,8 +22,8 @@ from typing import Any
 import pandas as pd
 
 from icebook import __version__
-from icebook.display.tree_render import MetadataTree
 from icebook.analysis.resolve import AtRef
+from icebook.display.tree_render import MetadataTree
 from icebook.errors import IcebookError, NotFound
 from icebook.table import Table, open_table
 
