@@ -374,6 +374,32 @@ def open_table(
     return Table(read_table_metadata(io, metadata_location), metadata_location, io)
 
 
+def catalog_listing() -> list[dict[str, str]]:
+    """Every catalog a name can resolve through: PyIceberg's configured catalogs (type, URI,
+    warehouse; never credentials), then the catalogs of Spark's running session."""
+    rows = [{"catalog": name, "source": "pyiceberg", **catalogs.describe(name)} for name in catalogs.catalog_names()]
+    for row in rows:
+        row.pop("name", None)
+    for name, warehouse in sorted(spark_engine.catalogs().items()):
+        rows.append({"catalog": name, "source": "spark", "type": "hadoop", "warehouse": warehouse})
+    return rows
+
+
+def table_listing(namespace: str) -> list[str]:
+    """Tables of ``catalog.namespace`` (or of every namespace of ``catalog``), as full names.
+    Unknown catalogs and namespaces raise NotFound listing what exists."""
+    parts = namespace.split(".")
+    name = parts[0]
+    if catalogs.is_configured(name):
+        if len(parts) == 1:
+            return [f"{name}.{t}" for ns in catalogs.list_namespaces(name) for t in catalogs.list_tables(name, ns)]
+        return [f"{name}.{t}" for t in catalogs.list_tables(name, ".".join(parts[1:]))]
+    if spark_engine.has_catalog(name):
+        return spark_engine.session_tables(namespace)
+    known = [row["catalog"] for row in catalog_listing()]
+    raise NotFound(f"no catalog {name!r} (neither a PyIceberg catalog nor one of Spark's)", available=known)
+
+
 def _is_local_path(location: str) -> bool:
     import os
 

@@ -111,6 +111,23 @@ def _tables_like(identifier: str) -> list[str]:
     return sorted(f"{namespace}.{r.tableName}" for r in rows)
 
 
+def session_tables(namespace: str) -> list[str]:
+    """``catalog.namespace`` -> its tables as Spark's session lists them (``catalog.namespace.table``);
+    ``catalog`` alone -> the tables of each of its namespaces. NotFound lists the namespaces."""
+    spark = get_session()
+    catalog = namespace.split(".", 1)[0]
+    with spark_errors(f"listing namespaces of {catalog}"):
+        namespaces = sorted(f"{catalog}.{r[0]}" for r in spark.sql(f"SHOW NAMESPACES IN {catalog}").collect())
+    wanted = namespaces if "." not in namespace else [namespace]
+    if "." in namespace and namespace not in namespaces:
+        raise NotFound(f"no namespace {namespace!r} in Spark's catalog {catalog!r}", available=namespaces)
+    found: list[str] = []
+    for ns in wanted:
+        with spark_errors(f"listing tables of {ns}"):
+            found += [f"{ns}.{r.tableName}" for r in spark.sql(f"SHOW TABLES IN {ns}").collect()]
+    return sorted(found)
+
+
 def has_catalog(name: str) -> bool:
     """Whether the running Spark session has a catalog called ``name`` (never starts Spark)."""
     if name in catalogs():
