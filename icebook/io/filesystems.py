@@ -83,7 +83,9 @@ def _endpoint(url: str) -> tuple[str, str]:
 def s3_options(props: Mapping[str, str], bucket: str) -> dict[str, Any]:
     """``pyarrow.fs.S3FileSystem`` keyword arguments from Iceberg's S3 FileIO properties."""
     opts: dict[str, Any] = {}
-    endpoint = _first(props, "s3.endpoint")
+    endpoint = (
+        _first(props, "s3.endpoint") or os.environ.get("AWS_ENDPOINT_URL_S3") or os.environ.get("AWS_ENDPOINT_URL")
+    )
     if endpoint:
         opts["endpoint_override"], opts["scheme"] = _endpoint(endpoint)
     key = _first(props, "s3.access-key-id", "client.access-key-id")
@@ -99,7 +101,7 @@ def s3_options(props: Mapping[str, str], bucket: str) -> dict[str, Any]:
     region = region or os.environ.get("AWS_DEFAULT_REGION")
     if region:
         opts["region"] = region
-    elif not endpoint and not os.environ.get("AWS_ENDPOINT_URL") and bucket:
+    elif not endpoint and bucket:
         with contextlib.suppress(OSError):  # the request itself will say what is wrong
             opts["region"] = pafs.resolve_s3_region(bucket)
     role = _first(props, "s3.role-arn", "client.role-arn")

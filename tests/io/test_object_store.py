@@ -193,7 +193,8 @@ def test_environment_credentials(lake: Lake, monkeypatch: pytest.MonkeyPatch) ->
     monkeypatch.setenv("AWS_ACCESS_KEY_ID", lake.key)
     monkeypatch.setenv("AWS_SECRET_ACCESS_KEY", lake.secret)
     monkeypatch.setenv("AWS_REGION", REGION)
-    t = icebook.open("s3://lake/wh/db/events", properties={"s3.endpoint": lake.endpoint})
+    monkeypatch.setenv("AWS_ENDPOINT_URL", lake.endpoint)
+    t = icebook.open("s3://lake/wh/db/events")
     assert sorted(r["id"] for r in t.read().to_pylist()) == [1, 3, 4, 5, 6]
 
 
