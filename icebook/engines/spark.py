@@ -53,12 +53,24 @@ class SparkPoint:
 
 def first_line(exc: BaseException) -> str:
     """Spark's own message without the Java stack (the first meaningful line)."""
-    text = getattr(exc, "desc", None) or str(exc)
+    text = getattr(exc, "desc", None) or _java_message(exc) or str(exc)
     for line in str(text).strip().splitlines():
         line = line.strip()
         if line and not line.startswith(("at ", "JVM stacktrace", "Traceback")):
             return line
     return type(exc).__name__
+
+
+def _java_message(exc: BaseException) -> str | None:
+    """A Py4JJavaError's Java exception (``class: message``): its own str() starts with
+    "An error occurred while calling o50.load.", which says nothing."""
+    java = getattr(exc, "java_exception", None)
+    if java is None:
+        return None
+    try:
+        return str(java.toString())
+    except Exception:  # the gateway may be gone
+        return None
 
 
 @contextmanager
@@ -149,10 +161,24 @@ def dataframe(location: str, point: SparkPoint, *, identifier: str | None = None
     reader = spark.read.format("iceberg")
     for key, value in point.options().items():
         reader = reader.option(key, value)
-    with spark_errors(f"reading {identifier or location} at {point.describe()}"):
-        if identifier is not None:
-            spark.sql(f"REFRESH TABLE {identifier}")
-        return reader.load(identifier or location)
+    try:
+        with spark_errors(f"reading {identifier or location} at {point.describe()}"):
+            if identifier is not None:
+                spark.sql(f"REFRESH TABLE {identifier}")
+            return reader.load(identifier or location)
+    except EngineError as exc:
+        scheme = location.split("://", 1)[0] if "://" in location else "file"
+        if scheme != "file" and any(m in str(exc) for m in _NO_FILESYSTEM):
+            raise EngineError(
+                f"{exc}\nSpark has no filesystem for {scheme}:// (the Iceberg runtime jar has no AWS, GCS or Azure "
+                "SDK): give it one with icebook.spark.session(packages=[...], conf={...}), or read with "
+                'engine="arrow"'
+            ) from exc
+        raise
+
+
+# Spark's messages when no Hadoop FileSystem or Iceberg FileIO handles a location's scheme.
+_NO_FILESYSTEM = ("Failed to get file system for path", "No FileSystem for scheme", "UnsupportedFileSystemException")
 
 
 def to_arrow(df: Any) -> pa.Table:
