@@ -62,6 +62,14 @@ def locate_metadata(fileio: FileIO, location: str) -> str:
         if sub:
             metadata_dir = sub[0].path
             entries = _list(fileio, metadata_dir)
+        elif not entries:
+            # Object stores have no directories, and some listings (pyarrow's GCS one among them)
+            # omit the implied ones: look in <location>/metadata itself, as Iceberg's readers do.
+            try:
+                entries = _list(fileio, location + "/metadata")
+                metadata_dir = location + "/metadata"
+            except NotFound:
+                pass
     found = find_current_metadata(fileio, metadata_dir, entries)
     if found is None:
         names = sorted(base_name(e.path) for e in entries)
