@@ -1,4 +1,4 @@
-"""One manifest entry as frozen models, for detail views (fastavro; small and exact)."""
+"""One manifest entry as frozen models, for detail views (fastavro in a worker process; small and exact)."""
 
 from __future__ import annotations
 
@@ -8,10 +8,12 @@ from dataclasses import replace
 from typing import Any
 
 from icebook.errors import MetadataError, NotFound
-from icebook.io.avro_entries import header_from_bytes
-from icebook.io.avro_list import iter_avro_records, read_bytes_for
+from icebook.io.avro_framing import check_framing
+from icebook.io.avro_header import header_from_metadata
+from icebook.io.avro_list import read_bytes_for
 from icebook.io.avro_schema import ManifestLayout, manifest_layout
 from icebook.io.fileio import FileIO
+from icebook.io.worker_pool import decode_isolated
 from icebook.spec.manifest import (
     DataFile,
     EntryStatus,
@@ -85,60 +87,81 @@ def _data_file(df: Mapping[str, Any], layout: ManifestLayout, spec_id: int, path
 def read_manifest_entry(fileio: FileIO, manifest: ManifestFile, index: int) -> ManifestEntry:
     """Entry number ``index`` (0-based, file order) of ``manifest``, inheritance applied and explained."""
     path = manifest.manifest_path
+    if index < 0:
+        raise NotFound(f"manifest {path}: entry {index} (negative index)")
     data = read_bytes_for(fileio, path, "manifest")
-    header = header_from_bytes(data, path)
+    framing = check_framing(data, path, kind="manifest", expected_length=manifest.manifest_length)
+    header = header_from_metadata(path, dict(framing.metadata))
     layout = manifest_layout(header)
     version = header.format_version if header.format_version is not None else manifest.format_version
     if "sequence_number" not in layout.entry_names:
         version = 1  # "v1 manifests with no sequence number column"
     spec_id = header.partition_spec_id if header.partition_spec_id is not None else manifest.partition_spec_id
-    df_name = layout.entry_names["data_file"]
     names = layout.entry_names
-    running = 0  # record_count of preceding data files with null first_row_id
-    if index < 0:
-        raise NotFound(f"manifest {path}: entry {index} (negative index)")
-    count = 0
-    for i, rec in enumerate(iter_avro_records(data, path, "manifest")):
-        count = i + 1
-        df = rec[df_name]
-        raw_first = df.get(layout.data_file_names.get("first_row_id", ""), None)
-        raw_content = df.get(layout.data_file_names.get("content", ""), 0) or 0
-        is_null_data = raw_first is None and int(raw_content) == FileContent.DATA
-        if i < index:
-            if is_null_data:
-                running += int(df[layout.data_file_names["record_count"]])
-            continue
-        data_file = _data_file(df, layout, spec_id, path)
-        notes = []
-        if is_null_data and manifest.first_row_id is not None:
-            value = manifest.first_row_id + running
-            data_file = _replace_first_row_id(data_file, value)
-            notes.append(first_row_id_note(value, manifest))
-        snapshot_id, note = inherit_snapshot_id(rec.get(names.get("snapshot_id", "")), manifest)
-        if note is not None:
-            notes.append(note)
-        try:
-            status = EntryStatus(int(rec[names["status"]]))
-        except ValueError:
-            raise MetadataError(
-                path, "status", f"expected 0, 1 or 2, found {rec[names['status']]!r}", kind="manifest"
-            ) from None
-        seq, file_seq, seq_notes = inherit_sequence_numbers(
-            status,
-            rec.get(names.get("sequence_number", "")),
-            rec.get(names.get("file_sequence_number", "")),
-            manifest,
-            format_version=version,
+    if index >= framing.record_count:
+        raise NotFound(f"manifest {path}: entry {index} (the manifest has {framing.record_count} entries)")
+    rec, running, seen = decode_isolated(
+        "manifest_entry_record", data, layout, index, data_size=len(data), path=path, kind="manifest"
+    )
+    if not isinstance(rec, dict) or not isinstance(rec.get(names["data_file"]), dict):
+        raise MetadataError(
+            path,
+            None,
+            f"the Avro blocks declare {framing.record_count} entries but {seen} were decoded",
+            kind="manifest",
         )
-        return ManifestEntry(
-            status=status,
-            snapshot_id=snapshot_id,
-            sequence_number=seq,
-            file_sequence_number=file_seq,
-            data_file=data_file,
-            inherited=tuple(notes) + seq_notes,
-        )
-    raise NotFound(f"manifest {path}: entry {index} (the manifest has {count} entries)")
+    try:
+        return _entry(rec, layout, manifest, spec_id, version, running, path)
+    except (TypeError, ValueError, KeyError) as exc:
+        raise MetadataError(
+            path, f"entry {index}", f"malformed: {type(exc).__name__}: {exc}", kind="manifest"
+        ) from None
+
+
+def _entry(
+    rec: dict[str, Any],
+    layout: ManifestLayout,
+    manifest: ManifestFile,
+    spec_id: int,
+    version: int,
+    running: int,
+    path: str,
+) -> ManifestEntry:
+    names = layout.entry_names
+    df = rec[names["data_file"]]
+    raw_first = df.get(layout.data_file_names.get("first_row_id", ""), None)
+    raw_content = df.get(layout.data_file_names.get("content", ""), 0) or 0
+    is_null_data = raw_first is None and int(raw_content) == FileContent.DATA
+    data_file = _data_file(df, layout, spec_id, path)
+    notes = []
+    if is_null_data and manifest.first_row_id is not None:
+        value = manifest.first_row_id + running
+        data_file = _replace_first_row_id(data_file, value)
+        notes.append(first_row_id_note(value, manifest))
+    snapshot_id, note = inherit_snapshot_id(rec.get(names.get("snapshot_id", "")), manifest)
+    if note is not None:
+        notes.append(note)
+    try:
+        status = EntryStatus(int(rec[names["status"]]))
+    except ValueError:
+        raise MetadataError(
+            path, "status", f"expected 0, 1 or 2, found {rec[names['status']]!r}", kind="manifest"
+        ) from None
+    seq, file_seq, seq_notes = inherit_sequence_numbers(
+        status,
+        rec.get(names.get("sequence_number", "")),
+        rec.get(names.get("file_sequence_number", "")),
+        manifest,
+        format_version=version,
+    )
+    return ManifestEntry(
+        status=status,
+        snapshot_id=snapshot_id,
+        sequence_number=seq,
+        file_sequence_number=file_seq,
+        data_file=data_file,
+        inherited=tuple(notes) + seq_notes,
+    )
 
 
 def _replace_first_row_id(df: DataFile, value: int) -> DataFile:
