@@ -40,20 +40,12 @@ def snapshot_path(table: TableLike, a: Snapshot | int | None, b: Snapshot | int)
     metadata = table.metadata
     end = b if isinstance(b, Snapshot) else metadata.snapshot_by_id(b)
     start_id = a.snapshot_id if isinstance(a, Snapshot) else a
-    path: list[Snapshot] = []
-    current: Snapshot | None = end
-    while current is not None and current.snapshot_id != start_id:
-        path.append(current)
-        parent = current.parent_snapshot_id
-        current = None
-        if parent is not None:
-            try:
-                current = metadata.snapshot_by_id(parent)
-            except NotFound:
-                current = None
-    if start_id is not None and (current is None or current.snapshot_id != start_id):
-        raise NotFound(f"snapshot {start_id} is not an ancestor of snapshot {end.snapshot_id}")
-    return path[::-1]
+    chain = metadata.ancestor_ids(end.snapshot_id)  # a loop of parent links raises here, naming the file
+    if start_id is not None:
+        if start_id not in chain:
+            raise NotFound(f"snapshot {start_id} is not an ancestor of snapshot {end.snapshot_id}")
+        chain = chain[: chain.index(start_id)]
+    return [metadata.snapshot_by_id(sid) for sid in reversed(chain)]
 
 
 def _file_states(table: TableLike, snapshot: Snapshot | None, schema: Schema) -> dict[str, frozenset[str]]:

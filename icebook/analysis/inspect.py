@@ -93,14 +93,12 @@ def snapshots_arrow(metadata: TableMetadata) -> pa.Table:
 
 
 def current_ancestry(metadata: TableMetadata, start: int | None = None) -> list[int]:
-    """Snapshot ids from ``start`` (default: current) back through parents that still exist."""
-    out: list[int] = []
-    known = {s.snapshot_id: s for s in metadata.snapshots}
+    """Snapshot ids from ``start`` (default: current) back through parents that still exist.
+
+    A loop of parent links (a damaged table) is a MetadataError naming the file and the field.
+    """
     cursor = metadata.current_snapshot_id if start is None else start
-    while cursor is not None and cursor in known and cursor not in out:
-        out.append(cursor)
-        cursor = known[cursor].parent_snapshot_id
-    return out
+    return [] if cursor is None else metadata.ancestor_ids(cursor)
 
 
 def history_arrow(metadata: TableMetadata) -> pa.Table:
@@ -250,6 +248,8 @@ def files_arrow(
         return files.append_column("readable_metrics", metrics)
 
     table = _concat(parallel_map(one_manifest, manifests, progress=progress, label="manifests"))
+    if snapshot is not None:
+        store.verify_snapshot(snapshot)
     return _empty_files(store) if table is None else table
 
 
@@ -258,6 +258,8 @@ def entries_arrow(store: ManifestStore, snapshot: Snapshot | None, *, progress: 
     metadata = store.metadata
     manifests = store.manifest_list(snapshot) if snapshot is not None else ()
     store.many_entries(manifests, progress=progress)
+    if snapshot is not None:
+        store.verify_snapshot(snapshot)
     parts = [_manifest_files(store, m, live_only=False) for m in manifests]
     table = _concat(parts)
     if table is None:

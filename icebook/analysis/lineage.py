@@ -24,6 +24,7 @@ import pandas as pd
 from icebook.analysis import _html
 from icebook.analysis._frames import frame
 from icebook.analysis.inspect import current_ancestry
+from icebook.errors import NotFound
 from icebook.spec.metadata import MAIN_BRANCH, TableMetadata
 from icebook.spec.snapshots import Branch, Snapshot
 
@@ -48,6 +49,8 @@ class LineageNode:
     children: tuple[int, ...]
     parent_expired: bool
     """The snapshot names a parent that is no longer in the metadata (expired)."""
+    parent_cycle: tuple[int, ...] = ()
+    """The loop of parent links this snapshot is on (a damaged table), else empty."""
 
     @property
     def snapshot_id(self) -> int:
@@ -326,6 +329,9 @@ def _notes(node: LineageNode) -> list[str]:
         notes.append("unreachable")
     if node.parent_expired:
         notes.append(f"parent {node.parent_id} expired")
+    if node.parent_cycle:
+        loop = " -> ".join(str(i) for i in (*node.parent_cycle, node.parent_cycle[0]))
+        notes.append(f"DAMAGED: parent links loop {loop}")
     if node.cherry_picked_from is not None:
         notes.append(f"cherry-picked from {node.cherry_picked_from}")
     if node.published_wap_id is not None:
@@ -347,15 +353,32 @@ def _line(node: LineageNode) -> str:
     return text
 
 
+def _ancestry_through_cycles(metadata: TableMetadata, snapshot_id: int | None) -> list[int]:
+    """Ancestors newest first, stopping where a (damaged) loop of parent links comes round again:
+    the graph shows the loop, where every other walk through history reports it as an error."""
+    out: list[int] = []
+    seen: set[int] = set()
+    cursor = snapshot_id
+    while cursor is not None and cursor not in seen:
+        try:
+            snapshot = metadata.snapshot_by_id(cursor)
+        except NotFound:
+            break
+        out.append(cursor)
+        seen.add(cursor)
+        cursor = snapshot.parent_snapshot_id
+    return out
+
+
 def lineage(metadata: TableMetadata) -> Lineage:
     """Build the DAG of ``metadata``'s snapshots (no file is read)."""
     snaps = sorted(metadata.snapshots, key=lambda s: (s.timestamp_ms, s.sequence_number or 0))
     known = {s.snapshot_id for s in snaps}
-    main = tuple(current_ancestry(metadata))
+    main = tuple(_ancestry_through_cycles(metadata, metadata.current_snapshot_id))
     main_set = set(main)
     reachable: dict[int, list[str]] = {}
     for name, ref in metadata.refs.items():
-        for sid in current_ancestry(metadata, ref.snapshot_id):
+        for sid in _ancestry_through_cycles(metadata, ref.snapshot_id):
             reachable.setdefault(sid, []).append(name)
     heads: dict[int, list[str]] = {}
     tags: dict[int, list[str]] = {}
@@ -378,6 +401,7 @@ def lineage(metadata: TableMetadata) -> Lineage:
             reachable_from=branch_order(reachable.get(s.snapshot_id, [])),
             children=tuple(children.get(s.snapshot_id, [])),
             parent_expired=s.parent_snapshot_id is not None and s.parent_snapshot_id not in known,
+            parent_cycle=cycle.snapshot_ids if (cycle := metadata.parent_cycle(s.snapshot_id)) else (),
         )
         for s in snaps
     }

@@ -24,11 +24,13 @@ from icebook.spec.snapshots import (
     Branch,
     EncryptedKey,
     MetadataLogEntry,
+    ParentCycle,
     PartitionStatisticsFile,
     Ref,
     Snapshot,
     SnapshotLogEntry,
     StatisticsFile,
+    find_parent_cycles,
     parse_encrypted_key,
     parse_metadata_log_entry,
     parse_partition_statistics_file,
@@ -126,6 +128,7 @@ class TableMetadata:
             "extras": "Top-level keys that icebook does not model, kept as written.",
             "defaults_applied": "Values not written in the file but defined by the spec for this format version.",
             "wire_keys": "The top-level keys present in the JSON file.",
+            "parent_cycles": "Loops in the snapshots' parent links (a damaged table); empty when history is sound.",
         }
     )
 
@@ -155,10 +158,34 @@ class TableMetadata:
     extras: Mapping[str, Any] = field(default_factory=empty_map)
     defaults_applied: tuple[AppliedDefault, ...] = ()
     wire_keys: frozenset[str] = frozenset()
+    parent_cycles: tuple[ParentCycle, ...] = ()
     _snapshot_index: Mapping[int, Snapshot] = field(init=False, repr=False, compare=False)
+    _cycle_of: Mapping[int, ParentCycle] = field(init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "_snapshot_index", MappingProxyType({s.snapshot_id: s for s in self.snapshots}))
+        cycle_of = {sid: c for c in self.parent_cycles for sid in c.snapshot_ids}
+        object.__setattr__(self, "_cycle_of", MappingProxyType(cycle_of))
+
+    def parent_cycle(self, snapshot_id: int) -> ParentCycle | None:
+        """The loop of parent links this snapshot is on, if any."""
+        return self._cycle_of.get(snapshot_id)
+
+    def ancestor_ids(self, snapshot_id: int) -> list[int]:
+        """``snapshot_id`` and its ancestors that still exist, newest first.
+
+        Raises the cycle's MetadataError (naming the file and the JSON path) when the walk
+        reaches a loop of parent links, instead of walking forever.
+        """
+        out: list[int] = []
+        cursor: int | None = snapshot_id
+        while cursor is not None and cursor in self._snapshot_index:
+            cycle = self._cycle_of.get(cursor)
+            if cycle is not None:
+                raise cycle.error()
+            out.append(cursor)
+            cursor = self._snapshot_index[cursor].parent_snapshot_id
+        return out
 
     def schema_by_id(self, schema_id: int) -> Schema:
         try:
@@ -393,7 +420,11 @@ def parse_table_metadata(obj: Any, *, file: str) -> TableMetadata:
         raise w.error("default-sort-order-id", f"sort order {default_sort_order_id} is not in sort-orders")
 
     snapshots: tuple[Snapshot, ...] = _objects(w, "snapshots", parse_snapshot, format_version=version)
-    ids = {s.snapshot_id for s in snapshots}
+    ids: set[int] = set()
+    for i, snapshot in enumerate(snapshots):
+        if snapshot.snapshot_id in ids:
+            raise w.error(f"snapshots[{i}].snapshot-id", f"duplicate snapshot id {snapshot.snapshot_id}")
+        ids.add(snapshot.snapshot_id)
 
     raw_current = w.opt_int("current-snapshot-id")
     current = no_current_snapshot(raw_current)
@@ -449,6 +480,7 @@ def parse_table_metadata(obj: Any, *, file: str) -> TableMetadata:
         extras=w.extras(_KNOWN_KEYS),
         defaults_applied=tuple(defaults),
         wire_keys=frozenset(w.obj),
+        parent_cycles=find_parent_cycles(snapshots, file=file),
     )
 
 
@@ -488,6 +520,12 @@ def decode_metadata_json(data: bytes, *, file: str) -> Any:
         if not text[exc.pos :].strip() or exc.msg.startswith("Unterminated"):
             raise fail(f"truncated: JSON ends unexpectedly at line {exc.lineno} column {exc.colno}") from None
         raise fail(f"not valid JSON at line {exc.lineno} column {exc.colno}: {exc.msg}") from None
+    except RecursionError:
+        raise fail(
+            "JSON nested too deeply to read (arrays or objects inside each other beyond Python's limit)"
+        ) from None
+    except ValueError as exc:  # e.g. an integer literal with thousands of digits
+        raise fail(f"not valid JSON: {exc}") from None
     if not isinstance(obj, dict):
         raise fail(f"expected a JSON object at the top level, found {type(obj).__name__}")
     return obj
