@@ -12,7 +12,7 @@ MetadataError naming the file and the field, never a silently smaller answer.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
+from collections.abc import Iterable
 from dataclasses import dataclass, fields
 
 import numpy as np
@@ -117,7 +117,7 @@ def check_entry_values(manifest: ManifestFile, entries: pa.Table, *, last_column
     """Values no valid manifest can hold (spec: "Manifest Entry Fields", "Data File Fields").
 
     Counts and sizes are never negative; metrics are keyed by field ids the table has assigned
-    (at most ``last-column-id``); and no entry of a manifest was committed after the manifest
+    (at most ``last-column-id``) or reserved for metadata columns; and no entry of a manifest was committed after the manifest
     itself (its data and file sequence numbers are at most the manifest's ``sequence_number``).
     """
     path = manifest.manifest_path
@@ -145,7 +145,6 @@ def check_entry_values(manifest: ManifestFile, entries: pa.Table, *, last_column
             lowest = pc.min(values).as_py()
             if lowest is not None and lowest < 0:
                 raise fail(f"data_file.{name}", f"negative count {lowest}")
-    _check_column_sizes(entries, fail)
     if manifest.sequence_number is not None:
         for name in ("sequence_number", "file_sequence_number"):
             high = pc.max(entries.column(name)).as_py()
@@ -155,25 +154,6 @@ def check_entry_values(manifest: ManifestFile, entries: pa.Table, *, last_column
                     f"{high} is after the manifest's own sequence number {manifest.sequence_number} "
                     "(an entry cannot be committed after the manifest listing it)",
                 )
-
-
-def _check_column_sizes(entries: pa.Table, fail: Callable[[str, str], MetadataError]) -> None:
-    """The columns of a file are stored in distinct regions of it, so their sizes add up to at most
-    the file's size (spec: ``column_sizes``, "total size on disk of all regions that store the column")."""
-    sizes = entries.column("column_sizes").combine_chunks()
-    if not len(sizes.items):
-        return
-    items = sizes.items.fill_null(0).to_numpy(zero_copy_only=False).astype(np.int64)
-    offsets = sizes.offsets.to_numpy()
-    sums = np.add.reduceat(np.append(items, 0), offsets[:-1]) * (np.diff(offsets) > 0)
-    file_size = entries.column("file_size_in_bytes").combine_chunks().fill_null(0).to_numpy(zero_copy_only=False)
-    over = np.flatnonzero(sums > file_size)
-    if len(over):
-        i = int(over[0])
-        raise fail(
-            "data_file.column_sizes",
-            f"entry {i}: its columns take {int(sums[i])} bytes, more than the file's {int(file_size[i])}",
-        )
 
 
 SUMMARY_TOTALS = (
