@@ -215,10 +215,32 @@ def read_manifest_entries(
 def _decode(
     data: bytes, layout: ManifestLayout, targets: dict[str, pa.DataType], order: list[str], path: str
 ) -> Decoded:
-    """The decoded columns of one manifest, from a worker process."""
-    _, ipc = decode_isolated(
-        "manifest_columns", data, layout, targets, order, data_size=len(data), path=path, kind="manifest"
-    )
+    """The decoded columns of one manifest, from a worker process: each decoder in ``order`` in turn,
+    each with its own deadline, until one succeeds."""
+    failures: list[str] = []
+    for name in order:
+        try:
+            _, ipc = decode_isolated(
+                "manifest_columns",
+                data,
+                layout,
+                targets,
+                [name],
+                data_size=len(data),
+                path=path,
+                kind="manifest",
+                columnar=name != "fastavro",
+            )
+        except MetadataError as exc:
+            failures.append(
+                f"{name}: " + exc.problem.removeprefix("ValueError: cannot decode: ").removeprefix(f"{name}: ")
+            )
+            continue
+        return _columns(ipc, targets, path)
+    raise MetadataError(path, None, "cannot decode: " + "; ".join(failures), kind="manifest")
+
+
+def _columns(ipc: bytes, targets: dict[str, pa.DataType], path: str) -> Decoded:
     try:
         table = pa.ipc.open_stream(pa.py_buffer(ipc)).read_all()
     except (pa.ArrowInvalid, OSError) as exc:

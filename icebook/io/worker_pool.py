@@ -66,19 +66,23 @@ def _env_float(name: str, default: float) -> float:
 
 
 class DecodeSettings:
-    """How long a decode may take: ``base_seconds`` plus ``seconds_per_mib`` per MiB of input.
+    """How long a decode may take: ``base_seconds`` plus some seconds per MiB of input.
 
-    Defaults come from ``ICEBOOK_DECODE_TIMEOUT`` (base seconds, default 20) and
-    ``ICEBOOK_DECODE_WORKERS`` (pool size, default the CPU count, at most 4).
+    The columnar decoder reads tens of MiB a second, fastavro's records a few; both allowances
+    leave room for a machine busy with other work, since stopping a valid decode is worse than
+    waiting for a hung one. Defaults come from ``ICEBOOK_DECODE_TIMEOUT`` (base seconds, default
+    20) and ``ICEBOOK_DECODE_WORKERS`` (pool size, default the CPU count, at most 4).
     """
+
+    COLUMNAR_SECONDS_PER_MIB = 2.0
+    RECORDS_SECONDS_PER_MIB = 20.0
 
     def __init__(self) -> None:
         self.base_seconds = _env_float("ICEBOOK_DECODE_TIMEOUT", 20.0)
-        self.seconds_per_mib = 1.0
         self.workers = max(1, int(_env_float("ICEBOOK_DECODE_WORKERS", min(4, os.cpu_count() or 1))))
 
-    def timeout_for(self, nbytes: int) -> float:
-        return self.base_seconds + self.seconds_per_mib * nbytes / _MiB
+    def timeout_for(self, nbytes: int, *, seconds_per_mib: float) -> float:
+        return self.base_seconds + seconds_per_mib * nbytes / _MiB
 
 
 SETTINGS = DecodeSettings()
@@ -252,15 +256,17 @@ class WorkerPool:
                 self._idle.append(worker)
             self._cond.notify()
 
-    def run(self, name: str, *args: Any, nbytes: int) -> Any:
-        """``TASKS[name](*args)`` in a worker, allowed ``SETTINGS.timeout_for(nbytes)`` seconds.
+    def run(self, name: str, *args: Any, nbytes: int, columnar: bool = False) -> Any:
+        """``TASKS[name](*args)`` in a worker, allowed ``SETTINGS.timeout_for(nbytes)`` seconds
+        (``columnar``: the task runs the fast columnar decoder, so a shorter allowance per MiB).
 
         Raises ``WorkerFailed`` when the task raised, the worker died, or the deadline passed
         (the worker is then killed and a fresh one takes its place on the next call).
         """
         worker = self._acquire()
         try:
-            result = worker.call(name, args, SETTINGS.timeout_for(nbytes))
+            rate = SETTINGS.COLUMNAR_SECONDS_PER_MIB if columnar else SETTINGS.RECORDS_SECONDS_PER_MIB
+            result = worker.call(name, args, SETTINGS.timeout_for(nbytes, seconds_per_mib=rate))
         except WorkerFailed as exc:
             if exc.worker_lost:
                 worker.kill()
@@ -288,10 +294,10 @@ POOL = WorkerPool()
 atexit.register(POOL.shutdown)
 
 
-def decode_isolated(name: str, *args: Any, data_size: int, path: str, kind: str) -> Any:
+def decode_isolated(name: str, *args: Any, data_size: int, path: str, kind: str, columnar: bool = False) -> Any:
     """Run decoder task ``name`` in a worker; any failure is a MetadataError naming ``path``."""
     try:
-        return POOL.run(name, *args, nbytes=data_size)
+        return POOL.run(name, *args, nbytes=data_size, columnar=columnar)
     except WorkerFailed as exc:
         raise MetadataError(path, None, str(exc), kind=kind) from None
 
