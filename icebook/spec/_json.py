@@ -73,7 +73,7 @@ def check_int(value: int, key: str, *, file: str, where: str) -> int:
 def check_depth(value: Any, *, file: str, where: str, limit: int = MAX_NESTING) -> None:
     """Reject JSON ``value`` nested deeper than ``limit`` (iteratively: a deep value must not
     exhaust the stack of the very check that bounds it)."""
-    stack: list[tuple[Any, str, int]] = [(value, where, 0)]
+    stack: list[tuple[Any, str, int]] = [(value, where, 1)]
     while stack:
         node, path, depth = stack.pop()
         if depth > limit:
