@@ -22,8 +22,7 @@ import fastavro
 
 from icebook.io.avro import INHERITED_FLAGS, available_decoders, entries_schema, read_manifest_entries
 from icebook.io.avro_decode import manifest_columns
-from icebook.io.avro_framing import check_framing
-from icebook.io.avro_header import header_from_metadata
+from icebook.io.avro_header import check_framing, header_from_metadata
 from icebook.io.avro_schema import manifest_layout
 from icebook.io.fileio import ArrowFileIO
 from icebook.spec.manifest import ManifestContent, ManifestFile

@@ -33,7 +33,6 @@ JAR_PACKAGE_VERSION = "1.0.2"
 ICEBERG_VERSION = "1.10.2"
 RUNTIME_JAR = f"iceberg-spark-runtime-3.5_2.12-{ICEBERG_VERSION}.jar"
 DEFAULT_CATALOG = "lake"
-REQUIRED_JAVA = (17,)
 SUPPORTED_JAVA = (8, 11, 17)
 
 _lock = threading.Lock()
@@ -197,8 +196,33 @@ def catalogs() -> dict[str, str]:
     return dict(_catalogs)
 
 
-def active_session() -> SparkSession | None:
-    return _session
+def session_running() -> bool:
+    """Whether the one session has been started (or attached) in this process."""
+    return _session is not None
+
+
+def catalog_configured_for_startup(name: str) -> bool:
+    """Whether a session started now would know catalog ``name``: it is set in ``PYSPARK_SUBMIT_ARGS``
+    or a ``spark-defaults.conf`` Spark reads (``SPARK_CONF_DIR``, ``SPARK_HOME/conf``, pyspark's own)."""
+    key = f"spark.sql.catalog.{name}"
+    if key in os.environ.get("PYSPARK_SUBMIT_ARGS", ""):
+        return True
+    directories = [os.environ.get("SPARK_CONF_DIR"), os.environ.get("SPARK_HOME")]
+    candidates = [Path(d) / "spark-defaults.conf" for d in directories[:1] if d]
+    candidates += [Path(d) / "conf" / "spark-defaults.conf" for d in directories[1:] if d]
+    try:
+        import pyspark
+
+        candidates.append(Path(pyspark.__file__).parent / "conf" / "spark-defaults.conf")
+    except ImportError:
+        pass
+    for path in candidates:
+        try:
+            if key in path.read_text(errors="replace"):
+                return True
+        except OSError:
+            continue
+    return False
 
 
 def _start(

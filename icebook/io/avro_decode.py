@@ -4,11 +4,10 @@ Nothing here is called with a table's bytes in the kernel's process: see
 ``icebook.io.worker_pool``. Decoders of manifests, fastest first:
 
 * ``polars-avro`` (a Rust Avro reader; in-memory file objects, top-level projection);
-* ``polars`` (its built-in ``read_avro``);
+* ``polars`` (its built-in ``read_avro``; only when asked for by name);
 * ``fastavro`` (records as dicts; always available, the reference path).
 
-A decoder that is missing, or fails on a file, hands over to the next one; all produce the
-same columns. The result travels back to the kernel as Arrow IPC stream bytes.
+All produce the same columns, which travel back to the kernel as Arrow IPC stream bytes.
 """
 
 from __future__ import annotations
@@ -22,10 +21,11 @@ from typing import Any
 
 import pyarrow as pa
 
-from icebook.io.avro_header import MAGIC, parse_container_header
+from icebook.io.avro_header import parse_container_header, write_container_header
 from icebook.io.avro_schema import ManifestLayout
 
 ENTRY_COLUMNS = ("status", "snapshot_id", "sequence_number", "file_sequence_number")
+"""The manifest_entry fields outside data_file, in spec order (the first columns of an entries table)."""
 COMPUTED = frozenset({"spec_id"})
 """Columns computed by icebook rather than decoded: spec_id comes from the manifest."""
 
@@ -97,19 +97,6 @@ def _top_level(layout: ManifestLayout, names: Sequence[str]) -> list[str]:
     return wanted
 
 
-def _encode_long(value: int) -> bytes:
-    zigzag = (value << 1) ^ (value >> 63)
-    out = bytearray()
-    while True:
-        byte = zigzag & 0x7F
-        zigzag >>= 7
-        if zigzag:
-            out.append(byte | 0x80)
-        else:
-            out.append(byte)
-            return bytes(out)
-
-
 def _without_empty_partition(data: bytes, layout: ManifestLayout) -> bytes:
     """The same file with the zero-field ``partition`` record removed from its Avro schema.
 
@@ -126,13 +113,7 @@ def _without_empty_partition(data: bytes, layout: ManifestLayout) -> bytes:
             record = f["type"] if isinstance(f["type"], dict) else next(b for b in f["type"] if b != "null")
             record["fields"] = [g for g in record["fields"] if g["name"] != part_name]
     meta["avro.schema"] = json.dumps(schema).encode("utf-8")
-    header = bytearray(MAGIC)
-    header += _encode_long(len(meta))
-    for key, value in meta.items():
-        k = key.encode("utf-8")
-        header += _encode_long(len(k)) + k + _encode_long(len(value)) + value
-    header += _encode_long(0) + sync
-    return bytes(header) + data[header_len:]
+    return write_container_header(meta, sync) + data[header_len:]
 
 
 def decode_polars_avro(data: bytes, layout: ManifestLayout, targets: dict[str, pa.DataType]) -> Decoded:
@@ -239,23 +220,26 @@ def avro_records(data: bytes) -> list[dict[str, Any]]:
     return list(iter_records(data))
 
 
-def manifest_entry_record(data: bytes, layout: ManifestLayout, index: int) -> tuple[dict[str, Any] | None, int, int]:
-    """(record ``index`` or None when there are fewer, the record_count sum of the data files
-    before it whose first_row_id is null, the number of records seen) of one manifest."""
+def manifest_entry_record(
+    data: bytes, layout: ManifestLayout, index: int
+) -> tuple[dict[str, Any] | None, list[int], list[int], list[int | None]]:
+    """(record ``index``, or None when there are fewer, and the content, record_count and
+    first_row_id of every entry up to and including it: what "First Row ID Inheritance" reads)."""
     df_name = layout.entry_names["data_file"]
     first_name = layout.data_file_names.get("first_row_id", "")
     content_name = layout.data_file_names.get("content", "")
     count_name = layout.data_file_names["record_count"]
-    running = 0
-    count = 0
+    contents: list[int] = []
+    record_counts: list[int] = []
+    first_row_ids: list[int | None] = []
     for i, rec in enumerate(iter_records(data)):
-        count = i + 1
-        if i == index:
-            return rec, running, count
         df = rec[df_name]
-        if df.get(first_name) is None and int(df.get(content_name) or 0) == 0:
-            running += int(df[count_name])
-    return None, running, count
+        contents.append(int(df.get(content_name) or 0))
+        record_counts.append(int(df[count_name]))
+        first_row_ids.append(df.get(first_name))
+        if i == index:
+            return rec, contents, record_counts, first_row_ids
+    return None, contents, record_counts, first_row_ids
 
 
 def sleep(seconds: float) -> float:

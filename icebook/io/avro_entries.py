@@ -3,9 +3,9 @@
 ``read_manifest_entries`` decodes a whole manifest into one Arrow table (one row per
 entry). The bytes are read through FileIO, so manifests on object stores work the same as
 local ones; their framing is checked here and they are decoded in a worker process
-(``icebook.io.avro_decode``: polars-avro, then fastavro), never in the
-kernel's own, so that corrupt bytes cannot hang or crash it. Inheritance (snapshot id, sequence numbers, first row id) is then
-applied column-wise, as the vectorised form of the named functions in
+(``icebook.io.avro_decode``: polars-avro, then fastavro), never in the kernel's own, so that
+corrupt bytes cannot hang or crash it. Inheritance (snapshot id, sequence numbers, first row
+id) is then applied column-wise, as the vectorised form of the named functions in
 ``icebook.spec.manifest``, with a boolean ``*_inherited`` column for each.
 """
 
@@ -18,14 +18,13 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from icebook.errors import MetadataError
-from icebook.io.avro_decode import COMPUTED, Decoded
+from icebook.io.avro_decode import COMPUTED, ENTRY_COLUMNS, Decoded
 from icebook.io.avro_decode import available_decoders as _importable_decoders
-from icebook.io.avro_framing import check_framing
-from icebook.io.avro_header import header_from_metadata
+from icebook.io.avro_header import check_framing, header_from_metadata
 from icebook.io.avro_list import read_bytes_for
-from icebook.io.avro_schema import ManifestLayout, manifest_layout
+from icebook.io.avro_schema import ManifestLayout, inheritance_version, manifest_layout
 from icebook.io.worker_pool import decode_isolated
-from icebook.spec.manifest import EntryStatus, ManifestFile, ManifestHeader
+from icebook.spec.manifest import EntryStatus, ManifestFile
 
 INHERITED_FLAGS = (
     "snapshot_id_inherited",
@@ -89,8 +88,9 @@ def default_decoders() -> list[str]:
 # ------------------------------------------------------------------------ inheritance
 
 
-def _inherit(decoded: Decoded, n: int, manifest: ManifestFile, layout: ManifestLayout, version: int | None) -> Decoded:
-    """Vectorised ``inherit_snapshot_id`` / ``inherit_sequence_numbers`` / ``inherit_first_row_ids``."""
+def _inherit(decoded: Decoded, n: int, manifest: ManifestFile, version: int) -> Decoded:
+    """Vectorised ``inherit_snapshot_id`` / ``inherit_sequence_numbers`` / ``inherit_first_row_ids`` of
+    ``icebook.spec.manifest`` (the definition; a test holds this equal to them on every scenario manifest)."""
     out = dict(decoded)
     if "snapshot_id" in out:
         col = out["snapshot_id"]
@@ -101,7 +101,7 @@ def _inherit(decoded: Decoded, n: int, manifest: ManifestFile, layout: ManifestL
         else:
             out["snapshot_id_inherited"] = pa.array([False] * n, pa.bool_())
     # "When reading v1 manifests with no sequence number column, sequence numbers ... default to 0."
-    v1_style = version == 1 or "sequence_number" not in layout.entry_names
+    v1_style = version == 1
     status = out.get("status")
     for name in ("sequence_number", "file_sequence_number"):
         if name not in out:
@@ -131,12 +131,6 @@ def _inherit(decoded: Decoded, n: int, manifest: ManifestFile, layout: ManifestL
 
 
 # ----------------------------------------------------------------------------- public
-
-
-def header_from_bytes(data: bytes, path: str, *, expected_length: int | None = None) -> ManifestHeader:
-    """The header of an in-memory manifest, after checking the file's framing (``check_framing``)."""
-    framing = check_framing(data, path, kind="manifest", expected_length=expected_length)
-    return header_from_metadata(path, dict(framing.metadata))
 
 
 def _needed(columns: Sequence[str] | None, schema: pa.Schema) -> list[str]:
@@ -199,7 +193,7 @@ def read_manifest_entries(
                 f"the Avro blocks declare {n} entries but {len(column)} were decoded ({name})",
                 kind="manifest",
             )
-    version = header.format_version if header.format_version is not None else manifest.format_version
+    version = inheritance_version(header, layout, manifest)
     if "content" in targets and "content" not in decoded:  # v1: "all v1 files are data files"
         decoded["content"] = pa.array([0] * n, pa.int32())
     if "spec_id" in targets:
@@ -208,7 +202,7 @@ def read_manifest_entries(
     for name, type_ in targets.items():  # columns this file's schema does not have (older versions)
         if name not in decoded:
             decoded[name] = pa.nulls(n, type_)
-    full = _inherit(decoded, n, manifest, layout, version)
+    full = _inherit(decoded, n, manifest, version)
     return pa.Table.from_arrays([full[name] for name in needed], schema=pa.schema([schema.field(c) for c in needed]))
 
 
@@ -255,4 +249,4 @@ def _columns(ipc: bytes, targets: dict[str, pa.DataType], path: str) -> Decoded:
     return out
 
 
-__all__ = ["INHERITED_FLAGS", "available_decoders", "entries_schema", "header_from_bytes", "read_manifest_entries"]
+__all__ = ["ENTRY_COLUMNS", "INHERITED_FLAGS", "available_decoders", "entries_schema", "read_manifest_entries"]

@@ -2,16 +2,14 @@
 
 from __future__ import annotations
 
-import json
 from collections.abc import Mapping
 from dataclasses import replace
 from typing import Any
 
 from icebook.errors import MetadataError, NotFound
-from icebook.io.avro_framing import check_framing
-from icebook.io.avro_header import header_from_metadata
+from icebook.io.avro_header import check_framing, header_from_metadata
 from icebook.io.avro_list import read_bytes_for
-from icebook.io.avro_schema import ManifestLayout, manifest_layout
+from icebook.io.avro_schema import ManifestLayout, inheritance_version, manifest_layout
 from icebook.io.fileio import FileIO
 from icebook.io.worker_pool import decode_isolated
 from icebook.spec.manifest import (
@@ -21,6 +19,7 @@ from icebook.spec.manifest import (
     ManifestEntry,
     ManifestFile,
     first_row_id_note,
+    inherit_first_row_ids,
     inherit_sequence_numbers,
     inherit_snapshot_id,
 )
@@ -85,7 +84,11 @@ def _data_file(df: Mapping[str, Any], layout: ManifestLayout, spec_id: int, path
 
 
 def read_manifest_entry(fileio: FileIO, manifest: ManifestFile, index: int) -> ManifestEntry:
-    """Entry number ``index`` (0-based, file order) of ``manifest``, inheritance applied and explained."""
+    """Entry number ``index`` (0-based, file order) of ``manifest``, inheritance applied and explained.
+
+    The file's framing and length are checked here; the records are decoded in a worker process
+    (``icebook.io.worker_pool``).
+    """
     path = manifest.manifest_path
     if index < 0:
         raise NotFound(f"manifest {path}: entry {index} (negative index)")
@@ -93,25 +96,24 @@ def read_manifest_entry(fileio: FileIO, manifest: ManifestFile, index: int) -> M
     framing = check_framing(data, path, kind="manifest", expected_length=manifest.manifest_length)
     header = header_from_metadata(path, dict(framing.metadata))
     layout = manifest_layout(header)
-    version = header.format_version if header.format_version is not None else manifest.format_version
-    if "sequence_number" not in layout.entry_names:
-        version = 1  # "v1 manifests with no sequence number column"
+    version = inheritance_version(header, layout, manifest)
     spec_id = header.partition_spec_id if header.partition_spec_id is not None else manifest.partition_spec_id
-    names = layout.entry_names
     if index >= framing.record_count:
         raise NotFound(f"manifest {path}: entry {index} (the manifest has {framing.record_count} entries)")
-    rec, running, seen = decode_isolated(
+    # First row ids depend on every earlier entry (spec: "First Row ID Inheritance"): the worker
+    # returns what the rule reads up to this entry, and the named rule is applied to the whole prefix.
+    rec, contents, record_counts, first_row_ids = decode_isolated(
         "manifest_entry_record", data, layout, index, data_size=len(data), path=path, kind="manifest"
     )
-    if not isinstance(rec, dict) or not isinstance(rec.get(names["data_file"]), dict):
+    if not isinstance(rec, dict) or not isinstance(rec.get(layout.entry_names["data_file"]), dict):
         raise MetadataError(
             path,
             None,
-            f"the Avro blocks declare {framing.record_count} entries but {seen} were decoded",
+            f"the Avro blocks declare {framing.record_count} entries but {len(contents)} were decoded",
             kind="manifest",
         )
     try:
-        return _entry(rec, layout, manifest, spec_id, version, running, path)
+        return _entry(rec, layout, manifest, spec_id, version, (contents, record_counts, first_row_ids), path)
     except (TypeError, ValueError, KeyError) as exc:
         raise MetadataError(
             path, f"entry {index}", f"malformed: {type(exc).__name__}: {exc}", kind="manifest"
@@ -124,19 +126,15 @@ def _entry(
     manifest: ManifestFile,
     spec_id: int,
     version: int,
-    running: int,
+    prefix: tuple[list[int], list[int], list[int | None]],
     path: str,
 ) -> ManifestEntry:
     names = layout.entry_names
-    df = rec[names["data_file"]]
-    raw_first = df.get(layout.data_file_names.get("first_row_id", ""), None)
-    raw_content = df.get(layout.data_file_names.get("content", ""), 0) or 0
-    is_null_data = raw_first is None and int(raw_content) == FileContent.DATA
-    data_file = _data_file(df, layout, spec_id, path)
+    data_file = _data_file(rec[names["data_file"]], layout, spec_id, path)
     notes = []
-    if is_null_data and manifest.first_row_id is not None:
-        value = manifest.first_row_id + running
-        data_file = _replace_first_row_id(data_file, value)
+    values, inherited = inherit_first_row_ids(*prefix, manifest)
+    if inherited[-1] and (value := values[-1]) is not None:
+        data_file = replace(data_file, first_row_id=value)
         notes.append(first_row_id_note(value, manifest))
     snapshot_id, note = inherit_snapshot_id(rec.get(names.get("snapshot_id", "")), manifest)
     if note is not None:
@@ -164,16 +162,4 @@ def _entry(
     )
 
 
-def _replace_first_row_id(df: DataFile, value: int) -> DataFile:
-    return replace(df, first_row_id=value)
-
-
-def partition_spec_fields(header_partition_spec: str | None) -> list[dict[str, Any]]:
-    """The partition-spec JSON array of a manifest header, parsed (empty when absent)."""
-    if not header_partition_spec:
-        return []
-    parsed = json.loads(header_partition_spec)
-    return parsed.get("fields", []) if isinstance(parsed, dict) else list(parsed)
-
-
-__all__ = ["partition_spec_fields", "read_manifest_entry"]
+__all__ = ["read_manifest_entry"]

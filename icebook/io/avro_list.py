@@ -11,7 +11,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from icebook.errors import IcebookError, MetadataError, NotFound
-from icebook.io.avro_framing import check_framing
+from icebook.io.avro_header import check_framing
 from icebook.io.fileio import FileIO
 from icebook.io.worker_pool import decode_isolated
 from icebook.spec.manifest import (

@@ -367,7 +367,6 @@ def check_blob_type(blob: BlobMetadata) -> None:
 __all__ = [
     "BlobMetadata",
     "PuffinFile",
-    "check_blob_type",
     "decode_deletion_vector",
     "decode_roaring32",
     "read_blob",

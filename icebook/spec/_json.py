@@ -84,11 +84,6 @@ def check_depth(value: Any, *, file: str, where: str, limit: int = MAX_NESTING) 
             stack.extend((v, f"{path}[{i}]", depth + 1) for i, v in enumerate(node) if isinstance(v, (dict, list)))
 
 
-def frozen_map(d: Mapping[Any, Any]) -> Mapping[Any, Any]:
-    """A read-only view of a copy of ``d`` (insertion order kept)."""
-    return MappingProxyType(dict(d))
-
-
 def _kind(value: Any) -> str:
     if value is None:
         return "null"

@@ -128,6 +128,7 @@ class TableMetadata:
             "extras": "Top-level keys that icebook does not model, kept as written.",
             "defaults_applied": "Values not written in the file but defined by the spec for this format version.",
             "wire_keys": "The top-level keys present in the JSON file.",
+            "metadata_file": "The metadata file this was read from (not a field of the file).",
             "parent_cycles": "Loops in the snapshots' parent links (a damaged table); empty when history is sound.",
         }
     )
@@ -158,7 +159,10 @@ class TableMetadata:
     extras: Mapping[str, Any] = field(default_factory=empty_map)
     defaults_applied: tuple[AppliedDefault, ...] = ()
     wire_keys: frozenset[str] = frozenset()
+    metadata_file: str = field(default="", compare=False)
+    """Where this was read from, so that problems found later (a parent cycle) can name the file."""
     parent_cycles: tuple[ParentCycle, ...] = ()
+    """Found when the file is parsed; every walk through history raises on them, lineage shows them."""
     _snapshot_index: Mapping[int, Snapshot] = field(init=False, repr=False, compare=False)
     _cycle_of: Mapping[int, ParentCycle] = field(init=False, repr=False, compare=False)
 
@@ -170,22 +174,6 @@ class TableMetadata:
     def parent_cycle(self, snapshot_id: int) -> ParentCycle | None:
         """The loop of parent links this snapshot is on, if any."""
         return self._cycle_of.get(snapshot_id)
-
-    def ancestor_ids(self, snapshot_id: int) -> list[int]:
-        """``snapshot_id`` and its ancestors that still exist, newest first.
-
-        Raises the cycle's MetadataError (naming the file and the JSON path) when the walk
-        reaches a loop of parent links, instead of walking forever.
-        """
-        out: list[int] = []
-        cursor: int | None = snapshot_id
-        while cursor is not None and cursor in self._snapshot_index:
-            cycle = self._cycle_of.get(cursor)
-            if cycle is not None:
-                raise cycle.error()
-            out.append(cursor)
-            cursor = self._snapshot_index[cursor].parent_snapshot_id
-        return out
 
     def schema_by_id(self, schema_id: int) -> Schema:
         try:
@@ -224,6 +212,10 @@ class TableMetadata:
             return self._snapshot_index[snapshot_id]
         except KeyError:
             raise NotFound(f"snapshot {snapshot_id}", available=self._snapshot_index) from None
+
+    def find_snapshot(self, snapshot_id: int | None) -> Snapshot | None:
+        """The snapshot with this id, or None when there is none (expired, or never existed)."""
+        return None if snapshot_id is None else self._snapshot_index.get(snapshot_id)
 
     def current_snapshot(self) -> Snapshot | None:
         return None if self.current_snapshot_id is None else self.snapshot_by_id(self.current_snapshot_id)
@@ -480,6 +472,7 @@ def parse_table_metadata(obj: Any, *, file: str) -> TableMetadata:
         extras=w.extras(_KNOWN_KEYS),
         defaults_applied=tuple(defaults),
         wire_keys=frozenset(w.obj),
+        metadata_file=file,
         parent_cycles=find_parent_cycles(snapshots, file=file),
     )
 

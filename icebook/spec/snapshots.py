@@ -13,7 +13,6 @@ from enum import StrEnum
 from types import MappingProxyType
 from typing import Any, ClassVar
 
-from icebook.errors import MetadataError
 from icebook.spec._json import EMPTY_MAP, Wire, empty_map
 
 
@@ -216,9 +215,6 @@ class ParentCycle:
     def describe(self) -> str:
         ids = [str(i) for i in (*self.snapshot_ids, self.snapshot_ids[0])]
         return "parent-snapshot-id links form a cycle: " + " -> ".join(ids)
-
-    def error(self) -> MetadataError:
-        return MetadataError(self.file, self.where, self.describe(), kind="metadata")
 
 
 def find_parent_cycles(snapshots: tuple[Snapshot, ...], *, file: str) -> tuple[ParentCycle, ...]:

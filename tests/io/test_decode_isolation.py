@@ -17,7 +17,7 @@ from _synthetic import manifest_bytes
 
 from icebook.errors import IcebookError, MetadataError
 from icebook.io.avro import read_manifest_entries, read_manifest_entry
-from icebook.io.avro_framing import check_framing
+from icebook.io.avro_header import check_framing
 from icebook.io.worker_pool import POOL, decode_isolated, decode_timeout
 from icebook.spec.manifest import ManifestContent, ManifestFile
 

@@ -23,7 +23,7 @@ import pandas as pd
 import pyarrow as pa
 
 from icebook.errors import IcebookError
-from icebook.io.avro_framing import check_framing
+from icebook.io.avro_header import check_framing
 from icebook.io.fileio import ArrowFileIO
 from icebook.io.puffin import read_deletion_vector_blob, read_puffin_footer
 from icebook.io.worker_pool import POOL, decode_timeout
