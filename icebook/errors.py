@@ -54,7 +54,7 @@ class EngineError(IcebookError):
 
 
 class StorageError(IcebookError):
-    """Storage refused a request (credentials, permissions, network, an unknown scheme).
+    """Storage refused a request (credentials, permissions, network, a store that cannot be set up).
 
     One line naming the file, and for object stores its bucket and key.
     """

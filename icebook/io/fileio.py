@@ -9,12 +9,15 @@ it vends per table); without them each store's SDK reads its usual environment.
 
 from __future__ import annotations
 
+import os
+import stat
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any, Protocol
 
 import pyarrow.fs as pafs
 
+from icebook.errors import IcebookError, NotFound
 from icebook.io.filesystems import Filesystems, not_found, storage_errors
 
 
@@ -51,10 +54,14 @@ class ArrowFileIO:
         return dict(self._filesystems.properties)
 
     def _resolve(self, location: str) -> tuple[pafs.FileSystem, str]:
+        if "\x00" in location:  # no store names a file so; the OS and SDKs raise ValueError on it
+            raise NotFound(f"file not found: {location!r} (a path cannot hold a NUL byte)")
         return self._filesystems.resolve(location)
 
     def open_input(self, path: str) -> pafs.NativeFile:
         fs, p = self._resolve(path)
+        if isinstance(fs, pafs.LocalFileSystem):
+            _require_regular_file(p, path)
         with storage_errors(fs, path):
             return fs.open_input_file(p)
 
@@ -86,6 +93,25 @@ class ArrowFileIO:
             FileInfo(path=join(path, c.base_name), size=int(c.size or 0), is_dir=c.type == pafs.FileType.Directory)
             for c in children
         ]
+
+
+def _require_regular_file(local_path: str, path: str) -> None:
+    """Opening a FIFO blocks until something writes to it, and a device never ends: only regular
+    files are table files."""
+    try:
+        mode = os.stat(local_path).st_mode
+    except FileNotFoundError:
+        raise NotFound(f"file not found: {path}") from None
+    except OSError as exc:
+        raise IcebookError(f"cannot read {path}: {exc.strerror or exc}") from None
+    if not stat.S_ISREG(mode):
+        if stat.S_ISDIR(mode):
+            what = "a directory"
+        elif stat.S_ISFIFO(mode):
+            what = "a named pipe (FIFO)"
+        else:
+            what = "a device or socket"
+        raise IcebookError(f"cannot read {path}: it is {what}, not a regular file")
 
 
 def join(base: str, name: str) -> str:

@@ -23,7 +23,7 @@ from urllib.parse import urlparse
 
 import pyarrow.fs as pafs
 
-from icebook.errors import IcebookError, NotFound, StorageError
+from icebook.errors import EnvironmentProblem, IcebookError, NotFound, StorageError, UnsupportedFeature
 
 S3_SCHEMES = frozenset({"s3", "s3a", "s3n"})
 GCS_SCHEMES = frozenset({"gs", "gcs"})
@@ -282,17 +282,17 @@ def _fsspec_filesystem(scheme: str, location: str, options: Mapping[str, Any]) -
         import fsspec
         from fsspec.registry import known_implementations
     except ImportError:  # pragma: no cover - fsspec is a dependency
-        raise StorageError(f"no file system handles {scheme}:// (in {location}): fsspec is not installed") from None
+        raise EnvironmentProblem(f"no filesystem for '{scheme}://' (in {location}): fsspec is not installed") from None
     try:
         fs = fsspec.filesystem(scheme, **options)
     except (ImportError, ValueError) as exc:
-        if scheme in known_implementations:
+        if scheme in known_implementations:  # fsspec knows the scheme; its driver package is missing
             hint = known_implementations[scheme].get("err", "")
-            raise StorageError(
-                f"no file system handles {scheme}:// (in {location}): {hint or _one_line(exc)}"
+            raise EnvironmentProblem(
+                f"no filesystem for '{scheme}://' (in {location}): {hint or _one_line(exc)}"
             ) from None
-        raise StorageError(
-            f"no file system handles {scheme}:// (in {location}): icebook reads "
+        raise UnsupportedFeature(
+            f"no filesystem for '{scheme}://' (in {location}): icebook reads "
             f"{', '.join(s + '://' for s in NATIVE_SCHEMES)} and any scheme an installed fsspec package registers"
         ) from None
     return pafs.PyFileSystem(pafs.FSSpecHandler(fs))

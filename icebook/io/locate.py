@@ -16,7 +16,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from icebook.errors import IcebookError, NotFound, StorageError
+from icebook.errors import EnvironmentProblem, IcebookError, NotFound, StorageError, UnsupportedFeature
 from icebook.io.fileio import FileInfo, FileIO
 from icebook.spec.filenames import MetadataFileName, base_name, parse_metadata_file_name
 from icebook.spec.metadata import TableMetadata, decode_metadata_json, parse_metadata_json
@@ -38,8 +38,8 @@ def _list(fileio: FileIO, directory: str) -> list[FileInfo]:
         return fileio.list_dir(directory)
     except NotFound as exc:
         raise NotFound(f"no table at {directory}: {exc.what}") from None
-    except StorageError:
-        raise  # credentials, permissions, network: already one line naming the place
+    except (StorageError, EnvironmentProblem, UnsupportedFeature):
+        raise  # credentials, network, a missing filesystem driver or an unknown scheme: not a missing table
     except (OSError, IcebookError) as exc:
         raise NotFound(f"no table at {directory}: cannot list it ({exc})") from None
 

@@ -20,7 +20,7 @@ import pyarrow as pa
 import pytest
 
 import icebook
-from icebook.errors import CatalogError, EngineError, NotFound, StorageError
+from icebook.errors import CatalogError, EngineError, NotFound, StorageError, UnsupportedFeature
 from icebook.io.filesystems import azure_options, gcs_options, hdfs_options, s3_options, split_location
 
 REGION = "us-east-1"
@@ -239,7 +239,7 @@ def test_missing_bucket_and_missing_file(lake: Lake, s3_catalog: str) -> None:
 
 
 def test_a_scheme_nothing_handles(tmp_path: Path) -> None:
-    with pytest.raises(StorageError, match=r"no file system handles nosuchfs://.*s3://, s3a://"):
+    with pytest.raises(UnsupportedFeature, match=r"no filesystem for 'nosuchfs://'.*s3://, s3a://"):
         icebook.open("nosuchfs://bucket/db/table")
 
 
