@@ -56,6 +56,8 @@ class ArrowFileIO:
         self._filesystems: dict[str, pafs.FileSystem] = {}
 
     def _resolve(self, location: str) -> tuple[pafs.FileSystem, str]:
+        if "\x00" in location:  # no file system names a file with NUL; os and pyarrow raise bare ValueError
+            raise IcebookError(f"cannot open {location!r}: a path cannot contain a NUL character")
         location = _strip_file_scheme(location)
         if "://" not in location:
             fs = self._filesystems.setdefault("local", pafs.LocalFileSystem())
