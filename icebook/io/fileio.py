@@ -54,8 +54,8 @@ class ArrowFileIO:
         return dict(self._filesystems.properties)
 
     def _resolve(self, location: str) -> tuple[pafs.FileSystem, str]:
-        if "\x00" in location:  # no store names a file so; the OS and SDKs raise ValueError on it
-            raise NotFound(f"file not found: {location!r} (a path cannot hold a NUL byte)")
+        if "\x00" in location:  # no file system names a file with NUL; os and pyarrow raise bare ValueError
+            raise IcebookError(f"cannot open {location!r}: a path cannot contain a NUL character")
         return self._filesystems.resolve(location)
 
     def open_input(self, path: str) -> pafs.NativeFile:
