@@ -115,9 +115,10 @@ def build_warehouse(warehouse: Path, scenarios: list[Scenario], *, progress: boo
             steps: list[dict[str, str]] = []
             for step in scenario.steps:
                 bar.set_description(f"{scenario.name}: {step.narrative[:60]}")
+                outcome = None
                 try:
                     if step.action is not None:
-                        step.action(spark, scenario.table)
+                        outcome = step.action(spark, scenario.table)
                     else:
                         spark.sql(scenario.sql(step))
                 except Exception as exc:  # Spark raises many exception types; report the step
@@ -127,6 +128,8 @@ def build_warehouse(warehouse: Path, scenarios: list[Scenario], *, progress: boo
                     ) from exc
                 done = scenario.sql(step) if step.action is None else f"python: {step.action.__name__}"
                 steps.append({"narrative": step.narrative, "sql": done})
+                if outcome:
+                    steps[-1]["outcome"] = outcome
                 bar.update(1)
             record["scenarios"][scenario.name] = {
                 "version": scenario.version,
