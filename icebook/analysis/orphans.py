@@ -14,6 +14,7 @@ and every statistics and partition-statistics file. Hidden files (names starting
 
 from __future__ import annotations
 
+import os
 from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Protocol
@@ -39,10 +40,11 @@ class TableLike(Protocol):
 
 
 def normalize(location: str) -> str:
-    """A location compared by path: ``file:/x``, ``file:///x`` and ``/x`` are the same file."""
+    """A location compared by path: ``file:/x``, ``file:///x`` and ``/x`` are the same file, and so
+    is a local path reached through a symbolic link."""
     if location.startswith("file:"):
-        return unquote(urlparse(location).path) or location[len("file:") :]
-    return location
+        location = unquote(urlparse(location).path) or location[len("file:") :]
+    return os.path.realpath(location) if location.startswith("/") else location
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)

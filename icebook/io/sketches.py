@@ -45,5 +45,5 @@ def decode_theta_sketch(blob: bytes, *, path: str = "<puffin>") -> ThetaEstimate
         lower_bound=float(sketch.get_lower_bound(2)),
         upper_bound=float(sketch.get_upper_bound(2)),
         exact=not sketch.is_estimation_mode(),
-        retained=int(sketch.get_num_retained()),
+        retained=int(sketch.num_retained),
     )

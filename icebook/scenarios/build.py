@@ -167,6 +167,17 @@ def demo_table(name: str = "events") -> str:
     return str(table_location(demo_warehouse(), name))
 
 
+def built_steps(name: str) -> list[dict[str, str]]:
+    """The steps of demo scenario ``name`` as they were built: ``narrative``, ``sql`` and, for steps
+    that report one, ``outcome`` (e.g. the error a losing writer got from the Java API)."""
+    marker = read_marker(demo_warehouse()) or {}
+    built = marker.get("scenarios", {}).get(name)
+    if built is None:
+        raise NotFound(f"scenario {name!r} is not in the demo warehouse", available=sorted(marker.get("scenarios", {})))
+    steps: list[dict[str, str]] = built["steps"]
+    return steps
+
+
 def main(argv: list[str] | None = None) -> int:
     """``python -m icebook.scenarios.build [demo|test]``: build a warehouse and print its path."""
     args = sys.argv[1:] if argv is None else argv
