@@ -1,4 +1,4 @@
-"""Imports follow the layers of DESIGN.md:
+"""Imports follow the layers of docs/ARCHITECTURE.md ("Layers"):
 magics, cli -> table -> display | engines -> analysis -> io -> spec; errors from anywhere.
 """
 
