@@ -47,7 +47,7 @@ class VegaChart:
             self._vega = vlc.vegalite_to_vega(self.chart.to_dict(), vl_version=VL_VERSION)
         return self._vega
 
-    def _repr_mimebundle_(self, include: Any = None, exclude: Any = None) -> dict[str, Any]:
+    def _repr_mimebundle_(self, include: Any = None, exclude: Any = None) -> tuple[dict[str, Any], dict[str, Any]]:
         bundle: dict[str, Any] = {"application/vnd.vega.v5+json": self.vega, "text/plain": f"<{self.title}>"}
         if self.svg:
             try:
@@ -56,7 +56,8 @@ class VegaChart:
                 bundle["image/svg+xml"] = vlc.vega_to_svg(self.vega)
             except Exception:  # the SVG is a courtesy for kernel-less viewers; vega still renders
                 pass
-        return bundle
+        # JupyterLab draws on a canvas by default; SVG keeps text crisp and lets tests read the labels.
+        return bundle, {"application/vnd.vega.v5+json": {"embed_options": {"renderer": "svg"}}}
 
     def to_svg(self) -> str:
         """A static SVG rendering (vl-convert, no browser)."""
@@ -308,37 +309,58 @@ def snapshot_timeline_chart(table: TableLike) -> VegaChart:
     return VegaChart(chart, title="snapshot timeline")
 
 
+_BYTES_LABEL = (
+    "datum.value >= 1099511627776 ? format(datum.value / 1099511627776, '~g') + ' TiB'"
+    " : datum.value >= 1073741824 ? format(datum.value / 1073741824, '~g') + ' GiB'"
+    " : datum.value >= 1048576 ? format(datum.value / 1048576, '~g') + ' MiB'"
+    " : datum.value >= 1024 ? format(datum.value / 1024, '~g') + ' KiB' : format(datum.value, '~g') + ' B'"
+)
+MAX_SIZE_LABELS = 8
+
+
+def _thin(edges: list[float], limit: int) -> list[float]:
+    """Every k-th edge (the first and last always), so at most ``limit`` labels share the axis."""
+    step = max(1, math.ceil(len(edges) / limit))
+    kept = edges[::step]
+    return kept if kept[-1] == edges[-1] or len(kept) >= limit else [*kept, edges[-1]]
+
+
 def file_size_histogram(table: TableLike, at: Any = None) -> VegaChart:
-    """Sizes of the live data and delete files at ``at``: round bins, one bar per bin, readable labels."""
+    """Sizes of the live data and delete files at ``at``: round bins drawn edge to edge, at most eight
+    labels in KiB/MiB/GiB, a log scale when sizes span decades."""
     files = table.inspect.files(at)
     bins = size_bins(
         files.get("file_size_in_bytes", pd.Series(dtype="int64")), files.get("content", pd.Series(dtype="int64"))
     )
-    order = list(dict.fromkeys(bins.sort_values("order")["bin"]))
-    step = max(28, min(80, 560 // max(len(order), 1)))
-    longest = max((len(b) for b in order), default=0)
-    angle = -35 if len(order) > 6 or longest * 6.5 > step else 0
+    edges = sorted(set(bins["lo"]) | set(bins["hi"])) if len(bins) else [0.0, 1.0]
+    widths = np.diff(edges)
+    log = len(widths) > 1 and not np.allclose(widths, widths[0])
+    tallest = int(bins.groupby("order")["files"].sum().max()) if len(bins) else 1
+    # Whole numbers of files only: Vega would put ticks at 0.5 for small counts.
+    counts = (
+        alt.Axis(values=list(range(tallest + 1)), format="d") if tallest <= 10 else alt.Axis(tickMinStep=1, format="d")
+    )
     chart = (
         alt.Chart(bins)
-        .mark_bar()
+        .mark_rect(stroke="white", strokeWidth=1)
         .encode(
             x=alt.X(
-                "bin:O",
-                sort=order,
+                "lo:Q",
                 title="file size",
-                axis=alt.Axis(labelAngle=angle, labelOverlap=False, labelLimit=140),
+                scale=alt.Scale(type="log" if log else "linear", domain=[edges[0], edges[-1]], nice=False, zero=False),
+                axis=alt.Axis(values=_thin(edges, MAX_SIZE_LABELS), labelExpr=_BYTES_LABEL, labelOverlap=True),
             ),
-            y=alt.Y("files:Q", title="files", stack=True, axis=alt.Axis(tickMinStep=1, format="d")),
+            x2="hi:Q",
+            y=alt.Y("files:Q", title="files", stack=True, axis=counts),
             color=alt.Color(
                 "content:N",
                 scale=alt.Scale(
                     domain=["data", "position deletes", "equality deletes"], range=["#2da44e", "#cf222e", "#bc4c00"]
                 ),
             ),
-            tooltip=["content:N", alt.Tooltip("bin:O", title="size"), "files:Q"],
+            tooltip=["content:N", alt.Tooltip("bin:N", title="size"), "files:Q"],
         )
-        .properties(width=alt.Step(step), height=200)
-        .properties(title=f"File sizes ({len(files):,} live files)")
+        .properties(width=560, height=200, title=f"File sizes ({len(files):,} live files)")
     )
     return VegaChart(chart, title="file size histogram")
 
