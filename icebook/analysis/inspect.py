@@ -293,6 +293,21 @@ def _empty_files(store: ManifestStore) -> pa.Table:
     return table.append_column("readable_metrics", readable_metrics(table, store.metadata.current_schema()))
 
 
+def _without_partition(table: pa.Table, metadata: TableMetadata) -> pa.Table:
+    """Spark's files and entries tables of a never-partitioned table have no ``partition`` field
+    (the reference implementation drops the empty struct), so icebook's do not either."""
+    if table_partition_type(metadata).fields:
+        return table
+    if "partition" in table.column_names:
+        table = table.drop_columns(["partition"])
+    if "data_file" in table.column_names:
+        data_file = table.column("data_file").combine_chunks()
+        kept = [f.name for f in data_file.type if f.name != "partition"]
+        struct = pa.StructArray.from_arrays([data_file.field(n) for n in kept], names=kept)
+        table = table.set_column(table.column_names.index("data_file"), "data_file", struct)
+    return table
+
+
 class Inspector:
     """``t.inspect``: Spark-shaped metadata tables of one table, as pandas DataFrames."""
 
@@ -341,22 +356,28 @@ class Inspector:
 
     def entries(self, at: At = None) -> pd.DataFrame:
         """Every manifest entry of a snapshot, with status, sequence numbers and the data_file struct."""
-        return to_pandas(entries_arrow(self._store, self._snapshot(at)))
+        return to_pandas(_without_partition(entries_arrow(self._store, self._snapshot(at)), self._metadata))
 
     def files(self, at: At = None) -> pd.DataFrame:
         """Live data and delete files of a snapshot."""
-        return to_pandas(files_arrow(self._store, self._snapshot(at)))
+        return to_pandas(_without_partition(files_arrow(self._store, self._snapshot(at)), self._metadata))
 
     def data_files(self, at: At = None) -> pd.DataFrame:
         """Live data files of a snapshot."""
-        return to_pandas(files_arrow(self._store, self._snapshot(at), content="data"))
+        return to_pandas(
+            _without_partition(files_arrow(self._store, self._snapshot(at), content="data"), self._metadata)
+        )
 
     def delete_files(self, at: At = None) -> pd.DataFrame:
         """Live position and equality delete files (and deletion vectors) of a snapshot."""
-        return to_pandas(files_arrow(self._store, self._snapshot(at), content="deletes"))
+        files = files_arrow(self._store, self._snapshot(at), content="deletes")
+        return to_pandas(_without_partition(files, self._metadata))
 
     def partitions(self, at: At = None) -> pd.DataFrame:
         """Per partition: record, file and delete counts, size, and the snapshot that last updated it."""
         snapshot = self._snapshot(at)
         entries = entries_arrow(self._store, snapshot) if snapshot else None
-        return to_pandas(partitions_arrow(self._metadata, entries))
+        table = partitions_arrow(self._metadata, entries)
+        if not table_partition_type(self._metadata).fields:  # Spark: one row, no partition or spec_id
+            table = table.drop_columns([c for c in ("partition", "spec_id") if c in table.column_names])
+        return to_pandas(table)

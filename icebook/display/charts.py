@@ -400,6 +400,8 @@ def partition_frame(
     columns = ["row", "column", "records", "files", "bytes", "partitions"]
     if not total:
         return pd.DataFrame(columns=columns), 0
+    if "partition" not in parts.columns:  # an unpartitioned table: one row, no partition column
+        parts = parts.assign(partition=[{}] * total, spec_id=0)
     labels = [_partition_labels(p, int(spec)) for p, spec in zip(parts["partition"], parts["spec_id"], strict=True)]
     df = pd.DataFrame(
         {
