@@ -18,8 +18,9 @@ import altair as alt
 import numpy as np
 import pandas as pd
 
+from icebook.analysis.ancestry import ancestor_ids
 from icebook.analysis.evolution import Evolution
-from icebook.display._base import TableLike, cell_text, esc
+from icebook.display._base import TableLike, cell_text, content_label
 
 VL_VERSION = "5.20"
 OP_COLORS = alt.Scale(
@@ -66,18 +67,13 @@ class VegaChart:
         svg: str = vlc.vega_to_svg(self.vega)
         return svg
 
-    def to_html(self) -> str:
-        """The static SVG in an HTML fragment. Not ``_repr_html_``: IPython would add it to the bundle,
-        and JupyterLab would show it instead of the interactive vega rendering."""
-        return f'<div class="icebook ib-chart" title="{esc(self.title)}">{self.to_svg()}</div>'
-
 
 # ---------------------------------------------------------------- data
 
 
 def snapshot_metrics(table: TableLike) -> pd.DataFrame:
     """One row per snapshot and metric (records, data files, bytes) from snapshot summaries."""
-    main = set(_main_ancestry(table))
+    main = set(ancestor_ids(table.metadata, table.metadata.current_snapshot_id))
     rows = []
     for s in table.snapshots:
         summary = s.summary or {}
@@ -96,16 +92,6 @@ def snapshot_metrics(table: TableLike) -> pd.DataFrame:
             if value is not None:
                 rows.append({**base, "metric": metric, "value": value})
     return pd.DataFrame(rows, columns=["committed_at", "snapshot_id", "operation", "line", "metric", "value"])
-
-
-def _main_ancestry(table: TableLike) -> list[int]:
-    out: list[int] = []
-    cursor = table.metadata.current_snapshot_id
-    ids = {s.snapshot_id: s for s in table.snapshots}
-    while cursor is not None and cursor in ids and cursor not in out:
-        out.append(cursor)
-        cursor = ids[cursor].parent_snapshot_id
-    return out
 
 
 def _int(value: Any) -> int | None:
@@ -181,8 +167,7 @@ def size_bins(sizes: pd.Series, content: pd.Series, max_bins: int = MAX_SIZE_BIN
     edges, unit = size_edges(sizes, max_bins)
     equal_width = len(edges) > 2 and math.isclose(edges[1] - edges[0], edges[-1] - edges[-2])
     index = np.clip(np.searchsorted(edges, sizes.to_numpy(), side="right") - 1, 0, len(edges) - 2)
-    names = {0: "data", 1: "position deletes", 2: "equality deletes"}
-    kinds = content.astype(int).map(lambda c: names.get(int(c), str(c))).to_numpy()
+    kinds = content.astype(int).map(content_label).to_numpy()
     rows = []
     for i in range(len(edges) - 1):
         label = bin_label(edges[i], edges[i + 1], unit if equal_width or len(edges) == 2 else None)
