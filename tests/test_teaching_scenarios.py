@@ -161,7 +161,7 @@ def test_hidden_partitioning_matches_the_java_planner(spark: Any, scenario_locat
     for where, op, column, value in cases:
         ours = {t.file.file_path for t in table.scan(filter=where).tasks}
         assert ours == _java_planned(spark, location, current.snapshot_id, column, op, value), where
-    specs = {spec for spec, _ in table.scan(filter="ts >= '2024-03-10 05:00:00'").partition_filters}
+    specs = {p.spec_id for p in table.scan(filter="ts >= '2024-03-10 05:00:00'").projections}
     assert specs == {0, 1, 2, 3}
 
 

@@ -24,8 +24,16 @@ def _canon(value: Any) -> Any:
         return (value if value.tzinfo else value.replace(tzinfo=dt.UTC)).timestamp()
     if isinstance(value, decimal.Decimal | bytes | str | int | float | bool | dt.date) or value is None:
         return value
+    # Nested values: a struct (Spark Row, Arrow dict) or a map (Spark dict, Arrow list of key-value
+    # tuples) becomes its sorted (key, value) pairs; a list becomes a tuple.
     if hasattr(value, "asDict"):
         return tuple(sorted((k, _canon(v)) for k, v in value.asDict().items()))
+    if isinstance(value, dict):
+        return tuple(sorted((k, _canon(v)) for k, v in value.items()))
+    if isinstance(value, list | tuple):
+        if value and all(isinstance(v, tuple) and len(v) == 2 and not hasattr(v, "asDict") for v in value):
+            return tuple(sorted((k, _canon(v)) for k, v in value))
+        return tuple(_canon(v) for v in value)
     return repr(value)
 
 
