@@ -284,7 +284,7 @@ def test_a_manifest_path_with_a_nul_byte_is_a_metadata_error(
     [
         ("oss://bucket/db/table", EnvironmentProblem, "ossfs"),
         ("nosuchscheme://bucket/db/table", UnsupportedFeature, "no filesystem for 'nosuchscheme://'"),
-        ("s3a://icebook-no-such-bucket-for-tests/db/table", IcebookError, "s3://icebook-no-such-bucket-for-tests"),
+        ("s3a://icebook-no-such-bucket-for-tests/db/table", IcebookError, "s3a://icebook-no-such-bucket-for-tests"),
     ],
 )
 def test_unknown_or_unreachable_uri_schemes_give_a_clear_error(location: str, error: type, says: str) -> None:

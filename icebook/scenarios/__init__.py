@@ -9,6 +9,7 @@ from icebook.scenarios.concurrent_writes import CONCURRENT_WRITES
 from icebook.scenarios.dv_v3 import DV_V3
 from icebook.scenarios.equality_deletes import EQUALITY_DELETES
 from icebook.scenarios.events import EVENTS
+from icebook.scenarios.file_formats import FILE_FORMATS
 from icebook.scenarios.history import HISTORY
 from icebook.scenarios.hostile import HOSTILE
 from icebook.scenarios.legacy_v1 import LEGACY_V1
@@ -26,6 +27,7 @@ SCENARIOS: dict[str, Scenario] = {
         LEGACY_V1,
         DV_V3,
         EQUALITY_DELETES,
+        FILE_FORMATS,
         HOSTILE,
         CONCURRENT_WRITES,
         SCHEMA_EVOLUTION,
