@@ -118,6 +118,13 @@ LEAVES: dict[str, list[Leaf]] = {
         ("note", "not_null", None),
         ("id", "=", 2),
     ],
+    "file_formats": [
+        ("region", "=", "eu"),
+        ("region", "in", ["us", "apac"]),
+        ("id", ">", 100),
+        ("id", "=", 1),
+        ("qty", "<", 2),
+    ],
     "concurrent_writes": [
         ("region", "=", "eu"),
         ("region", "in", ["us", "apac"]),
@@ -184,6 +191,7 @@ COMPOUND: dict[str, list[str]] = {
     ],
     "equality_deletes": ["not (region = 'us')", "region = 'eu' and qty < 6"],
     "hostile": ["`<img src=x onerror=alert(1)>` = 'ok' or id > 2"],
+    "file_formats": ["region = 'eu' and id > 3"],
     "concurrent_writes": ["region = 'eu' and qty > 1"],
     "schema_evolution": ["not (id = 1) and balance < 50"],
     "transforms": ["category = 'books' or ts >= '2024-06-01'", "not (name starts with 'al') and id < 5"],
