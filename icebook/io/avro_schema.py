@@ -148,6 +148,17 @@ def _names_by_id(fields: list[dict[str, Any]], wanted: dict[str, int]) -> dict[s
 
 def manifest_layout(header: ManifestHeader) -> ManifestLayout:
     """Resolve the manifest's Avro schema by field id and derive its partition struct type."""
+    try:
+        return _manifest_layout(header)
+    except (KeyError, TypeError, ValueError, AttributeError, StopIteration) as exc:
+        # The schema is the file's own JSON: a field without a name or type is damage, not a bug.
+        detail = f"missing key {exc}" if isinstance(exc, KeyError) else f"{type(exc).__name__}: {exc}"
+        raise MetadataError(
+            header.path, "avro.schema", f"malformed manifest schema ({detail})"[:300], kind="manifest"
+        ) from None
+
+
+def _manifest_layout(header: ManifestHeader) -> ManifestLayout:
     path = header.path
     try:
         schema = json.loads(header.avro_schema)
