@@ -166,12 +166,46 @@ def test_a_manifest_list_cut_after_its_header_is_not_an_empty_table(scenario_loc
         within_limit(t.inspect.files)
 
 
-def test_a_manifest_cut_after_its_header_is_caught_by_its_length(scenario_locations: dict[str, Path]) -> None:
+def test_a_manifest_cut_after_its_header_is_caught_by_its_entry_counts(scenario_locations: dict[str, Path]) -> None:
     location = scenario_locations["orders_cow"]
     victim = icebook.open(location).inspect.manifests()["path"].iloc[0]
     t = open_table(str(location), fileio=ServingFileIO({victim: header_only(victim)}))
+    with pytest.raises(MetadataError, match=rf"manifest {victim}: added_files_count: the manifest list records \d+"):
+        within_limit(t.read)
+
+
+def test_without_entry_counts_a_cut_manifest_is_caught_by_its_length(scenario_locations: dict[str, Path]) -> None:
+    location = scenario_locations["legacy_v1"]
+    snapshot = icebook.open(location).current_snapshot
+    assert snapshot is not None and snapshot.manifest_list is not None
+    victim = icebook.open(location).inspect.manifests()["path"].iloc[0]
+
+    def v1_style(records: list[dict[str, Any]]) -> list[dict[str, Any]]:  # v1 lists may omit them
+        for r in records:
+            r["added_files_count"] = r["existing_files_count"] = r["deleted_files_count"] = None
+        return records
+
+    files = {snapshot.manifest_list: rewrite_avro(snapshot.manifest_list, v1_style), victim: header_only(victim)}
+    t = open_table(str(location), fileio=ServingFileIO(files))
     with pytest.raises(MetadataError, match=rf"manifest {victim}: manifest_length: the manifest list records \d+"):
         within_limit(t.read)
+
+
+def test_a_whole_manifest_with_a_stale_length_reads_like_spark(scenario_locations: dict[str, Path]) -> None:
+    # Spark's rewrite_table_path (Iceberg 1.10) keeps the old manifest_length in copied manifest lists.
+    location = scenario_locations["orders_cow"]
+    snapshot = icebook.open(location).current_snapshot
+    assert snapshot is not None and snapshot.manifest_list is not None
+
+    def stale(records: list[dict[str, Any]]) -> list[dict[str, Any]]:
+        for r in records:
+            r["manifest_length"] += 7
+        return records
+
+    t = open_table(
+        str(location), fileio=ServingFileIO({snapshot.manifest_list: rewrite_avro(snapshot.manifest_list, stale)})
+    )
+    assert within_limit(t.read).num_rows == icebook.open(location).read().num_rows
 
 
 def test_entry_counts_of_the_manifest_list_are_checked(scenario_locations: dict[str, Path]) -> None:
@@ -265,6 +299,18 @@ def test_a_manifest_path_naming_a_fifo_does_not_hang(scenario_locations: dict[st
     os.mkfifo(fifo)
     t = open_table(str(location), fileio=ServingFileIO(redirect={victim: str(fifo)}))
     with pytest.raises(MetadataError, match=rf"manifest {victim}: .*named pipe \(FIFO\), not a regular file"):
+        within_limit(t.inspect.files)
+
+
+def test_a_manifest_schema_field_without_a_name_is_a_metadata_error(scenario_locations: dict[str, Path]) -> None:
+    # Found by the fuzz test: one flipped byte in the header's schema JSON raised a bare KeyError.
+    location = scenario_locations["orders_cow"]
+    victim = icebook.open(location).inspect.manifests()["path"].iloc[0]
+    data = Path(victim).read_bytes()
+    assert b'"name":"data_file"' in data
+    damaged = data.replace(b'"name":"data_file"', b'"nbme":"data_file"', 1)  # same length: the framing stays valid
+    t = open_table(str(location), fileio=ServingFileIO({victim: damaged}))
+    with pytest.raises(MetadataError, match=rf"manifest {victim}: avro.schema: malformed manifest schema"):
         within_limit(t.inspect.files)
 
 

@@ -173,7 +173,9 @@ def read_manifest_entries(
     """
     path = manifest.manifest_path
     data = read_bytes_for(fileio, path, "manifest")
-    framing = check_framing(data, path, kind="manifest", expected_length=manifest.manifest_length)
+    framing = check_framing(
+        data, path, kind="manifest", expected_length=manifest.manifest_length, counts_recorded=manifest.counts_recorded
+    )
     header = header_from_metadata(path, dict(framing.metadata))
     layout = manifest_layout(header)
     schema = entries_schema(layout.partition_type)

@@ -93,7 +93,9 @@ def read_manifest_entry(fileio: FileIO, manifest: ManifestFile, index: int) -> M
     if index < 0:
         raise NotFound(f"manifest {path}: entry {index} (negative index)")
     data = read_bytes_for(fileio, path, "manifest")
-    framing = check_framing(data, path, kind="manifest", expected_length=manifest.manifest_length)
+    framing = check_framing(
+        data, path, kind="manifest", expected_length=manifest.manifest_length, counts_recorded=manifest.counts_recorded
+    )
     header = header_from_metadata(path, dict(framing.metadata))
     layout = manifest_layout(header)
     version = inheritance_version(header, layout, manifest)

@@ -151,6 +151,12 @@ class ManifestFile:
         """Why ``name`` has its value when the file did not carry it, else ``None``."""
         return _explain(self.inherited, name)
 
+    @property
+    def counts_recorded(self) -> bool:
+        """Whether the list records how many ADDED, EXISTING and DELETED entries the manifest holds."""
+        counts = (self.added_files_count, self.existing_files_count, self.deleted_files_count)
+        return all(c is not None for c in counts)
+
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class DataFile:
