@@ -24,7 +24,7 @@ import pandas as pd
 from icebook import __version__
 from icebook.analysis.resolve import AtRef
 from icebook.display.tree_render import MetadataTree
-from icebook.errors import IcebookError, NotFound
+from icebook.errors import EngineError, IcebookError, NotFound
 from icebook.table import Table, open_table
 
 
@@ -294,19 +294,16 @@ def run_sql(session: Session, current: Table, query: str, at: Any, engine: str) 
 
 
 def _run_sql_arrow(session: Session, current: Table, query: str, at: Any) -> pd.DataFrame:
-    """Without a JVM: each open table read by the Arrow engine, SQL by polars."""
-    import polars as pl
+    """Without a JVM: each open table a lazy Arrow-engine scan, SQL by polars (projections and filters
+    pushed into the scans)."""
+    from icebook.engines import arrow_sql
 
-    context = pl.SQLContext()
-    context.register("t", pl.from_arrow(current.read(at=at, engine="arrow")))
-    for name, table in session.tables.items():
-        if name != "t":
-            context.register(name, pl.from_arrow(table.read(at=at, engine="arrow")))
+    frames = {name: table.lazy(at) for name, table in session.tables.items() if name != "t"}
+    frames["t"] = current.lazy(at)
     try:
-        frame = context.execute(query, eager=True)
-    except Exception as exc:  # polars raises its own SQL error types
-        raise CommandError(f"SQL (arrow engine): {one_line(exc)}") from None
-    return frame.to_pandas()
+        return arrow_sql.sql(frames, query)
+    except EngineError as exc:
+        raise CommandError(str(exc)) from None
 
 
 def one_line(exc: BaseException) -> str:
