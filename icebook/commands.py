@@ -318,6 +318,26 @@ def _demo(call: Call) -> Text:
     return Text(str(ensure_warehouse(call.args.warehouse)))
 
 
+def _cache_arguments(p: argparse.ArgumentParser, _context: Context) -> None:
+    p.add_argument("action", choices=["info", "clear"], help="info: where, how many, how big; clear: delete all")
+
+
+def _cache(call: Call) -> Text:
+    from icebook.io.manifest_cache import shared_cache
+
+    cache = shared_cache()
+    if call.args.action == "clear":
+        return Text(f"manifest cache: {cache.clear()} entries deleted from {cache.root}")
+    info = cache.info()
+    state = "on" if info.enabled else "off (ICEBOOK_MANIFEST_CACHE=off)"
+    return Text(
+        f"manifest cache: {state}\n"
+        f"location: {info.root}\n"
+        f"entries:  {info.entries:,}\n"
+        f"size:     {info.bytes / 2**20:,.1f} MiB of {info.max_bytes / 2**20:,.0f} MiB (ICEBOOK_MANIFEST_CACHE_MB)"
+    )
+
+
 def _help(call: Call) -> Any:
     raise HelpShown(call.parser.format_help())
 
@@ -446,6 +466,13 @@ COMMANDS: tuple[Command, ...] = (
         help="build the demo warehouse (once) and say where it is",
         run=_demo,
         arguments=_demo_arguments,
+        on_table=False,
+    ),
+    Command(
+        name="cache",
+        help="the disk cache of decoded manifests: info or clear",
+        run=_cache,
+        arguments=_cache_arguments,
         on_table=False,
     ),
     Command(name="version", help="the icebook version", run=lambda c: Text(f"icebook {__version__}"), on_table=False),

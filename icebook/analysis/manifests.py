@@ -16,6 +16,7 @@ from icebook.analysis.arrow_types import arrow_type
 from icebook.errors import UnsupportedFeature
 from icebook.io.avro import read_manifest_entries, read_manifest_list
 from icebook.io.fileio import FileIO
+from icebook.io.manifest_cache import ManifestCache, decoder_fingerprint, local_mtime_ns, shared_cache
 from icebook.spec.manifest import ManifestFile
 from icebook.spec.metadata import TableMetadata
 from icebook.spec.partitioning import PartitionSpec, partition_type
@@ -42,9 +43,18 @@ class _LRU(OrderedDict[str, T]):
 class ManifestStore:
     """Reads (and caches) the manifest lists and manifests of one table."""
 
-    def __init__(self, fileio: FileIO, metadata: TableMetadata, *, capacity: int = 1024) -> None:
+    def __init__(
+        self,
+        fileio: FileIO,
+        metadata: TableMetadata,
+        *,
+        capacity: int = 1024,
+        disk_cache: ManifestCache | bool | None = True,
+    ) -> None:
         self.fileio = fileio
         self.metadata = metadata
+        self.disk_cache = shared_cache() if disk_cache is True else (disk_cache or None)
+        """Decoded manifests kept across processes (``icebook.io.manifest_cache``); None: off."""
         self._lists: _LRU[tuple[ManifestFile, ...]] = _LRU(capacity)
         self._entries: _LRU[pa.Table] = _LRU(capacity)
         self._lock = threading.Lock()
@@ -78,10 +88,34 @@ class ManifestStore:
             cached = self._entries.get(manifest.manifest_path)
         if cached is not None:
             return cached
-        table = read_manifest_entries(self.fileio, manifest)
+        table = self._decode(manifest)
         with self._lock:
             self.reads += 1
             self._entries.put(manifest.manifest_path, table)
+        return table
+
+    def _decode(self, manifest: ManifestFile) -> pa.Table:
+        """The decoder's output for ``manifest``: from the disk cache when it holds it, else decoded (and
+        then stored). The cache keeps only what the full decode returned, so a hit skips no check of it."""
+        cache = self.disk_cache
+        if cache is None or not cache.enabled:
+            return read_manifest_entries(self.fileio, manifest)
+        key = ManifestCache.key(
+            manifest.manifest_path,
+            manifest.manifest_length,
+            # what the decoder takes from the manifest list (inheritance) and how it decodes
+            manifest.added_snapshot_id,
+            manifest.sequence_number,
+            manifest.min_sequence_number,
+            manifest.partition_spec_id,
+            manifest.content,
+            decoder_fingerprint(),
+            mtime_ns=local_mtime_ns(manifest.manifest_path),
+        )
+        table = cache.get(key)
+        if table is None:
+            table = read_manifest_entries(self.fileio, manifest)
+            cache.put(key, table)
         return table
 
     def partition_types(self, spec_id: int) -> tuple[StructType, StructType]:
