@@ -7,8 +7,10 @@ a. icebook ``icebook.open(location).scan()``: the full plan (every manifest deco
    deletes matched); then ``len(plan.tasks)``-free counts, so no per-file object is built
 b. icebook ``scan(filter=one day)``: a filter that the manifests' partition summaries prune
 c. icebook ``scan(filter=id < 0)``: a filter that keeps no file but must read every manifest (column stats)
-d. icebook ``inspect.files()`` -> pandas
+d. icebook ``inspect.files()`` -> pandas, and PyIceberg ``inspect.files()``
 e. the peer, PyIceberg ``StaticTable.from_metadata(...).scan(row_filter=...).plan_files()``, for a, b and c
+f. warm start: ``inspect.files()`` and ``scan()`` in new processes through the disk cache of decoded
+   manifests that an earlier process filled (every other measurement runs with that cache off)
 
 Prints seconds, peak memory (MiB), the number of data files to read, and the ratio peer / icebook (above
 1: icebook is faster). Exit status 1 when icebook and PyIceberg disagree on a count of tasks.
@@ -21,6 +23,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import resource
 import subprocess
 import sys
@@ -63,6 +66,8 @@ def child(what: str, location: str, metadata_file: str, filter_text: str | None)
         count = icebook.open(location).scan(filter=filter_text).task_count
     elif what == "icebook files":
         count = len(icebook.open(location).inspect.files())
+    elif what == "pyiceberg files":
+        count = StaticTable.from_metadata(metadata_file).inspect.files().num_rows
     elif what == "pyiceberg plan_files":
         scan = StaticTable.from_metadata(metadata_file).scan(row_filter=filter_text or "True")
         count = sum(1 for _ in scan.plan_files())
@@ -73,11 +78,13 @@ def child(what: str, location: str, metadata_file: str, filter_text: str | None)
     return {"seconds": seconds, "count": count, "peak_mib": peak_mib}
 
 
-def measure(what: str, files: int, filter_text: str | None) -> dict[str, Any]:
+def measure(what: str, files: int, filter_text: str | None, *, disk_cache: bool = False) -> dict[str, Any]:
+    """``what`` in a new process; cold (the disk cache of decoded manifests off) unless ``disk_cache``."""
     location = large_table.ensure_large_table(files)
     metadata_file = large_table.current_metadata_file(location)
     args = [sys.executable, __file__, "--child", what, str(location), str(metadata_file), filter_text or ""]
-    done = subprocess.run(args, check=False, capture_output=True, text=True)
+    env = {**os.environ, "ICEBOOK_MANIFEST_CACHE": "on" if disk_cache else "off"}
+    done = subprocess.run(args, check=False, capture_output=True, text=True, env=env)
     if done.returncode != 0:
         raise SystemExit(f"{what} on {files:,} files failed:\n{done.stderr[-3000:]}")
     return dict(json.loads(done.stdout.strip().splitlines()[-1]))
@@ -105,7 +112,21 @@ def compare(files: int, peer: bool) -> int:
             if theirs["count"] != ours["count"]:
                 print(f"task counts differ: icebook {ours['count']}, pyiceberg {theirs['count']}", file=sys.stderr)
                 status = 1
-    print(row("icebook inspect.files()", measure("icebook files", files, None)), flush=True)
+    cold = measure("icebook files", files, None)
+    peer_files = measure("pyiceberg files", files, None) if peer else None
+    print(row("icebook inspect.files() (cold)", cold, peer_files), flush=True)
+    if peer_files is not None:
+        print(row("pyiceberg inspect.files()", peer_files), flush=True)
+    # Warm start: a new process lists the files through the disk cache that an earlier one filled.
+    filled = measure("icebook files", files, None, disk_cache=True)
+    print(row("icebook inspect.files() (fills cache)", filled, peer_files), flush=True)
+    warm = measure("icebook files", files, None, disk_cache=True)
+    print(row("icebook inspect.files() (warm start)", warm, peer_files), flush=True)
+    warm_scan = measure("icebook scan", files, None, disk_cache=True)
+    print(row("icebook scan (full, warm start)", warm_scan, None), flush=True)
+    if len({cold["count"], filled["count"], warm["count"]}) != 1:
+        print("file counts differ between cold and warm listings", file=sys.stderr)
+        status = 1
     return status
 
 
