@@ -241,6 +241,8 @@ def files_arrow(
         return files.append_column("readable_metrics", metrics)
 
     table = _concat(parallel_map(one_manifest, manifests, progress=progress, label="manifests"))
+    if snapshot is not None:
+        store.verify_snapshot(snapshot)
     return empty_files_table(store) if table is None else table
 
 
@@ -249,6 +251,8 @@ def entries_arrow(store: ManifestStore, snapshot: Snapshot | None, *, progress: 
     metadata = store.metadata
     manifests = store.manifest_list(snapshot) if snapshot is not None else ()
     store.many_entries(manifests, progress=progress)
+    if snapshot is not None:
+        store.verify_snapshot(snapshot)
     parts = [manifest_entries_table(store, m, live_only=False) for m in manifests]
     table = _concat(parts)
     if table is None:

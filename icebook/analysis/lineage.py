@@ -22,7 +22,7 @@ from types import MappingProxyType
 import pandas as pd
 
 from icebook.analysis._frames import frame
-from icebook.analysis.ancestry import ancestor_ids, ancestry
+from icebook.analysis.ancestry import ancestor_ids
 from icebook.analysis.resolve import snapshot_id_from_text
 from icebook.spec.metadata import MAIN_BRANCH, TableMetadata
 from icebook.spec.snapshots import Branch, Snapshot
@@ -46,15 +46,21 @@ class LineageNode:
     children: tuple[int, ...]
     parent_expired: bool
     """The snapshot names a parent that is no longer in the metadata (expired)."""
+    parent_cycle: tuple[int, ...] = ()
+    """The loop of parent links this snapshot is on (a damaged table), else empty."""
     span: tuple[int, int] = field(default=(0, 0), repr=False, compare=False)
     """Where this snapshot's descendants are in a walk of the parent tree (``RefHeads``): refs whose head
     is in the span have this snapshot in their ancestry."""
     heads: RefHeads | None = field(default=None, repr=False, compare=False)
+    reached_past_cycle: tuple[str, ...] = field(default=(), repr=False, compare=False)
+    """Refs reaching this snapshot from a part of the history that hangs off a parent loop (no walk
+    from a root gets there, so those refs' ancestries are walked one by one, stopping at the loop)."""
 
     @property
     def reachable_from(self) -> tuple[str, ...]:
         """Refs whose ancestry contains this snapshot; empty means unreachable."""
-        return self.heads.within(self.span) if self.heads is not None else ()
+        spanned = self.heads.within(self.span) if self.heads is not None else ()
+        return branch_order([*spanned, *self.reached_past_cycle]) if self.reached_past_cycle else spanned
 
     @property
     def snapshot_id(self) -> int:
@@ -184,8 +190,9 @@ class Lineage:
         return {sid: n.published_wap_id for sid, n in self.nodes.items() if n.published_wap_id is not None}
 
     def ancestors(self, snapshot_id: int) -> tuple[int, ...]:
-        """The snapshot and its ancestors still present, newest first."""
-        return ancestor_ids(self.metadata, snapshot_id)
+        """The snapshot and its ancestors still present, newest first (a parent loop is walked once:
+        the graph shows a damaged history, its nodes carry ``parent_cycle``)."""
+        return ancestor_ids(self.metadata, snapshot_id, stop_at_cycle=True)
 
     def common_ancestor(self, a: int, b: int) -> int | None:
         seen = set(self.ancestors(a))
@@ -278,7 +285,8 @@ def lineage(metadata: TableMetadata) -> Lineage:
     """Build the DAG of ``metadata``'s snapshots (no file is read); linear in the number of snapshots."""
     snaps = sorted(metadata.snapshots, key=lambda s: (s.timestamp_ms, s.sequence_number or 0))
     known = {s.snapshot_id for s in snaps}
-    main = ancestor_ids(metadata, metadata.current_snapshot_id)
+    # The graph shows a damaged history instead of refusing it: a parent loop ends the walk where it closes.
+    main = ancestor_ids(metadata, metadata.current_snapshot_id, stop_at_cycle=True)
     main_set = set(main)
     children: dict[int, list[int]] = {}
     roots: list[int] = []
@@ -289,14 +297,16 @@ def lineage(metadata: TableMetadata) -> Lineage:
             roots.append(s.snapshot_id)
     spans = _spans(roots, children)
     places: list[tuple[int, str]] = []
+    past_cycle: dict[int, list[str]] = {}
     heads: dict[int, list[str]] = {}
     tags: dict[int, list[str]] = {}
     for name, ref in metadata.refs.items():
         (heads if isinstance(ref, Branch) else tags).setdefault(ref.snapshot_id, []).append(name)
         if ref.snapshot_id in spans:
             places.append((spans[ref.snapshot_id][0], name))
-        elif ref.snapshot_id in known:
-            ancestry(metadata, ref.snapshot_id)  # not reached from a root: its parents form a cycle (raises)
+        elif ref.snapshot_id in known:  # not reached from a root: its parents run into a loop
+            for sid in ancestor_ids(metadata, ref.snapshot_id, stop_at_cycle=True):
+                past_cycle.setdefault(sid, []).append(name)
     index = RefHeads(places)
     nodes = {
         s.snapshot_id: LineageNode(
@@ -306,8 +316,10 @@ def lineage(metadata: TableMetadata) -> Lineage:
             on_main_ancestry=s.snapshot_id in main_set,
             children=tuple(children.get(s.snapshot_id, [])),
             parent_expired=s.parent_snapshot_id is not None and s.parent_snapshot_id not in known,
+            parent_cycle=cycle.snapshot_ids if (cycle := metadata.parent_cycle(s.snapshot_id)) else (),
             span=spans.get(s.snapshot_id, (0, 0)),
             heads=index,
+            reached_past_cycle=tuple(past_cycle.get(s.snapshot_id, ())),
         )
         for s in snaps
     }

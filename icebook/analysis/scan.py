@@ -432,6 +432,7 @@ def plan_scan(
     scans = parallel_map(
         one, [m for m, k in zip(manifests, kept, strict=True) if k], progress=progress, label="manifests"
     )
+    store.verify_snapshot(snapshot)  # the summary's totals, once every manifest of the snapshot was read
     return ScanPlan(
         snapshot_id=snapshot.snapshot_id,
         sequence_number=snapshot_sequence_number(snapshot),
