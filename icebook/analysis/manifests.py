@@ -22,7 +22,7 @@ from icebook.analysis.consistency import (
 )
 from icebook.errors import UnsupportedFeature
 from icebook.io.avro import read_manifest_entries, read_manifest_list
-from icebook.io.fileio import FileIO
+from icebook.io.fileio import ArrowFileIO, FileIO
 from icebook.io.manifest_cache import ManifestCache, decoder_fingerprint, local_mtime_ns, shared_cache
 from icebook.spec.manifest import ManifestFile
 from icebook.spec.metadata import TableMetadata
@@ -60,7 +60,11 @@ class ManifestStore:
     ) -> None:
         self.fileio = fileio
         self.metadata = metadata
-        self.disk_cache = shared_cache() if disk_cache is True else (disk_cache or None)
+        # By default only for the plain FileIO, which reads a path's own bytes: a FileIO of one's own may
+        # serve other bytes under a path (a test double, a rewriting proxy), which a key by path cannot see.
+        if disk_cache is True:
+            disk_cache = shared_cache() if type(fileio) is ArrowFileIO else None
+        self.disk_cache = disk_cache or None
         """Decoded manifests kept across processes (``icebook.io.manifest_cache``); None: off."""
         self._lists: _LRU[tuple[ManifestFile, ...]] = _LRU(capacity)
         self._entries: _LRU[pa.Table] = _LRU(capacity)

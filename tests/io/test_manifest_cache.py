@@ -147,3 +147,14 @@ def test_cache_info_and_clear_commands(private_home: Path, scenario_locations: d
     assert cli(["cache", "clear"], out=out) == 0
     assert f"{entries} entries deleted" in out.getvalue()
     assert not list((private_home / "manifests").rglob("*.arrow"))
+
+
+def test_only_the_plain_fileio_uses_the_cache_by_default(scenario_locations: dict[str, Path]) -> None:
+    from icebook.io.fileio import ArrowFileIO
+    from icebook.table import open_table
+
+    class Serving(ArrowFileIO):  # a FileIO of one's own may serve other bytes under a path
+        pass
+
+    assert icebook.open(scenario_locations["events"]).store.disk_cache is shared_cache()
+    assert open_table(str(scenario_locations["events"]), fileio=Serving()).store.disk_cache is None
