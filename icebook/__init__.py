@@ -16,11 +16,20 @@ if TYPE_CHECKING:
     from icebook.table import Table
 
 
-def open(location: str | os.PathLike[str]) -> Table:
-    """Open an Iceberg table: a table directory or a metadata file, as a local path or URI."""
+def open(
+    location: str | os.PathLike[str], *, catalog: str | None = None, properties: dict[str, str] | None = None
+) -> Table:
+    """Open an Iceberg table: a table directory or a metadata file (a local path or a URI such as
+    ``s3://bucket/db/events``), or a catalog table by name: ``"prod.db.events"``, or
+    ``open("db.events", catalog="prod")``. Catalogs are PyIceberg's (``~/.pyiceberg.yaml``,
+    ``PYICEBERG_CATALOG__<NAME>__<KEY>``), else Spark's session catalogs.
+
+    ``properties``: FileIO properties for a location opened directly (``s3.endpoint``,
+    ``s3.access-key-id``, ``s3.secret-access-key``, ``s3.region``, ``gcs.oauth2.token``,
+    ``adls.account-key``, ...); without them each object store's usual environment applies."""
     from icebook.table import open_table
 
-    return open_table(os.fspath(location))
+    return open_table(os.fspath(location), catalog=catalog, properties=properties)
 
 
 def load_ipython_extension(ipython: Any) -> None:

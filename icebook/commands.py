@@ -27,7 +27,7 @@ from icebook import __version__
 from icebook.analysis.resolve import AtRef
 from icebook.display.tree_render import MetadataTree
 from icebook.errors import EngineError, IcebookError, NotFound
-from icebook.table import Table, open_table
+from icebook.table import Table, catalog_listing, open_table, table_listing
 
 
 class Context(enum.Enum):
@@ -205,8 +205,18 @@ def _target(p: argparse.ArgumentParser, _context: Context) -> None:
 
 
 def _open_arguments(p: argparse.ArgumentParser, _context: Context) -> None:
-    p.add_argument("location")
+    p.add_argument(
+        "location", help="a table directory, metadata file or URI, catalog.namespace.table, or namespace.table"
+    )
     p.add_argument("--as", dest="name", help="name to refer to it by (default: the table's directory name)")
+    p.add_argument("--catalog", help="the catalog of a namespace.table name (PyIceberg's configuration or Spark's)")
+
+
+def _tables_arguments(p: argparse.ArgumentParser, context: Context) -> None:
+    what = "the open tables" if context is Context.NOTEBOOK else "a catalog or catalog.namespace is required"
+    p.add_argument(
+        "namespace", nargs="?", help=f"catalog.namespace, or a catalog for all its namespaces ({what} without)"
+    )
 
 
 def _use_arguments(p: argparse.ArgumentParser, _context: Context) -> None:
@@ -338,7 +348,7 @@ def _help(call: Call) -> Any:
 
 def _open(call: Call) -> Table:
     args = call.args
-    return call.session.put(args.name or default_name(args.location), open_table(args.location))
+    return call.session.put(args.name or default_name(args.location), open_table(args.location, catalog=args.catalog))
 
 
 def _use(call: Call) -> Table:
@@ -348,11 +358,23 @@ def _use(call: Call) -> Table:
 
 
 def _tables(call: Call) -> pd.DataFrame:
+    namespace = call.args.namespace
+    if namespace:
+        return pd.DataFrame({"table": table_listing(namespace)})
+    if call.context is Context.CLI:
+        known = [row["catalog"] for row in catalog_listing()]
+        raise CommandError(
+            "icebook tables: name a catalog or catalog.namespace" + (f" ({', '.join(known)})" if known else "")
+        )
     session = call.session
     return pd.DataFrame(
         [(n, t.location, n == session.current) for n, t in session.tables.items()],
         columns=["name", "location", "current"],
     )
+
+
+def _catalogs(_call: Call) -> pd.DataFrame:
+    return pd.DataFrame(catalog_listing(), columns=["catalog", "source", "type", "uri", "warehouse"])
 
 
 NOTEBOOK = frozenset({Context.NOTEBOOK})
@@ -373,7 +395,19 @@ COMMANDS: tuple[Command, ...] = (
         on_table=False,
         contexts=NOTEBOOK,
     ),
-    Command(name="tables", help="list the open tables", run=_tables, on_table=False, contexts=NOTEBOOK),
+    Command(
+        name="catalogs",
+        help="the catalogs names resolve through (PyIceberg's configuration, Spark's session)",
+        run=_catalogs,
+        on_table=False,
+    ),
+    Command(
+        name="tables",
+        help="the tables of a catalog namespace (in a notebook, without one: the open tables)",
+        run=_tables,
+        arguments=_tables_arguments,
+        on_table=False,
+    ),
     Command(name="history", help="when each snapshot became current on main", run=lambda c: c.table.inspect.history()),
     Command(
         name="snapshots",

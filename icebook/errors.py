@@ -53,6 +53,17 @@ class EngineError(IcebookError):
     """A query engine (Spark, Arrow) failed; the first line is the engine's own message."""
 
 
+class StorageError(IcebookError):
+    """Storage refused a request (credentials, permissions, network, a store that cannot be set up).
+
+    One line naming the file, and for object stores its bucket and key.
+    """
+
+
+class CatalogError(IcebookError):
+    """A catalog could not be reached or answered with an error; names the catalog and its URI."""
+
+
 class EnvironmentProblem(IcebookError):
     """The machine lacks something icebook needs (Java, the Iceberg jar, a writable path).
 

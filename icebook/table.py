@@ -23,10 +23,13 @@ from icebook.display.summary import table_html
 from icebook.engines import arrow as arrow_engine
 from icebook.engines import spark as spark_engine
 from icebook.engines import spark_ops
-from icebook.errors import NotFound
+from icebook.errors import EngineError, NotFound
+from icebook.io import catalogs
 from icebook.io.fileio import FileIO, default_fileio
 from icebook.io.locate import locate_metadata, read_table_metadata
+from icebook.spec.filenames import parse_metadata_file_name
 from icebook.spec.metadata import TableMetadata
+from icebook.spec.schema import Schema
 from icebook.spec.snapshots import Branch, Ref, Snapshot
 
 Engine = Literal["arrow", "spark"]
@@ -36,10 +39,18 @@ class Table:
     """One Iceberg table as of one metadata file. Read-only: nothing here writes to the table."""
 
     def __init__(
-        self, metadata: TableMetadata, metadata_location: str, fileio: FileIO, *, identifier: str | None = None
+        self,
+        metadata: TableMetadata,
+        metadata_location: str,
+        fileio: FileIO,
+        *,
+        identifier: str | None = None,
+        catalog_kind: Literal["pyiceberg", "spark"] | None = None,
     ) -> None:
         self.identifier = identifier
         """The catalog name (``catalog.db.table``) when opened by name, else None."""
+        self.catalog_kind = catalog_kind
+        """Who resolved ``identifier``: a PyIceberg-configured catalog or Spark's session catalog."""
         self.metadata = metadata
         self.metadata_location = metadata_location
         self.fileio = fileio
@@ -97,13 +108,37 @@ class Table:
 
     # ------------------------------------------------------------------ reading through an engine
 
+    def read_schema(self, at: At = None) -> Schema:
+        """The schema a read at ``at`` returns, by Spark's rule: the current schema for the current
+        state and for a branch (main included), the snapshot's own schema for a snapshot id, a tag
+        or a time."""
+        current = self.metadata.current_schema()
+        point = parse_at(at, self.refs)
+        if point is None or (isinstance(point, AtRef) and isinstance(self.refs.get(point.name), Branch)):
+            return current
+        snapshot = self.snapshot(point)
+        if snapshot.schema_id is None:
+            return current
+        return self.metadata.schemas.get(snapshot.schema_id, current)
+
+    def _spark_identifier(self) -> str | None:
+        """The name Spark reads this table by, when Spark's session has its catalog; else None (Spark
+        then reads the exact metadata file icebook opened)."""
+        if self.identifier is None:
+            return None
+        return self.identifier if spark_engine.has_catalog(self.identifier.split(".", 1)[0]) else None
+
     def spark_point(self, at: At = None) -> spark_engine.SparkPoint:
-        """How Spark pins ``at``; None pins this object's current snapshot, so reads are repeatable.
+        """How Spark pins ``at``; None pins this object's current state, so reads are repeatable.
         Unknown ids, refs and times raise NotFound (listing what exists) before Spark starts."""
         point = parse_at(at, self.refs)
         if point is None:
             current = self.current_snapshot
-            return spark_engine.SparkPoint(snapshot_id=current.snapshot_id if current else None)
+            if self._spark_identifier() is None or current is None:
+                return spark_engine.SparkPoint()  # the metadata file icebook opened pins the state
+            if current.schema_id not in (None, self.metadata.current_schema_id):
+                return spark_engine.SparkPoint()  # a pinned id would read the snapshot's older schema
+            return spark_engine.SparkPoint(snapshot_id=current.snapshot_id)
         snapshot = self.snapshot(point)
         if isinstance(point, AtRef):
             ref = self.refs[point.name]
@@ -123,15 +158,17 @@ class Table:
         deletion-vector deletes, projects by field id) or ``engine="spark"`` (the local Spark session)."""
         if engine == "spark":
             point = self.spark_point(at)
-            return spark_engine.read(self.location, point, identifier=self.identifier, filter=filter, columns=columns)
+            return spark_engine.read(
+                self.metadata_location, point, identifier=self._spark_identifier(), filter=filter, columns=columns
+            )
         if engine == "arrow":
-            return arrow_engine.read(self, self.snapshot(at), filter, columns)
+            return arrow_engine.read(self, self.snapshot(at), filter, columns, schema=self.read_schema(at))
         raise NotFound(f"engine {engine!r}", available=["arrow", "spark"])
 
     def scan(self, at: At = None, filter: Any = None, columns: list[str] | None = None) -> ScanPlan:
         """The scan plan: which manifests and files are read or skipped and why, and which delete
         files apply to each data file (by the spec's sequence-number rules). ``plan.explain()``."""
-        return plan_scan(self, self.snapshot(at), filter, columns)
+        return plan_scan(self, self.snapshot(at), filter, columns, schema=self.read_schema(at))
 
     def changes(self, a: At, b: At = None, *, identifier_columns: list[str] | None = None) -> Any:
         """Rows inserted and deleted after ``a`` up to ``b`` (default: current), as pandas with
@@ -154,7 +191,7 @@ class Table:
         if engine != "spark":
             raise NotFound(f"engine {engine!r}", available=["arrow", "spark"])
         return spark_engine.sql(
-            self.location, query, self.spark_point(at), identifier=self.identifier, as_spark=as_spark
+            self.metadata_location, query, self.spark_point(at), identifier=self._spark_identifier(), as_spark=as_spark
         )
 
     def lazy(self, at: At = None) -> Any:
@@ -167,12 +204,23 @@ class Table:
     # ------------------------------------------------------------------ changes (only when asked)
 
     def _writable(self) -> str:
-        return spark_engine.writable_identifier(self.location, self.identifier)
+        identifier = self._spark_identifier()
+        if identifier is not None:
+            return identifier
+        parsed = parse_metadata_file_name(self.metadata_location)
+        if parsed is None or parsed.style != "hadoop" or self.identifier is not None:
+            raise EngineError(
+                f"cannot change {self.identifier or self.location} through Spark: its metadata file "
+                f"{self.metadata_location} belongs to a catalog Spark's session does not have; configure that "
+                "catalog in Spark (icebook.spark.session(conf={'spark.sql.catalog.<name>': ...})) and open the "
+                "table by that name"
+            )
+        return spark_engine.writable_identifier(self.location, None)
 
     def reopen(self) -> Table:
         """This table at its newest metadata (after a change made by anyone)."""
         if self.identifier is not None:
-            return open_table(self.identifier, fileio=self.fileio)
+            return open_table(self.identifier)
         return open_table(self.location, fileio=self.fileio)
 
     def _snapshot_id(self, at: At) -> int | None:
@@ -301,15 +349,86 @@ class Table:
 register(Table, text=repr, html=table_html)
 
 
-def open_table(location: str, *, fileio: FileIO | None = None) -> Table:
-    """Open a table directory or metadata file (local path or URI), or ``catalog.db.table`` by name
-    (its current metadata file is resolved through Spark's catalog)."""
-    io = fileio or default_fileio()
+def open_table(
+    location: str,
+    *,
+    catalog: str | None = None,
+    fileio: FileIO | None = None,
+    properties: Mapping[str, str] | None = None,
+) -> Table:
+    """Open a table directory or metadata file (local path or URI, read with FileIO ``properties``),
+    or a table by name: ``catalog.namespace.table`` (or ``namespace.table`` with ``catalog=``).
+
+    A name resolves through the PyIceberg catalog of that name when one is configured
+    (``~/.pyiceberg.yaml``, ``PYICEBERG_CATALOG__*``), else through Spark's session catalog."""
     location = str(location)
-    identifier = None
-    if spark_engine.looks_like_identifier(location) and not io.exists(location):
-        identifier = location
-        metadata_location = spark_engine.metadata_location_of(identifier)
-    else:
-        metadata_location = locate_metadata(io, location)
-    return Table(read_table_metadata(io, metadata_location), metadata_location, io, identifier=identifier)
+    if catalog is not None:
+        return _open_by_name(catalog, location, fileio)
+    if spark_engine.looks_like_identifier(location) and not _is_local_path(location):
+        name, rest = location.split(".", 1)
+        if catalogs.is_configured(name):
+            return _open_by_name(name, rest, fileio)
+        try:
+            metadata_location = spark_engine.metadata_location_of(location)
+        except NotFound as exc:
+            if exc.what.startswith("no catalog"):
+                raise NotFound(
+                    f"no catalog {name!r} (neither a PyIceberg catalog nor one of Spark's)",
+                    available=sorted({*catalogs.catalog_names(), *(str(a) for a in exc.available)}),
+                ) from None
+            raise
+        io = fileio or default_fileio(properties)
+        return Table(
+            read_table_metadata(io, metadata_location),
+            metadata_location,
+            io,
+            identifier=location,
+            catalog_kind="spark",
+        )
+    io = fileio or default_fileio(properties)
+    metadata_location = locate_metadata(io, location)
+    return Table(read_table_metadata(io, metadata_location), metadata_location, io)
+
+
+def catalog_listing() -> list[dict[str, str]]:
+    """Every catalog a name can resolve through: PyIceberg's configured catalogs (type, URI,
+    warehouse; never credentials), then the catalogs of Spark's running session."""
+    rows = [{"catalog": name, "source": "pyiceberg", **catalogs.describe(name)} for name in catalogs.catalog_names()]
+    for row in rows:
+        row.pop("name", None)
+    for name, warehouse in sorted(spark_engine.catalogs().items()):
+        rows.append({"catalog": name, "source": "spark", "type": "hadoop", "warehouse": warehouse})
+    return rows
+
+
+def table_listing(namespace: str) -> list[str]:
+    """Tables of ``catalog.namespace`` (or of every namespace of ``catalog``), as full names.
+    Unknown catalogs and namespaces raise NotFound listing what exists."""
+    parts = namespace.split(".")
+    name = parts[0]
+    if catalogs.is_configured(name):
+        if len(parts) == 1:
+            return [f"{name}.{t}" for ns in catalogs.list_namespaces(name) for t in catalogs.list_tables(name, ns)]
+        return [f"{name}.{t}" for t in catalogs.list_tables(name, ".".join(parts[1:]))]
+    if spark_engine.has_catalog(name):
+        return spark_engine.session_tables(namespace)
+    known = [row["catalog"] for row in catalog_listing()]
+    raise NotFound(f"no catalog {name!r} (neither a PyIceberg catalog nor one of Spark's)", available=known)
+
+
+def _is_local_path(location: str) -> bool:
+    import os
+
+    return os.path.exists(location)
+
+
+def _open_by_name(catalog: str, name: str, fileio: FileIO | None) -> Table:
+    found = catalogs.resolve_table(catalog, name)
+    io = fileio or default_fileio(found.properties)
+    return Table(
+        read_table_metadata(io, found.metadata_location),
+        found.metadata_location,
+        io,
+        identifier=found.identifier,
+        catalog_kind="pyiceberg",
+    )

@@ -6,6 +6,8 @@ second run starts in seconds. A test that needs Spark fails when Spark cannot st
 
 from __future__ import annotations
 
+import os
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -34,3 +36,23 @@ def warehouse(spark: Any) -> Path:
 def scenario_locations(warehouse: Path) -> dict[str, Path]:
     """Scenario name -> table directory."""
     return {name: table_location(warehouse, name) for name in SCENARIOS}
+
+
+@pytest.fixture(scope="session")
+def pyiceberg_catalog() -> Iterator[str]:
+    """The PyIceberg-written scenarios in a SQL catalog (sqlite), configured for the whole run the
+    way users configure catalogs: ``PYICEBERG_CATALOG__SQLCAT__*`` environment variables."""
+    from icebook.scenarios.sql_catalog.build import CATALOG_NAME, catalog_properties, ensure_pyiceberg_warehouse
+
+    root = ensure_pyiceberg_warehouse("test", progress=False)
+    keys = {f"PYICEBERG_CATALOG__{CATALOG_NAME.upper()}__{k.upper()}": v for k, v in catalog_properties(root).items()}
+    saved = {k: os.environ.get(k) for k in keys}
+    os.environ.update(keys)
+    try:
+        yield CATALOG_NAME
+    finally:
+        for k, v in saved.items():
+            if v is None:
+                os.environ.pop(k, None)
+            else:
+                os.environ[k] = v

@@ -90,8 +90,8 @@ def test_notebook_only_commands(shell: InteractiveShell, scenario_locations: dic
     code, _ = cli("explore", str(scenario_locations["events"]))
     assert code == 2
     assert shell.run_line_magic("ice", "explore") is not None
-    code, _ = cli("tables")
-    assert code == 2
+    code, _ = cli("tables")  # on the command line, tables lists a catalog namespace: it needs one
+    assert code == 1
     assert list(shell.run_line_magic("ice", "tables")["name"]) == ["events"]
 
 

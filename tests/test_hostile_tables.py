@@ -268,12 +268,23 @@ def test_a_manifest_path_naming_a_fifo_does_not_hang(scenario_locations: dict[st
         within_limit(t.inspect.files)
 
 
+def test_a_manifest_path_with_a_nul_byte_is_a_metadata_error(
+    scenario_locations: dict[str, Path], tmp_path: Path
+) -> None:
+    # Found by the fuzz test: a flipped byte in a manifest list's path made open() raise a bare ValueError.
+    location = scenario_locations["orders_cow"]
+    victim = icebook.open(location).inspect.manifests()["path"].iloc[0]
+    t = open_table(str(location), fileio=ServingFileIO(redirect={victim: str(tmp_path / "mani\x00fest.avro")}))
+    with pytest.raises(MetadataError, match=rf"manifest {victim}: .*a path cannot contain a NUL character"):
+        within_limit(t.inspect.files)
+
+
 @pytest.mark.parametrize(
     ("location", "error", "says"),
     [
         ("oss://bucket/db/table", EnvironmentProblem, "ossfs"),
         ("nosuchscheme://bucket/db/table", UnsupportedFeature, "no filesystem for 'nosuchscheme://'"),
-        ("s3a://icebook-no-such-bucket-for-tests/db/table", IcebookError, "s3://icebook-no-such-bucket-for-tests"),
+        ("s3a://icebook-no-such-bucket-for-tests/db/table", IcebookError, "s3a://icebook-no-such-bucket-for-tests"),
     ],
 )
 def test_unknown_or_unreachable_uri_schemes_give_a_clear_error(location: str, error: type, says: str) -> None:

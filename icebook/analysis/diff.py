@@ -39,7 +39,13 @@ from icebook.analysis.field_changes import (
     sort_order_changes,
     spec_changes,
 )
-from icebook.analysis.inspect import DATA_FILE_COLUMNS, empty_files_table, manifest_entries_table, to_pandas
+from icebook.analysis.inspect import (
+    DATA_FILE_COLUMNS,
+    empty_files_table,
+    manifest_entries_table,
+    spark_shaped,
+    to_pandas,
+)
 from icebook.analysis.lineage import HistoryPath, history_path
 from icebook.analysis.manifests import ManifestStore
 from icebook.analysis.metadata_history import MetadataHistory
@@ -226,7 +232,8 @@ def _minus(left: pa.Table, right: pa.Table) -> pa.Table:
 
 def _with_metrics(files: pa.Table, metadata: TableMetadata) -> pd.DataFrame:
     """The ``inspect.files()`` shape: data_file columns plus readable_metrics (current schema)."""
-    return to_pandas(files.append_column("readable_metrics", readable_metrics(files, metadata.current_schema())))
+    files = files.append_column("readable_metrics", readable_metrics(files, metadata.current_schema()))
+    return to_pandas(spark_shaped(metadata, files))
 
 
 def _partition_changes(added: pa.Table, removed: pa.Table) -> pd.DataFrame:

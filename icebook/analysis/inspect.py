@@ -289,6 +289,25 @@ def empty_files_table(store: ManifestStore) -> pa.Table:
     return table.append_column("readable_metrics", readable_metrics(table, store.metadata.current_schema()))
 
 
+def spark_shaped(metadata: TableMetadata, files: pa.Table) -> pa.Table:
+    """A files or entries table as Spark shows it: Iceberg's files and entries tables drop the
+    ``partition`` column (field 102) when no partition spec has a field, an empty struct."""
+    if table_partition_type(metadata).fields:
+        return files
+    if "partition" in files.column_names:
+        files = files.drop_columns(["partition"])
+    if "data_file" in files.column_names:
+        data_file = files.column("data_file").combine_chunks()
+        keep = [i for i in range(data_file.type.num_fields) if data_file.type.field(i).name != "partition"]
+        slim = pa.StructArray.from_arrays(
+            [data_file.field(i) for i in keep],
+            fields=[data_file.type.field(i) for i in keep],
+            mask=data_file.is_null() if data_file.null_count else None,
+        )
+        files = files.set_column(files.schema.get_field_index("data_file"), "data_file", slim)
+    return files
+
+
 class Inspector:
     """``t.inspect``: Spark-shaped metadata tables of one table, as pandas DataFrames."""
 
@@ -337,19 +356,20 @@ class Inspector:
 
     def entries(self, at: At = None) -> pd.DataFrame:
         """Every manifest entry of a snapshot, with status, sequence numbers and the data_file struct."""
-        return to_pandas(entries_arrow(self._store, self._snapshot(at)))
+        return to_pandas(spark_shaped(self._metadata, entries_arrow(self._store, self._snapshot(at))))
 
     def files(self, at: At = None) -> pd.DataFrame:
         """Live data and delete files of a snapshot."""
-        return to_pandas(files_arrow(self._store, self._snapshot(at)))
+        return to_pandas(spark_shaped(self._metadata, files_arrow(self._store, self._snapshot(at))))
 
     def data_files(self, at: At = None) -> pd.DataFrame:
         """Live data files of a snapshot."""
-        return to_pandas(files_arrow(self._store, self._snapshot(at), content="data"))
+        return to_pandas(spark_shaped(self._metadata, files_arrow(self._store, self._snapshot(at), content="data")))
 
     def delete_files(self, at: At = None) -> pd.DataFrame:
         """Live position and equality delete files (and deletion vectors) of a snapshot."""
-        return to_pandas(files_arrow(self._store, self._snapshot(at), content="deletes"))
+        files = files_arrow(self._store, self._snapshot(at), content="deletes")
+        return to_pandas(spark_shaped(self._metadata, files))
 
     def partitions(self, at: At = None) -> pd.DataFrame:
         """Per partition: record, file and delete counts, size, and the snapshot that last updated it."""

@@ -1,10 +1,13 @@
 """The Arrow engine: read a snapshot's rows with pyarrow, no JVM.
 
-It follows a ``ScanPlan``: each data file is read through the table's FileIO and projected by
-field id into the read schema (spec: "Column Projection"), then position deletes, deletion
+It follows a ``ScanPlan``: each data file (Parquet, ORC or Avro) is read through the table's
+FileIO and projected by field id into the read schema (spec: "Column Projection"); columns of
+identity partitions take the value of the file's partition tuple, as Iceberg's Java readers fill
+them (constants, even where the file's own column disagrees). Then position deletes, deletion
 vectors and equality deletes that the plan matched to it are applied (spec: "Row-level
-Deletes"), then the residual filter. Output types follow Spark's read: ``timestamptz`` as
-``timestamp[us, tz=UTC]``, decimals as ``decimal128``. A missing file fails the whole read.
+Deletes"), in any of the three formats, then the residual filter. Output types follow Spark's
+read: ``timestamptz`` as ``timestamp[us, tz=UTC]``, decimals as ``decimal128``, ``uuid`` as its
+canonical string (``8-4-4-4-12`` hex, as Spark returns it). A missing file fails the whole read.
 """
 
 from __future__ import annotations
@@ -17,14 +20,14 @@ from typing import Any
 import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
-import pyarrow.parquet as pq
 
-from icebook.analysis.arrow_types import arrow_type
+from icebook.analysis.arrow_types import arrow_type, row_type, uuid_as_string
 from icebook.analysis.expressions import AlwaysTrue, Expr, convert_literal, referenced_ids
 from icebook.analysis.filter_arrow import to_arrow
 from icebook.analysis.scan import ScanFile, ScanPlan, ScanTask, plan_scan
 from icebook.analysis.table_like import TableLike
 from icebook.errors import EngineError, IcebookError, MetadataError, NotFound, UnsupportedFeature
+from icebook.io.datafiles import field_id, open_data_file
 from icebook.io.fileio import FileIO
 from icebook.io.puffin import read_deletion_vector
 from icebook.spec.metadata import TableMetadata
@@ -33,7 +36,6 @@ from icebook.spec.snapshots import Snapshot
 from icebook.spec.transforms import IdentityTransform
 from icebook.spec.types import IcebergType, ListType, MapType, NestedField, StructType
 
-FIELD_ID = b"PARQUET:field_id"
 _THREADS = 8
 
 
@@ -125,7 +127,7 @@ class _Reader:
         }
         for fid in referenced_ids(plan.filter):  # nested filter columns keep their dotted names
             self.names.setdefault(fid, schema.find_column_name(fid) or str(fid))
-        fields = [pa.field(f.name, arrow_type(f.type), nullable=not f.required) for f in self.output]
+        fields = [pa.field(f.name, row_type(f.type), nullable=not f.required) for f in self.output]
         if with_positions:
             fields += [pa.field("_file", pa.string()), pa.field("_pos", pa.int64())]
         self.output_schema = pa.schema(fields)
@@ -136,8 +138,6 @@ class _Reader:
 
     def task(self, task: ScanTask) -> pa.Table:
         f = task.file
-        if f.file_format.upper() != "PARQUET":
-            raise UnsupportedFeature(f"data file {f.file_path}: {f.file_format} data files are not read yet")
         table = self._read_data(f)
         n = table.num_rows
         keep = np.ones(n, dtype=bool)
@@ -158,21 +158,20 @@ class _Reader:
             table = table.append_column("__pos", pa.array(positions))
             table = table.filter(to_arrow(self.filter, self.names))
             positions = table.column("__pos").to_numpy()
-        arrays = [table.column(self.names[o.field_id]) for o in self.output]
+        arrays = [uuid_as_string(table.column(self.names[o.field_id]), o.type) for o in self.output]
         if self.with_positions:
             arrays += [pa.array([f.file_path] * table.num_rows, pa.string()), pa.array(positions, pa.int64())]
         return pa.Table.from_arrays(arrays, schema=self.output_schema)
 
-    def _parquet(
-        self, path: str, what: str, owner: ScanFile, columns: Any
-    ) -> tuple[pa.Table, dict[int, pa.Field], int]:
-        """Read the columns ``columns(fields by id)`` names of one Parquet file, closing it after."""
+    def _file(self, owner: ScanFile, what: str, columns: Any) -> tuple[pa.Table, dict[int, pa.Field], int]:
+        """Read the columns ``columns(fields by id)`` names of one data or delete file (Parquet, ORC
+        or Avro), closing it after."""
+        path = owner.file_path
         try:
-            with self.fileio.open_input(path) as handle:
-                pf = pq.ParquetFile(handle)
-                fields = _ids_of(pf.schema_arrow, self.metadata, path)
-                table = pf.read(columns=columns(fields), use_threads=False)
-                return table, fields, pf.metadata.num_rows
+            with open_data_file(self.fileio, path, owner.file_format) as df:
+                fields = _ids_of(df.schema, self.metadata, path)
+                table = df.read(columns(fields))
+                return table, fields, df.num_rows
         except NotFound:
             raise NotFound(
                 f"{what} {path} not found (listed in manifest {owner.manifest_path}, read for snapshot "
@@ -184,16 +183,18 @@ class _Reader:
             raise EngineError(f"cannot read {what} {path}: {exc}") from exc
 
     def _read_data(self, f: ScanFile) -> pa.Table:
-        raw, file_fields, n = self._parquet(
-            f.file_path, "data file", f, lambda fields: [fields[fid].name for fid in self.needed if fid in fields]
-        )
         constants = self._identity_partition_values(f)
+        raw, file_fields, n = self._file(
+            f,
+            "data file",
+            lambda fields: [fields[fid].name for fid in self.needed if fid in fields and fid not in constants],
+        )
         arrays, names = [], []
         for fid, field in self.needed.items():
-            if fid in file_fields:
+            if fid in constants:
+                arr = _constant(constants[fid], field.type, n)
+            elif fid in file_fields:
                 arr = _conform(raw.column(file_fields[fid].name).combine_chunks(), field.type)
-            elif fid in constants:
-                arr = pa.array([constants[fid]] * n, arrow_type(field.type))
             elif field.has_initial_default and field.initial_default is not None:
                 value = convert_literal(field.initial_default, field.type, field.name)
                 arr = pa.array([value] * n, arrow_type(field.type))
@@ -204,11 +205,16 @@ class _Reader:
         return pa.Table.from_arrays(arrays, names=names)
 
     def _identity_partition_values(self, f: ScanFile) -> dict[int, Any]:
-        """Spec ("Column Projection"): a column missing from the file takes its identity partition value."""
+        """Source field id -> value of each identity partition field of the file's spec.
+
+        Spec ("Column Projection"): a column missing from the file takes its identity partition
+        value; Iceberg's Java readers (Spark's) go further and use the partition tuple for these
+        columns even when the file has them, so a file whose column disagrees with its partition
+        reads as its partition says. Null partition values are constants too."""
         spec = self.metadata.spec_by_id(f.spec_id)
         out = {}
         for pf, (_, value) in zip(spec.fields, f.partition, strict=False):
-            if isinstance(pf.transform, IdentityTransform) and pf.source_ids and value is not None:
+            if isinstance(pf.transform, IdentityTransform) and len(pf.source_ids) == 1:
                 out[pf.source_ids[0]] = value
         return out
 
@@ -253,7 +259,7 @@ class _Reader:
             return [path_col.name if path_col else "file_path", pos_col.name if pos_col else "pos"]
 
         def load() -> pa.Table:
-            t, _, _ = self._parquet(d.file_path, "position delete file", d, columns)
+            t, _, _ = self._file(d, "position delete file", columns)
             return pa.table({"file_path": t.column(0).cast(pa.string()), "pos": t.column(1).cast(pa.int64())})
 
         table: pa.Table = self._cached(d, load)
@@ -274,7 +280,7 @@ class _Reader:
             return [fields[fid].name for fid in ids]
 
         def load() -> pa.Table:
-            t, _, _ = self._parquet(d.file_path, "equality delete file", d, columns)
+            t, _, _ = self._file(d, "equality delete file", columns)
             cols = []
             for i, fid in enumerate(ids):
                 field = self.needed[fid]
@@ -312,14 +318,22 @@ def _top_level_of(schema: Schema, field_id: int) -> NestedField | None:
     return next((f for f in schema.columns if f.name == head), None)
 
 
+def _constant(value: Any, t: IcebergType, n: int) -> pa.Array:
+    """A column of ``n`` copies of a partition value (in the transform's physical form)."""
+    if hasattr(value, "bytes") and not isinstance(value, (bytes, str)):
+        value = value.bytes  # uuid.UUID -> its 16 bytes
+    return pa.array([value] * n, arrow_type(t))
+
+
 def _ids_of(schema: pa.Schema, metadata: TableMetadata, path: str) -> dict[int, pa.Field]:
-    """Top-level Parquet columns by field id (the ``PARQUET:field_id`` metadata); files without ids
-    are matched by the table's name mapping, else by current column names."""
+    """Top-level columns by field id (Parquet ``PARQUET:field_id``, ORC ``iceberg.id``, Avro
+    ``field-id``); files without ids are matched by the table's name mapping, else by current
+    column names."""
     out: dict[int, pa.Field] = {}
     for f in schema:
-        raw = (f.metadata or {}).get(FIELD_ID)
-        if raw is not None:
-            out[int(raw)] = f
+        fid = field_id(f)
+        if fid is not None:
+            out[fid] = f
     if out or len(schema) == 0:
         return out
     mapping = _name_mapping(metadata)
@@ -328,7 +342,7 @@ def _ids_of(schema: pa.Schema, metadata: TableMetadata, path: str) -> dict[int, 
         if fid is not None:
             out[fid] = f
     if not out:
-        raise UnsupportedFeature(f"{path}: Parquet file without field ids and no name mapping matches its columns")
+        raise UnsupportedFeature(f"{path}: a file without field ids, and no name mapping matches its columns")
     return out
 
 
@@ -351,9 +365,9 @@ def _conform(arr: pa.Array, t: IcebergType) -> pa.Array:
     if isinstance(t, StructType):
         by_id: dict[int, int] = {}
         for i in range(arr.type.num_fields):
-            raw = (arr.type.field(i).metadata or {}).get(FIELD_ID)
-            if raw is not None:
-                by_id[int(raw)] = i
+            fid = field_id(arr.type.field(i))
+            if fid is not None:
+                by_id[fid] = i
         children, fields = [], []
         for child in t.fields:
             target = arrow_type(child.type)
@@ -368,6 +382,8 @@ def _conform(arr: pa.Array, t: IcebergType) -> pa.Array:
         target = arrow_type(t)
         return arr if arr.type == target else arr.cast(target)
     target = arrow_type(t)
+    if isinstance(arr.type, pa.ExtensionType):
+        arr = arr.storage  # e.g. Arrow's uuid extension over fixed_size_binary(16)
     if arr.type == target:
         return arr
     if pa.types.is_timestamp(arr.type) and pa.types.is_timestamp(target) and arr.type.unit == target.unit:

@@ -19,6 +19,7 @@ from typing import Any
 import pyarrow as pa
 
 from icebook.engines.spark_session import (
+    active_session,
     add_catalog,
     catalog_configured_for_startup,
     catalogs,
@@ -59,12 +60,24 @@ class SparkPoint:
 
 def first_line(exc: BaseException) -> str:
     """Spark's own message without the Java stack (the first meaningful line)."""
-    text = getattr(exc, "desc", None) or str(exc)
+    text = getattr(exc, "desc", None) or _java_message(exc) or str(exc)
     for line in str(text).strip().splitlines():
         line = line.strip()
         if line and not line.startswith(("at ", "JVM stacktrace", "Traceback")):
             return line
     return type(exc).__name__
+
+
+def _java_message(exc: BaseException) -> str | None:
+    """A Py4JJavaError's Java exception (``class: message``): its own str() starts with
+    "An error occurred while calling o50.load.", which says nothing."""
+    java = getattr(exc, "java_exception", None)
+    if java is None:
+        return None
+    try:
+        return str(java.toString())
+    except Exception:  # the gateway may be gone
+        return None
 
 
 @contextmanager
@@ -127,16 +140,62 @@ def _tables_like(identifier: str) -> list[str]:
     return sorted(f"{namespace}.{r.tableName}" for r in rows)
 
 
+def session_tables(namespace: str) -> list[str]:
+    """``catalog.namespace`` -> its tables as Spark's session lists them (``catalog.namespace.table``);
+    ``catalog`` alone -> the tables of each of its namespaces. NotFound lists the namespaces."""
+    spark = get_session()
+    catalog = namespace.split(".", 1)[0]
+    with spark_errors(f"listing namespaces of {catalog}"):
+        namespaces = sorted(f"{catalog}.{r[0]}" for r in spark.sql(f"SHOW NAMESPACES IN {catalog}").collect())
+    wanted = namespaces if "." not in namespace else [namespace]
+    if "." in namespace and namespace not in namespaces:
+        raise NotFound(f"no namespace {namespace!r} in Spark's catalog {catalog!r}", available=namespaces)
+    found: list[str] = []
+    for ns in wanted:
+        with spark_errors(f"listing tables of {ns}"):
+            found += [f"{ns}.{r.tableName}" for r in spark.sql(f"SHOW TABLES IN {ns}").collect()]
+    return sorted(found)
+
+
+def has_catalog(name: str) -> bool:
+    """Whether the running Spark session has a catalog called ``name`` (never starts Spark)."""
+    if name in catalogs():
+        return True
+    spark = active_session()
+    if spark is None:
+        return False
+    try:
+        return bool(spark.conf.get(f"spark.sql.catalog.{name}", None))
+    except Exception:  # a closed or foreign session: treat as unknown
+        return False
+
+
 def dataframe(location: str, point: SparkPoint, *, identifier: str | None = None) -> Any:
-    """A Spark DataFrame of the table at ``point`` (by catalog name when known, else by path)."""
+    """A Spark DataFrame of the table at ``point``: by catalog name when given, else ``location``,
+    a metadata file (Iceberg's Spark source loads it as a static table, so tables of any catalog
+    and any writer read the same way) or a Hadoop-layout table directory."""
     spark = get_session()
     reader = spark.read.format("iceberg")
     for key, value in point.options().items():
         reader = reader.option(key, value)
-    with spark_errors(f"reading {identifier or location} at {point.describe()}"):
-        if identifier is not None:
-            spark.sql(f"REFRESH TABLE {identifier}")
-        return reader.load(identifier or location)
+    try:
+        with spark_errors(f"reading {identifier or location} at {point.describe()}"):
+            if identifier is not None:
+                spark.sql(f"REFRESH TABLE {identifier}")
+            return reader.load(identifier or location)
+    except EngineError as exc:
+        scheme = location.split("://", 1)[0] if "://" in location else "file"
+        if scheme != "file" and any(m in str(exc) for m in _NO_FILESYSTEM):
+            raise EngineError(
+                f"{exc}\nSpark has no filesystem for {scheme}:// (the Iceberg runtime jar has no AWS, GCS or Azure "
+                "SDK): give it one with icebook.spark.session(packages=[...], conf={...}), or read with "
+                'engine="arrow"'
+            ) from exc
+        raise
+
+
+# Spark's messages when no Hadoop FileSystem or Iceberg FileIO handles a location's scheme.
+_NO_FILESYSTEM = ("Failed to get file system for path", "No FileSystem for scheme", "UnsupportedFileSystemException")
 
 
 def to_arrow(df: Any) -> pa.Table:

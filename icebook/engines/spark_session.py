@@ -191,6 +191,11 @@ def add_catalog(name: str, warehouse: str | os.PathLike[str]) -> None:
     _catalogs[name] = location
 
 
+def active_session() -> SparkSession | None:
+    """The session icebook started or was given, or None; never starts one."""
+    return _session
+
+
 def catalogs() -> dict[str, str]:
     """Catalog name -> warehouse location of the catalogs icebook configured."""
     return dict(_catalogs)

@@ -1,24 +1,24 @@
 """FileIO: the only way icebook touches storage.
 
-Read-only by design: exploring a table never writes into its directory. Local paths,
-``file://`` URIs and every filesystem ``pyarrow.fs`` understands (s3://, gs://, hdfs://,
-...) go through ``pyarrow.fs``; other schemes fall back to fsspec when it is installed.
+Read-only by design: exploring a table never writes into its directory. Local paths, ``file:``
+URIs and object stores (``s3://``, ``s3a://``, ``s3n://``, ``gs://``, ``abfs://``, ``abfss://``,
+``hdfs://``) go through ``pyarrow.fs``; other schemes through fsspec (see ``filesystems``).
+``properties`` are FileIO properties as Iceberg names them (a catalog's, including credentials
+it vends per table); without them each store's SDK reads its usual environment.
 """
 
 from __future__ import annotations
 
 import os
 import stat
+from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Protocol
-from urllib.parse import urlparse
+from typing import Any, Protocol
 
-import pyarrow as pa
 import pyarrow.fs as pafs
 
-from icebook.errors import EnvironmentProblem, IcebookError, NotFound, UnsupportedFeature
-
-_S3_ALIASES = ("s3a", "s3n")
+from icebook.errors import IcebookError, NotFound
+from icebook.io.filesystems import Filesystems, not_found, storage_errors
 
 
 @dataclass(frozen=True, slots=True)
@@ -42,90 +42,57 @@ class FileIO(Protocol):
     def open_input(self, path: str) -> pafs.NativeFile: ...
 
 
-def _strip_file_scheme(location: str) -> str:
-    if location.startswith("file:"):
-        parsed = urlparse(location)
-        return parsed.path or location[len("file:") :]
-    return location
-
-
 class ArrowFileIO:
-    """FileIO over ``pyarrow.fs``; paths may be local, ``file:`` or any pyarrow URI."""
+    """FileIO over ``pyarrow.fs`` (and fsspec), configured by FileIO ``properties``."""
 
-    def __init__(self) -> None:
-        self._filesystems: dict[str, pafs.FileSystem] = {}
+    def __init__(self, properties: Mapping[str, Any] | None = None) -> None:
+        self._filesystems = Filesystems(properties)
+
+    @property
+    def properties(self) -> dict[str, str]:
+        """The FileIO properties in use (credentials included: do not print them)."""
+        return dict(self._filesystems.properties)
 
     def _resolve(self, location: str) -> tuple[pafs.FileSystem, str]:
-        location = _strip_file_scheme(location)
-        if "://" not in location:
-            fs = self._filesystems.setdefault("local", pafs.LocalFileSystem())
-            return fs, os.path.abspath(location)
-        scheme, rest = location.split("://", 1)
-        if scheme.lower() in _S3_ALIASES:
-            # Hadoop's s3a:// and s3n:// name the same objects as s3:// (pyarrow knows only s3://).
-            location = f"s3://{rest}"
-        try:
-            fs, path = pafs.FileSystem.from_uri(location)
-        except (pa.ArrowInvalid, pa.ArrowNotImplementedError, ValueError) as exc:  # a scheme pyarrow lacks
-            fs, path = _fsspec_fallback(location, scheme, exc)
-        except OSError as exc:  # pyarrow knows the scheme but cannot reach it (network, credentials, libjvm)
-            raise IcebookError(f"cannot open {location}: {exc}") from None
-        return fs, path
+        if "\x00" in location:  # no file system names a file with NUL; os and pyarrow raise bare ValueError
+            raise IcebookError(f"cannot open {location!r}: a path cannot contain a NUL character")
+        return self._filesystems.resolve(location)
 
     def open_input(self, path: str) -> pafs.NativeFile:
         fs, p = self._resolve(path)
         if isinstance(fs, pafs.LocalFileSystem):
             _require_regular_file(p, path)
-        try:
+        with storage_errors(fs, path):
             return fs.open_input_file(p)
-        except FileNotFoundError:
-            raise NotFound(f"file not found: {path}") from None
-        except OSError as exc:
-            if "not found" in str(exc).lower() or "no such file" in str(exc).lower():
-                raise NotFound(f"file not found: {path}") from None
-            raise IcebookError(f"cannot read {path}: {exc}") from None
 
     def read_bytes(self, path: str) -> bytes:
         with self.open_input(path) as f:
             return bytes(f.read())
 
-    def _info(self, path: str, p: str, fs: pafs.FileSystem) -> pafs.FileInfo:
-        try:
-            return fs.get_file_info(p)
-        except OSError as exc:  # credentials, network, permissions: say which file
-            raise IcebookError(f"cannot look up {path}: {exc}") from None
-
     def exists(self, path: str) -> bool:
         fs, p = self._resolve(path)
-        return self._info(path, p, fs).type != pafs.FileType.NotFound
+        with storage_errors(fs, path, "look up"):
+            return bool(fs.get_file_info(p).type != pafs.FileType.NotFound)
 
     def size(self, path: str) -> int:
         fs, p = self._resolve(path)
-        info = self._info(path, p, fs)
+        with storage_errors(fs, path, "look up"):
+            info = fs.get_file_info(p)
         if info.type == pafs.FileType.NotFound:
-            raise NotFound(f"file not found: {path}")
+            raise not_found(fs, path)
         return int(info.size or 0)
 
     def list_dir(self, path: str) -> list[FileInfo]:
         fs, p = self._resolve(path)
-        info = self._info(path, p, fs)
-        if info.type == pafs.FileType.NotFound:
-            raise NotFound(f"directory not found: {path}")
-        out = []
-        try:
+        with storage_errors(fs, path, "list"):
+            info = fs.get_file_info(p)
+            if info.type == pafs.FileType.NotFound:
+                raise not_found(fs, path, what="directory")
             children = fs.get_file_info(pafs.FileSelector(p, recursive=False))
-        except OSError as exc:
-            raise IcebookError(f"cannot list {path}: {exc}") from None
-        for child in children:
-            name = child.base_name
-            out.append(
-                FileInfo(
-                    path=join(path, name),
-                    size=int(child.size or 0),
-                    is_dir=child.type == pafs.FileType.Directory,
-                )
-            )
-        return out
+        return [
+            FileInfo(path=join(path, c.base_name), size=int(c.size or 0), is_dir=c.type == pafs.FileType.Directory)
+            for c in children
+        ]
 
 
 def _require_regular_file(local_path: str, path: str) -> None:
@@ -149,28 +116,10 @@ def _require_regular_file(local_path: str, path: str) -> None:
         raise IcebookError(f"cannot read {path}: it is {what}, not a regular file")
 
 
-def _fsspec_fallback(location: str, scheme: str, cause: Exception) -> tuple[pafs.FileSystem, str]:
-    try:
-        import fsspec
-    except ImportError:
-        raise UnsupportedFeature(
-            f"cannot open {location}: pyarrow has no filesystem for '{scheme}://' ({cause}) and fsspec is not installed"
-        ) from None
-    try:
-        fs = fsspec.filesystem(scheme)
-    except ImportError as exc:  # fsspec knows the scheme; its driver package is missing
-        raise EnvironmentProblem(f"cannot open {location}: {exc}") from None
-    except (ValueError, TypeError, OSError) as exc:
-        raise UnsupportedFeature(
-            f"cannot open {location}: no filesystem for '{scheme}://' in pyarrow or fsspec ({exc})"
-        ) from None
-    return pafs.PyFileSystem(pafs.FSSpecHandler(fs)), location.split("://", 1)[1]
-
-
 def join(base: str, name: str) -> str:
     """Join a directory location and a child name without normalising the URI scheme away."""
     return base.rstrip("/") + "/" + name
 
 
-def default_fileio() -> FileIO:
-    return ArrowFileIO()
+def default_fileio(properties: Mapping[str, Any] | None = None) -> FileIO:
+    return ArrowFileIO(properties)

@@ -3,8 +3,11 @@
 Order of preference in a table's ``metadata/`` directory:
 
 1. ``version-hint.text`` (Hadoop catalog): it holds N; the file is ``v<N>.metadata.json``
-   or one of its GZIP variants (``v<N>.gz.metadata.json``, ``v<N>.metadata.json.gz``).
-2. The highest ``v<N>.metadata.json`` (any variant).
+   or one of its GZIP variants (``v<N>.gz.metadata.json``, ``v<N>.metadata.json.gz``). A hint
+   may be stale (a writer committed v<N+1> but crashed before rewriting it), so, as Iceberg's
+   Java ``HadoopTableOperations`` does, read forward from N while ``v<N+1>`` exists.
+2. The highest ``v<N>.metadata.json`` (any variant): when the hint is missing, unreadable or
+   names a file that does not exist.
 3. The highest ``<NNNNN>-<uuid>.metadata.json`` (any variant). When several files share the
    highest version (a lost concurrent commit), the one with the latest ``last-updated-ms`` wins.
 """
@@ -13,7 +16,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from icebook.errors import EnvironmentProblem, IcebookError, NotFound, UnsupportedFeature
+from icebook.errors import EnvironmentProblem, IcebookError, NotFound, StorageError, UnsupportedFeature
 from icebook.io.fileio import FileInfo, FileIO
 from icebook.spec.filenames import MetadataFileName, base_name, parse_metadata_file_name
 from icebook.spec.metadata import TableMetadata, decode_metadata_json, parse_metadata_json
@@ -33,10 +36,10 @@ def _looks_like_metadata_file(location: str) -> bool:
 def _list(fileio: FileIO, directory: str) -> list[FileInfo]:
     try:
         return fileio.list_dir(directory)
-    except NotFound:
-        raise NotFound(f"no table at {directory}: directory not found") from None
-    except (EnvironmentProblem, UnsupportedFeature):
-        raise  # a missing filesystem driver or an unknown scheme is not a missing table
+    except NotFound as exc:
+        raise NotFound(f"no table at {directory}: {exc.what}") from None
+    except (StorageError, EnvironmentProblem, UnsupportedFeature):
+        raise  # credentials, network, a missing filesystem driver or an unknown scheme: not a missing table
     except (OSError, IcebookError) as exc:
         raise NotFound(f"no table at {directory}: cannot list it ({exc})") from None
 
@@ -59,6 +62,14 @@ def locate_metadata(fileio: FileIO, location: str) -> str:
         if sub:
             metadata_dir = sub[0].path
             entries = _list(fileio, metadata_dir)
+        elif not entries:
+            # Object stores have no directories, and some listings (pyarrow's GCS one among them)
+            # omit the implied ones: look in <location>/metadata itself, as Iceberg's readers do.
+            try:
+                entries = _list(fileio, location + "/metadata")
+                metadata_dir = location + "/metadata"
+            except NotFound:
+                pass
     found = find_current_metadata(fileio, metadata_dir, entries)
     if found is None:
         names = sorted(base_name(e.path) for e in entries)
@@ -71,23 +82,29 @@ def _hadoop_candidates(version: int) -> tuple[str, ...]:
     return (f"v{version}.metadata.json", f"v{version}.gz.metadata.json", f"v{version}.metadata.json.gz")
 
 
+def _hadoop_file(files: dict[str, str], version: int) -> str | None:
+    return next((files[c] for c in _hadoop_candidates(version) if c in files), None)
+
+
 def find_current_metadata(fileio: FileIO, metadata_dir: str, entries: Sequence[FileInfo]) -> str | None:
     """Apply the preference order of this module to one directory listing; None if nothing fits."""
     files = {base_name(e.path): e.path for e in entries if not e.is_dir}
     if VERSION_HINT in files:
         hint = fileio.read_bytes(files[VERSION_HINT]).decode("utf-8", errors="replace").strip()
         if hint.isascii() and hint.isdigit():  # int() rejects "²", which isdigit() accepts
-            for candidate in _hadoop_candidates(int(hint)):
-                if candidate in files:
-                    return files[candidate]
-        # A stale or unreadable hint: fall through to listing, as the Hadoop catalog does.
+            version = int(hint)
+            current = _hadoop_file(files, version)
+            if current is not None:
+                while (newer := _hadoop_file(files, version + 1)) is not None:
+                    version, current = version + 1, newer
+                return current
+        # An unreadable hint, or one naming a missing file: fall through to listing.
     parsed = [p for p in (parse_metadata_file_name(path) for path in files.values()) if p is not None]
     hadoop = [p for p in parsed if p.style == "hadoop"]
     if hadoop:
-        top = max(p.version for p in hadoop)
-        for candidate in _hadoop_candidates(top):
-            if candidate in files:
-                return files[candidate]
+        found = _hadoop_file(files, max(p.version for p in hadoop))
+        if found is not None:
+            return found
     versioned = [p for p in parsed if p.style == "versioned"]
     if versioned:
         top = max(p.version for p in versioned)

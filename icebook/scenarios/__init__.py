@@ -8,11 +8,14 @@ from __future__ import annotations
 from icebook.scenarios.dv_v3 import DV_V3
 from icebook.scenarios.equality_deletes import EQUALITY_DELETES
 from icebook.scenarios.events import EVENTS
+from icebook.scenarios.file_formats import FILE_FORMATS
 from icebook.scenarios.hostile import HOSTILE
 from icebook.scenarios.legacy_v1 import LEGACY_V1
 from icebook.scenarios.model import Claims, Scenario, Step
 from icebook.scenarios.orders_cow import ORDERS_COW
 
-SCENARIOS: dict[str, Scenario] = {s.name: s for s in (EVENTS, ORDERS_COW, LEGACY_V1, DV_V3, EQUALITY_DELETES, HOSTILE)}
+SCENARIOS: dict[str, Scenario] = {
+    s.name: s for s in (EVENTS, ORDERS_COW, LEGACY_V1, DV_V3, EQUALITY_DELETES, FILE_FORMATS, HOSTILE)
+}
 
 __all__ = ["SCENARIOS", "Claims", "Scenario", "Step"]

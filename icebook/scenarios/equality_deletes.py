@@ -33,8 +33,10 @@ def _row_delta(
     partition: dict[str, Any] | None = None,
     rows: Sequence[dict[str, Any]] = (),
     label: str,
+    file_format: str = "PARQUET",
 ) -> None:
-    """Commit one RowDelta: an equality delete file on ``key`` (plus data ``rows``, same commit)."""
+    """Commit one RowDelta: an equality delete file on ``key`` (plus data ``rows``, same commit),
+    written in ``file_format`` (PARQUET, ORC or AVRO)."""
     jvm = spark._jvm
     iceberg = jvm.org.apache.iceberg
     table = _java_table(spark, table_name)
@@ -48,20 +50,21 @@ def _row_delta(
     delete_schema = schema.select(names)
     factory = iceberg.data.GenericAppenderFactory(schema, spec, ids, delete_schema, None)
     part = _record(jvm, spec.partitionType(), partition) if partition else None
-    fmt = iceberg.FileFormat.PARQUET
+    fmt = iceberg.FileFormat.valueOf(file_format.upper())
+    suffix = file_format.lower()
 
     def output(name: str) -> Any:
         location = table.locationProvider()
         path = location.newDataLocation(spec, part, name) if part is not None else location.newDataLocation(name)
         return iceberg.encryption.EncryptedFiles.plainAsEncryptedOutput(table.io().newOutputFile(path))
 
-    writer = factory.newEqDeleteWriter(output(f"{label}-eq-deletes.parquet"), fmt, part)
+    writer = factory.newEqDeleteWriter(output(f"{label}-eq-deletes.{suffix}"), fmt, part)
     for values in deletes:
         writer.write(_record(jvm, delete_schema.asStruct(), values))
     writer.close()
     delta = table.newRowDelta().addDeletes(writer.toDeleteFile())
     if rows:
-        data_writer = factory.newDataWriter(output(f"{label}-data.parquet"), fmt, part)
+        data_writer = factory.newDataWriter(output(f"{label}-data.{suffix}"), fmt, part)
         for values in rows:
             data_writer.write(_record(jvm, schema.asStruct(), values))
         data_writer.close()

@@ -22,6 +22,9 @@ import icebook
 from icebook.scenarios import SCENARIOS
 
 EPOCH = dt.datetime(1970, 1, 1, tzinfo=dt.UTC)
+# Iceberg 1.10.2's Spark metadata tables fail on readable_metrics of a uuid column (ClassCastException:
+# UUID to CharSequence in MetricsUtil), so for tables with one that column is not compared.
+SPARK_FAILS_ON_UUID_METRICS = {"file_formats"}
 
 
 def norm(value: Any) -> Any:
@@ -96,8 +99,13 @@ def test_snapshot_level_metadata_tables_at_every_snapshot(spark: Any, tables: di
     for snapshot in t.snapshots:
         sid = snapshot.snapshot_id
         for method in ("manifests", "entries", "files", "data_files", "delete_files", "partitions"):
-            columns, theirs = spark_rows(spark, f"SELECT * FROM {fq}.{method} VERSION AS OF {sid}")
-            assert_same(getattr(t.inspect, method)(at=sid), columns, theirs, f"{name}.{method}@{sid}")
+            ours = getattr(t.inspect, method)(at=sid)
+            select = "*"
+            if name in SPARK_FAILS_ON_UUID_METRICS and "readable_metrics" in ours.columns:
+                ours = ours.drop(columns=["readable_metrics"])
+                select = ", ".join(ours.columns)
+            columns, theirs = spark_rows(spark, f"SELECT {select} FROM {fq}.{method} VERSION AS OF {sid}")
+            assert_same(ours, columns, theirs, f"{name}.{method}@{sid}")
 
 
 def test_refs_resolve_like_spark(spark: Any, tables: dict[str, Any]) -> None:

@@ -36,6 +36,12 @@ def _normal_value(v: Any) -> Any:
         return "NaN"
     if isinstance(v, Decimal):
         return v.normalize()
+    if isinstance(v, dict):  # structs
+        return tuple((k, _normal_value(x)) for k, x in v.items())
+    if isinstance(v, list):  # lists, and maps as (key, value) pairs
+        return tuple(_normal_value(x) for x in v)
+    if isinstance(v, tuple):
+        return tuple(_normal_value(x) for x in v)
     return v
 
 

