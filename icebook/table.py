@@ -313,6 +313,13 @@ class Table:
         """Write-audit-publish, last step: fast-forward main to the audited branch."""
         return self.fast_forward("main", branch)
 
+    def copy_to(self, location: str) -> Table:
+        """Copy this table (as of its newest metadata) to ``location`` and open the copy: Iceberg's
+        ``rewrite_table_path`` rewrites the absolute paths in its metadata, then every file is copied.
+        A place to try maintenance (expiry, compaction) without touching the original."""
+        spark_ops.copy_table(self._writable(), self.location, str(location))
+        return open_table(str(location), fileio=self.fileio)
+
     def _require_ref(self, name: str, kind: type | None) -> None:
         ref = self.refs.get(name)
         if ref is None or (kind is not None and not isinstance(ref, kind)):

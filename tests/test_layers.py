@@ -25,6 +25,7 @@ LAYERS: dict[str, int] = {
     "commands": 6,
     "magics": 7,
     "cli": 7,
+    "book": 7,
     "__init__": 8,
 }
 NEVER_EACH_OTHER = {("display", "engines"), ("engines", "display")}

@@ -1,28 +1,140 @@
-"""Every notebook in notebooks/ runs top to bottom (its own asserts included) on the scenario tables."""
+"""Every notebook in notebooks/ runs top to bottom (its own checks included) on the scenario tables,
+and the static book built from those runs opens without a kernel or a network and shows each lesson.
+
+The book test reuses the executions of the notebook tests (one run per notebook per test session).
+"""
 
 from __future__ import annotations
 
 import os
+import re
+import time
 from pathlib import Path
+from typing import Any
 
-import nbformat
 import pytest
-from nbclient import NotebookClient
 
-NOTEBOOKS = sorted((Path(__file__).resolve().parents[1] / "notebooks").glob("*.ipynb"))
+from icebook.book import VEGA, WIDGET_VIEW, errors_of, execute, notebook_paths, write_book
+
+REPO = Path(__file__).resolve().parents[1]
+NOTEBOOKS = notebook_paths()
+BOOK = REPO / "test-artifacts" / "book"
+
+# What each page must show once rendered without a kernel: (description, text in the page's HTML).
+KEY_VIEWS: dict[str, list[tuple[str, str]]] = {
+    "00_tour": [("metadata tree", 'class="icebook'), ("a chart or listing", "snapshot_id")],
+    "10_widgets": [("charts as pictures", 'data-mime-type="image/svg+xml"'), ("tree fallback", "ib-tree")],
+    "20_row_level_deletes": [("sequence numbers", "sequence_number"), ("changelog", "_change_type")],
+    "30_optimistic_concurrency": [
+        ("attempt 2 in a manifest list name", "-2-"),
+        ("the Java conflict", "ValidationException"),
+        ("the lineage", "Lineage"),
+        ("the tree's static form", "ib-tree"),
+        ("orphans", "writer-b-compaction"),
+    ],
+    "40_schema_evolution": [
+        ("projection by field id", "promoted int -&gt; long"),
+        ("ids never reused", "last-column-id"),
+    ],
+    "50_partitioning_and_sort_orders": [
+        ("partition predicates per spec", "ts_hour &gt;="),
+        ("void transform", "void"),
+        ("charts as pictures", 'data-mime-type="image/svg+xml"'),
+        ("files skipped by bounds", "SKIP data/"),
+    ],
+    "60_history_and_retention": [
+        ("snapshot log", "made_current_at"),
+        ("expiry", "expire"),
+        ("theta sketches", "apache-datasketches-theta-v1"),
+        ("place for the health views", "Health and maintenance views"),
+    ],
+    "70_files_and_names": [
+        ("manifest list parts", "commit_uuid="),
+        ("statistics file", ".stats"),
+        ("provenance", "names agree"),
+    ],
+}
+
+_runs: dict[str, tuple[Any, float]] = {}
 
 
-def test_there_is_a_tour() -> None:
-    assert any(p.name == "00_tour.ipynb" for p in NOTEBOOKS)
+def run(path: Path, warehouse: Path, workdir: Path) -> Any:
+    """Execute ``path`` once per test session (the kernel sees the test warehouse as the demo one)."""
+    if path.name not in _runs:
+        os.environ["ICEBOOK_DEMO_WAREHOUSE"] = str(warehouse)
+        started = time.monotonic()
+        nb = execute(path, workdir=workdir)
+        _runs[path.name] = (nb, time.monotonic() - started)
+    return _runs[path.name][0]
+
+
+def test_there_is_a_tour_and_a_lesson_per_concept() -> None:
+    names = {p.stem for p in NOTEBOOKS}
+    assert names == set(KEY_VIEWS)
 
 
 @pytest.mark.parametrize("path", NOTEBOOKS, ids=[p.name for p in NOTEBOOKS])
-def test_notebook_executes(path: Path, warehouse: Path, monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
-    # The kernel inherits this environment: point the demo tables at the already-built test warehouse.
-    monkeypatch.setenv("ICEBOOK_DEMO_WAREHOUSE", str(warehouse))
-    nb = nbformat.read(path, as_version=4)
-    client = NotebookClient(nb, timeout=600, kernel_name="python3", resources={"metadata": {"path": str(tmp_path)}})
-    client.execute()
-    errors = [o for c in nb.cells if c.cell_type == "code" for o in c.get("outputs", []) if o.output_type == "error"]
-    assert not errors
-    assert os.environ["ICEBOOK_DEMO_WAREHOUSE"] == str(warehouse)
+def test_notebook_executes(path: Path, warehouse: Path, tmp_path_factory: pytest.TempPathFactory) -> None:
+    nb = run(path, warehouse, tmp_path_factory.mktemp(path.stem))
+    assert errors_of(nb) == ()
+    first = nb.cells[0]
+    assert first.cell_type == "markdown" and first.source.startswith("# ")
+    if path.stem[:2] >= "20":  # the lessons: what you will learn, and a summary at the end
+        assert "What you will learn" in first.source
+        assert any(c.cell_type == "markdown" and c.source.startswith("## Summary") for c in nb.cells[-3:])
+
+
+def test_book_is_static_and_shows_each_lesson(warehouse: Path, tmp_path_factory: pytest.TempPathFactory) -> None:
+    executed = [(p, run(p, warehouse, tmp_path_factory.mktemp(p.stem)), _runs[p.name][1]) for p in NOTEBOOKS]
+    pages = write_book(executed, BOOK)
+    index = (BOOK / "index.html").read_text()
+    assert [p.file for p in pages] == [p.with_suffix(".html").name for p in NOTEBOOKS]
+    for page in pages:
+        assert f'href="{page.file}"' in index
+        assert page.errors == (), page.errors
+        text = (BOOK / page.file).read_text()
+        assert 'class="icebook-book-nav"' in text and 'href="index.html"' in text
+        # Nothing is fetched: no remote scripts, styles or images, no live-only output left behind.
+        assert not re.search(r'<(script|link|img)[^>]+(src|href)="(https?:)?//', text), page.file
+        assert VEGA not in text and WIDGET_VIEW not in text and "jp-OutputArea-output" in text
+        assert 'class="ansi-red-fg"' not in text and "Traceback" not in text
+        for what, marker in KEY_VIEWS[Path(page.notebook).stem]:
+            assert marker in text, f"{page.file} does not show {what} ({marker!r})"
+
+
+def test_book_opens_in_a_browser_from_files(warehouse: Path, tmp_path_factory: pytest.TempPathFactory) -> None:
+    """Headless Chromium opens every page from file:// with every other request blocked; a screenshot
+    of each lands in test-artifacts/screenshots/book-<page>.png."""
+    from playwright.sync_api import sync_playwright
+
+    if not (BOOK / "index.html").exists():
+        test_book_is_static_and_shows_each_lesson(warehouse, tmp_path_factory)
+    shots = REPO / "test-artifacts" / "screenshots"
+    shots.mkdir(parents=True, exist_ok=True)
+    blocked: list[str] = []
+    errors: list[str] = []
+    with sync_playwright() as pw:
+        browser = pw.chromium.launch(executable_path="/usr/bin/chromium", headless=True, args=["--no-sandbox"])
+        context = browser.new_context(viewport={"width": 1280, "height": 900})
+        context.route(
+            "**/*",
+            lambda route: (
+                route.continue_()
+                if route.request.url.startswith(("file:", "data:"))
+                else (blocked.append(route.request.url), route.abort())[1]
+            ),
+        )
+        page = context.new_page()
+        page.on("pageerror", lambda exc: errors.append(str(exc)))
+        page.goto((BOOK / "index.html").as_uri())
+        links = page.locator("ol a")
+        assert links.count() == len(NOTEBOOKS)
+        for i in range(links.count()):
+            page.goto((BOOK / "index.html").as_uri())
+            page.locator("ol a").nth(i).click()
+            page.wait_for_load_state("load")
+            assert page.locator(".jp-Notebook").count() == 1
+            name = Path(page.url).stem
+            page.screenshot(path=str(shots / f"book-{name}.png"), full_page=False)
+        browser.close()
+    assert blocked == [] and errors == []

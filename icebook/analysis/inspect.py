@@ -375,4 +375,7 @@ class Inspector:
         """Per partition: record, file and delete counts, size, and the snapshot that last updated it."""
         snapshot = self._snapshot(at)
         entries = entries_arrow(self._store, snapshot) if snapshot else None
-        return to_pandas(partitions_arrow(self._metadata, entries))
+        table = partitions_arrow(self._metadata, entries)
+        if not table_partition_type(self._metadata).fields:  # Spark: one row, no partition or spec_id
+            table = table.drop_columns([c for c in ("partition", "spec_id") if c in table.column_names])
+        return to_pandas(table)

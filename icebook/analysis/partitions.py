@@ -63,9 +63,12 @@ def _human(
     where: tuple[str, str],
     label: str,
 ) -> str | None:
-    """A summary bound as the transform's human string (Spark's ``partition_summaries`` text)."""
-    if raw is None or pf is None or result_type is None:
+    """A summary bound as the transform's human string (Spark's ``partition_summaries`` text); a missing
+    bound (a field with only nulls, or a void field) reads "null", as the reference implementation prints it."""
+    if pf is None or result_type is None:
         return None
+    if raw is None:
+        return "null"
     value = decode_value(raw, result_type, field=f"{where[1]}.{label}", file=where[0])
     return str(pf.transform.to_human(value, source))
 

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import datetime as _dt
 
-from icebook.engines.spark import retention_sql, run, split_identifier, sql_string
+from icebook.engines.spark import get_session, retention_sql, run, spark_errors, split_identifier, sql_string
 
 
 def _as_of(snapshot_id: int | None) -> str:
@@ -102,3 +102,42 @@ def set_current_snapshot(identifier: str, snapshot_id: int) -> None:
 
 def enable_wap(identifier: str) -> None:
     run(f"ALTER TABLE {identifier} SET TBLPROPERTIES ('write.wap.enabled'='true')")
+
+
+def copy_table(identifier: str, source_location: str, target_location: str) -> int:
+    """Copy a table to ``target_location`` (Iceberg's ``rewrite_table_path`` procedure): metadata files,
+    manifest lists, manifests and position deletes are rewritten to name the new location, then every
+    file is copied. Tables record absolute paths, so copying the directory alone would leave the copy
+    pointing at the original's files. Returns the number of files copied. The source is only read.
+    """
+    import tempfile
+    from pathlib import Path
+
+    import pyarrow.fs as pafs
+
+    catalog, table = split_identifier(identifier)
+    source = source_location.removeprefix("file:").rstrip("/")
+    target = target_location.removeprefix("file:").rstrip("/")
+    with tempfile.TemporaryDirectory(prefix="icebook-copy-") as staging:
+        statement = (
+            f"CALL {catalog}.system.rewrite_table_path(table => {sql_string(table)}, "
+            f"source_prefix => {sql_string(source)}, target_prefix => {sql_string(target)}, "
+            f"staging_location => {sql_string(staging)})"
+        )
+        with spark_errors(f"copying {identifier} to {target}"):
+            listing = Path(str(get_session().sql(statement).collect()[0].file_list_location).removeprefix("file:"))
+        # The file list is a CSV of "source,target" lines: one file, or a folder of part files.
+        parts = sorted(p for p in listing.rglob("*") if p.is_file()) if listing.is_dir() else [listing]
+        pairs = [
+            line.split(",", 1)
+            for part in parts
+            if not part.name.startswith((".", "_"))
+            for line in part.read_text().splitlines()
+            if line.strip()
+        ]
+        for src, dst in pairs:
+            src_path, dst_path = src.removeprefix("file:"), dst.removeprefix("file:")
+            if "://" not in dst_path:
+                Path(dst_path).parent.mkdir(parents=True, exist_ok=True)
+            pafs.copy_files(src_path, dst_path)
+    return len(pairs)

@@ -5,17 +5,37 @@ They make the demo warehouse, the test fixtures and the material of the teaching
 
 from __future__ import annotations
 
+from icebook.scenarios.concurrent_writes import CONCURRENT_WRITES
 from icebook.scenarios.dv_v3 import DV_V3
 from icebook.scenarios.equality_deletes import EQUALITY_DELETES
 from icebook.scenarios.events import EVENTS
 from icebook.scenarios.file_formats import FILE_FORMATS
+from icebook.scenarios.history import HISTORY
 from icebook.scenarios.hostile import HOSTILE
 from icebook.scenarios.legacy_v1 import LEGACY_V1
 from icebook.scenarios.model import Claims, Scenario, Step
 from icebook.scenarios.orders_cow import ORDERS_COW
+from icebook.scenarios.schema_evolution import SCHEMA_EVOLUTION
+from icebook.scenarios.sort_order import SORT_ORDER
+from icebook.scenarios.transforms import TRANSFORMS, VOID_V1
 
 SCENARIOS: dict[str, Scenario] = {
-    s.name: s for s in (EVENTS, ORDERS_COW, LEGACY_V1, DV_V3, EQUALITY_DELETES, FILE_FORMATS, HOSTILE)
+    s.name: s
+    for s in (
+        EVENTS,
+        ORDERS_COW,
+        LEGACY_V1,
+        DV_V3,
+        EQUALITY_DELETES,
+        FILE_FORMATS,
+        HOSTILE,
+        CONCURRENT_WRITES,
+        SCHEMA_EVOLUTION,
+        TRANSFORMS,
+        VOID_V1,
+        SORT_ORDER,
+        HISTORY,
+    )
 }
 
 __all__ = ["SCENARIOS", "Claims", "Scenario", "Step"]

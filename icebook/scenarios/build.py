@@ -115,9 +115,10 @@ def build_warehouse(warehouse: Path, scenarios: list[Scenario], *, progress: boo
             steps: list[dict[str, str]] = []
             for step in scenario.steps:
                 bar.set_description(f"{scenario.name}: {step.narrative[:60]}")
+                outcome = None
                 try:
                     if step.action is not None:
-                        step.action(spark, scenario.table)
+                        outcome = step.action(spark, scenario.table)
                     else:
                         spark.sql(scenario.sql(step))
                 except Exception as exc:  # Spark raises many exception types; report the step
@@ -127,6 +128,8 @@ def build_warehouse(warehouse: Path, scenarios: list[Scenario], *, progress: boo
                     ) from exc
                 done = scenario.sql(step) if step.action is None else f"python: {step.action.__name__}"
                 steps.append({"narrative": step.narrative, "sql": done})
+                if outcome:
+                    steps[-1]["outcome"] = outcome
                 bar.update(1)
             record["scenarios"][scenario.name] = {
                 "version": scenario.version,
@@ -162,6 +165,17 @@ def demo_table(name: str = "events") -> str:
     if name not in SCENARIOS:
         raise NotFound(f"unknown demo table {name!r}", available=sorted(SCENARIOS))
     return str(table_location(demo_warehouse(), name))
+
+
+def built_steps(name: str) -> list[dict[str, str]]:
+    """The steps of demo scenario ``name`` as they were built: ``narrative``, ``sql`` and, for steps
+    that report one, ``outcome`` (e.g. the error a losing writer got from the Java API)."""
+    marker = read_marker(demo_warehouse()) or {}
+    built = marker.get("scenarios", {}).get(name)
+    if built is None:
+        raise NotFound(f"scenario {name!r} is not in the demo warehouse", available=sorted(marker.get("scenarios", {})))
+    steps: list[dict[str, str]] = built["steps"]
+    return steps
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -18,12 +18,14 @@ class Step:
 
     ``{table}`` in the SQL is replaced by the table's catalog name (``lake.db.<name>``).
     When ``action`` is given it runs instead of the SQL, as ``action(spark, table_name)``: for
-    what Spark SQL cannot write (e.g. equality deletes through the Iceberg Java API).
+    what Spark SQL cannot write (e.g. equality deletes through the Iceberg Java API). An action
+    may return a line saying what happened (e.g. the error a losing writer got); the build
+    records it as the step's ``outcome``.
     """
 
     narrative: str
     sql: str
-    action: Callable[[Any, str], None] | None = None
+    action: Callable[[Any, str], str | None] | None = None
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)

@@ -4,6 +4,7 @@ and predicate projection (hidden partitioning) checked against the files Spark r
 from __future__ import annotations
 
 import datetime as dt
+import gzip
 import json
 from pathlib import Path
 from typing import Any
@@ -105,7 +106,8 @@ def test_became_current_matches_the_metadata_files(scenario_locations: dict[str,
     files = [e.metadata_file for e in t.metadata.metadata_log] + [t.metadata_location]
     first_seen: dict[tuple[str, int], int] = {}
     for f in files:
-        obj = json.loads(Path(f).read_text())
+        raw = Path(f).read_bytes()
+        obj = json.loads(gzip.decompress(raw) if raw[:2] == b"\x1f\x8b" else raw)  # .gz.metadata.json too
         for key, kind in (("current-schema-id", "schema"), ("default-spec-id", "partition spec")):
             first_seen.setdefault((kind, obj[key]), obj["last-updated-ms"])
     for e in (*ev.schemas, *ev.specs):

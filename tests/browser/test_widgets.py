@@ -3,10 +3,12 @@ the query panel returns rows through Spark (and Arrow), charts draw offline, and
 
 from __future__ import annotations
 
+import itertools
+import re
 from pathlib import Path
 from typing import Any
 
-from _lab import LabPage, LabServer
+from _lab import ARTIFACTS, LabPage, LabServer
 from _widgets import CELLS_PRELUDE, SPARK_TIMEOUT_MS, cell, expand, run_notebook
 from playwright.sync_api import expect
 
@@ -135,23 +137,99 @@ def test_query_panel_returns_rows_through_spark_and_arrow(lab_page: LabPage, lab
     lab_page.assert_clean()
 
 
+HOURLY_PARTITIONS = """
+import pandas as pd
+
+class Hourly:  # a table-like with 400 hourly partitions: enough for the heatmap's top-N and "other"
+    def __init__(self):
+        self.inspect = self
+    def partitions(self, at=None):
+        hours = pd.date_range("2024-03-01", periods=400, freq="h")
+        return pd.DataFrame({
+            "partition": [{"ts_hour": h.strftime("%Y-%m-%d-%H"), "region": f"r{i % 7}"} for i, h in enumerate(hours)],
+            "spec_id": 0, "record_count": [1 + (i * 37) % 101 for i in range(400)],
+            "file_count": 1, "total_data_file_size_in_bytes": 1000})
+
+D.partition_heatmap(Hourly())"""
+
+
+def _labels(chart: Any) -> list[dict[str, Any]]:
+    """Text and box of every axis label of a rendered Vega chart."""
+    return chart.locator(".role-axis-label text").evaluate_all(
+        "ts => ts.map(t => { const b = t.getBoundingClientRect();"
+        " return {text: t.textContent, x: b.x, y: b.y, w: b.width, h: b.height,"
+        " rotated: (t.getAttribute('transform') || '').includes('rotate')}; })"
+    )
+
+
+def _overlapping(labels: list[dict[str, Any]]) -> list[tuple[str, str]]:
+    """Pairs of labels that collide: boxes that intersect (level labels), or rotated labels whose
+    ends (where they meet their tick) are closer than a line of text."""
+    out = []
+    rotated = sorted((lab for lab in labels if lab["rotated"]), key=lambda lab: lab["x"] + lab["w"])
+    for a, b in itertools.pairwise(rotated):
+        if abs(a["y"] + a["h"] - b["y"] - b["h"]) < 20 and (b["x"] + b["w"]) - (a["x"] + a["w"]) < 9:
+            out.append((a["text"], b["text"]))
+    level = [lab for lab in labels if not lab["rotated"]]
+    for i, a in enumerate(level):
+        for b in level[i + 1 :]:
+            if (
+                a["x"] < b["x"] + b["w"] - 1
+                and b["x"] < a["x"] + a["w"] - 1
+                and a["y"] < b["y"] + b["h"] - 1
+                and b["y"] < a["y"] + a["h"] - 1
+            ):
+                out.append((a["text"], b["text"]))
+    return out
+
+
 def test_charts_render_offline(lab_page: LabPage, lab_server: LabServer) -> None:
+    """The charts draw with no network, and read well: commit times in whole seconds (never ".500"),
+    file sizes in round bins whose labels do not collide, a heatmap of 400 partitions kept small."""
     page = lab_page.page
     run_notebook(
         lab_page,
         lab_server,
         "charts.ipynb",
         [
-            CELLS_PRELUDE + '\nt = icebook.open(demo_table("events"))',
+            CELLS_PRELUDE + '\nt = icebook.open(demo_table("events"))\nsales = icebook.open(demo_table("transforms"))',
             "D.snapshot_timeline_chart(t)",
             "D.file_size_histogram(t)",
             "D.partition_heatmap(t)",
             "from icebook.display.evolution_view import compute_evolution\nD.files_per_spec_chart(compute_evolution(t))",
+            "D.snapshot_timeline_chart(icebook.open(demo_table('concurrent_writes')))",
+            "D.file_size_histogram(sales)",
+            "D.partition_heatmap(sales)",
+            HOURLY_PARTITIONS,
         ],
     )
-    for index, mark in ((1, "symbol"), (2, "rect"), (3, "rect"), (4, "area")):
+    shots = ARTIFACTS / "screenshots"
+    shots.mkdir(parents=True, exist_ok=True)
+    names = ["", "timeline-events", "sizes-events", "heatmap-events", "specs-events", "timeline-seconds-apart"]
+    names += ["sizes-236-files", "heatmap-236-partitions", "heatmap-400-partitions"]
+    for index, mark in (
+        (1, "symbol"),
+        (2, "rect"),
+        (3, "rect"),
+        (4, "area"),
+        (5, "symbol"),
+        (6, "rect"),
+        (7, "rect"),
+        (8, "rect"),
+    ):
         marks = cell(page, index).locator(".vega-embed .marks").first
         expect(marks).to_be_visible(timeout=30_000)
-        if marks.evaluate("m => m.tagName.toLowerCase()") == "svg":
-            assert marks.locator(f".mark-{mark} path").count() >= 1, f"chart {index} drew no {mark} marks"
+        assert marks.evaluate("m => m.tagName.toLowerCase()") == "svg", "charts render as SVG"
+        assert marks.locator(f".mark-{mark} path").count() >= 1, f"chart {index} drew no {mark} marks"
+        labels = _labels(cell(page, index))
+        assert labels, f"chart {index} has no axis labels"
+        assert not [lab["text"] for lab in labels if re.fullmatch(r"\.\d+", lab["text"] or "")], "sub-second ticks"
+        assert _overlapping(labels) == [], f"chart {index}: overlapping labels {_overlapping(labels)[:3]}"
+        cell(page, index).locator(".jp-OutputArea").screenshot(path=str(shots / f"chart-{names[index]}.png"))
+    for index in (1, 5):  # commits seconds apart: whole-second labels
+        times = [lab["text"] for lab in _labels(cell(page, index)) if ":" in (lab["text"] or "")]
+        assert times and all(re.fullmatch(r"\d\d:\d\d(:\d\d)?", t) for t in times), times
+    heatmap = _labels(cell(page, 8))
+    assert any("other values" in (lab["text"] or "") for lab in heatmap)
+    assert len(heatmap) <= 20 + 24 + 10  # rows + columns (+ a few legend labels), not 400
     lab_page.assert_clean()

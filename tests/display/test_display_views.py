@@ -29,8 +29,9 @@ def test_charts_compile_to_vega5_with_aggregated_data(events: icebook.Table) -> 
     assert set(metrics["metric"]) == {"records", "data files", "bytes"}
     assert len(metrics) == 3 * len(events.snapshots)
     for chart in (D.snapshot_timeline_chart(events), D.file_size_histogram(events), D.partition_heatmap(events)):
-        bundle = chart._repr_mimebundle_()
+        bundle, metadata = chart._repr_mimebundle_()
         assert set(bundle) == {"application/vnd.vega.v5+json", "text/plain"}  # svg would outrank vega in Lab
+        assert metadata["application/vnd.vega.v5+json"]["embed_options"]["renderer"] == "svg"
         assert "vega/v5" in bundle["application/vnd.vega.v5+json"]["$schema"]
 
 

@@ -29,7 +29,8 @@ def _canon(value: Any) -> Any:
     if isinstance(value, dict):  # an Arrow struct, or a Spark map
         return tuple(sorted(((k, _canon(v)) for k, v in value.items()), key=repr))
     if isinstance(value, list):  # a list, or an Arrow map as (key, value) pairs
-        if value and all(isinstance(v, tuple) and len(v) == 2 for v in value):
+        # a Spark Row is a tuple too: a list of two-field structs is not a map
+        if value and all(isinstance(v, tuple) and len(v) == 2 and not hasattr(v, "asDict") for v in value):
             return tuple(sorted(((k, _canon(v)) for k, v in value), key=repr))
         return tuple(_canon(v) for v in value)
     return repr(value)

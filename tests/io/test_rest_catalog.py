@@ -84,6 +84,18 @@ def _wait_for(url: str, proc: subprocess.Popen[bytes], log: Path, seconds: float
     raise AssertionError(f"weed mini did not serve {url} within {seconds:.0f} s: {log.read_text()[-2000:]}")
 
 
+def _wait_until_ready(proc: subprocess.Popen[bytes], log: Path, seconds: float = 90) -> None:
+    """The catalog answers before ``weed mini`` has created the table bucket; it says when all is up."""
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline:
+        if proc.poll() is not None:
+            raise AssertionError(f"weed mini exited ({proc.returncode}): {log.read_text()[-2000:]}")
+        if "ready to use" in log.read_text(errors="replace"):
+            return
+        time.sleep(0.5)
+    raise AssertionError(f"weed mini did not report ready within {seconds:.0f} s: {log.read_text()[-2000:]}")
+
+
 def _write(catalog: Any) -> None:
     from pyiceberg.partitioning import PartitionField, PartitionSpec
     from pyiceberg.schema import Schema
@@ -124,6 +136,7 @@ def rest(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Rest]:
     try:
         server = Rest(f"http://127.0.0.1:{ports['iceberg']}", f"http://127.0.0.1:{ports['s3']}")
         _wait_for(server.uri + "/v1/config", proc, log)
+        _wait_until_ready(proc, log)
         os.environ["AWS_ACCESS_KEY_ID"], os.environ["AWS_SECRET_ACCESS_KEY"] = KEY, SECRET  # SigV4 signing
         server.writer = load_catalog("writer", **server.props())
         _write(server.writer)

@@ -1,0 +1,116 @@
+"""Small helpers for scenario steps that drive the Iceberg Java API over Spark's py4j gateway.
+
+Spark SQL commits through one table handle per statement; some lessons need what only the Java
+API exposes: two independent handles on one table (concurrent writers), files written outside
+Spark, and the commit operations themselves (append, delete, overwrite, rewrite, row delta).
+"""
+
+from __future__ import annotations
+
+import uuid
+from collections.abc import Iterable, Mapping, Sequence
+from typing import Any
+
+
+def jvm(spark: Any) -> Any:
+    return spark._jvm
+
+
+def table_location(spark: Any, table_name: str) -> str:
+    """The table's base location, as Spark's catalog knows it."""
+    table = jvm(spark).org.apache.iceberg.spark.Spark3Util.loadIcebergTable(spark._jsparkSession, table_name)
+    return str(table.location())
+
+
+def load_handle(spark: Any, location: str) -> Any:
+    """A fresh, independent table handle (its own TableOperations) on the table at ``location``.
+
+    Not Spark's catalog: that one may cache and share a handle, and two writers need two.
+    """
+    tables = jvm(spark).org.apache.iceberg.hadoop.HadoopTables(spark._jsc.hadoopConfiguration())
+    return tables.load(location)
+
+
+def record(spark: Any, struct: Any, values: Mapping[str, Any]) -> Any:
+    rec = jvm(spark).org.apache.iceberg.data.GenericRecord.create(struct)
+    for name, value in values.items():
+        rec.setField(name, value)
+    return rec
+
+
+def _partition(spark: Any, table: Any, values: Mapping[str, Any] | None) -> Any:
+    if not values:
+        return None
+    return record(spark, table.spec().partitionType(), values)
+
+
+def _output(spark: Any, table: Any, partition: Any, label: str) -> Any:
+    iceberg = jvm(spark).org.apache.iceberg
+    name = f"{label}-{uuid.uuid4()}.parquet"
+    locations = table.locationProvider()
+    path = (
+        locations.newDataLocation(table.spec(), partition, name)
+        if partition is not None
+        else locations.newDataLocation(name)
+    )
+    return iceberg.encryption.EncryptedFiles.plainAsEncryptedOutput(table.io().newOutputFile(path))
+
+
+def write_data_file(
+    spark: Any, table: Any, rows: Sequence[Mapping[str, Any]], *, partition: Mapping[str, Any] | None, label: str
+) -> Any:
+    """Write ``rows`` into one new Parquet data file of ``table`` (not committed); returns its DataFile."""
+    iceberg = jvm(spark).org.apache.iceberg
+    schema = table.schema()
+    factory = iceberg.data.GenericAppenderFactory(schema, table.spec())
+    part = _partition(spark, table, partition)
+    writer = factory.newDataWriter(_output(spark, table, part, label), iceberg.FileFormat.PARQUET, part)
+    for values in rows:
+        writer.write(record(spark, schema.asStruct(), values))
+    writer.close()
+    return writer.toDataFile()
+
+
+def write_position_deletes(
+    spark: Any, table: Any, data_file: Any, positions: Iterable[int], *, partition: Mapping[str, Any] | None, label: str
+) -> Any:
+    """Write a position-delete file deleting ``positions`` of ``data_file`` (not committed)."""
+    iceberg = jvm(spark).org.apache.iceberg
+    factory = iceberg.data.GenericAppenderFactory(table.schema(), table.spec())
+    part = _partition(spark, table, partition)
+    writer = factory.newPosDeleteWriter(_output(spark, table, part, label), iceberg.FileFormat.PARQUET, part)
+    for pos in positions:
+        writer.write(iceberg.deletes.PositionDelete.create().set(data_file.location(), pos, None))
+    writer.close()
+    return writer.toDeleteFile()
+
+
+def data_files(spark: Any, table: Any, **equal: Any) -> list[Any]:
+    """Live data files of the table's current snapshot that may hold rows with every ``column == value``
+    (pruned by partition values and column bounds, as the Java scan planner does)."""
+    expressions = jvm(spark).org.apache.iceberg.expressions.Expressions
+    condition = expressions.alwaysTrue()
+    for column, value in equal.items():
+        condition = getattr(expressions, "and")(condition, expressions.equal(column, value))  # a Python keyword
+    tasks = table.newScan().filter(condition).planFiles()
+    found = []
+    iterator = tasks.iterator()
+    while iterator.hasNext():
+        found.append(iterator.next().file())
+    tasks.close()
+    return sorted(found, key=lambda f: str(f.location()))
+
+
+def java_set(spark: Any, items: Iterable[Any]) -> Any:
+    out = jvm(spark).java.util.HashSet()
+    for item in items:
+        out.add(item)
+    return out
+
+
+def java_error(exc: BaseException) -> tuple[str, str] | None:
+    """(Java exception class, message) of an error raised through py4j, else None."""
+    origin = getattr(exc, "java_exception", None) or getattr(exc, "_origin", None)
+    if origin is None:
+        return None
+    return str(origin.getClass().getName()), str(origin.getMessage())
