@@ -84,17 +84,18 @@ def warehouse_dir() -> Path:
     return bench_dir() / "warehouse"
 
 
-def table_name(files: int) -> str:
+def table_name(files: int, files_per_manifest: int = 2_500) -> str:
     # The default size keeps the short name the other benchmarks talk about (bench.db.big).
-    return "big" if files == 500_000 else f"big_{files}"
+    name = "big" if files == 500_000 else f"big_{files}"
+    return name if files_per_manifest == 2_500 else f"{name}_m{files_per_manifest}"
 
 
-def table_dir(files: int) -> Path:
-    return warehouse_dir() / NAMESPACE / table_name(files)
+def table_dir(files: int, files_per_manifest: int = 2_500) -> Path:
+    return warehouse_dir() / NAMESPACE / table_name(files, files_per_manifest)
 
 
-def marker_path(files: int) -> Path:
-    return bench_dir() / f"{table_name(files)}.complete.json"
+def marker_path(files: int, files_per_manifest: int = 2_500) -> Path:
+    return bench_dir() / f"{table_name(files, files_per_manifest)}.complete.json"
 
 
 def current_metadata_file(location: Path) -> Path:
@@ -104,8 +105,8 @@ def current_metadata_file(location: Path) -> Path:
     return metadata / f"v{version}.metadata.json"
 
 
-def read_marker(files: int) -> dict[str, Any] | None:
-    path = marker_path(files)
+def read_marker(files: int, files_per_manifest: int = 2_500) -> dict[str, Any] | None:
+    path = marker_path(files, files_per_manifest)
     if not path.is_file():
         return None
     try:
@@ -217,13 +218,13 @@ def _log(message: str) -> None:
 def build(layout: Layout, threads: int = 2) -> dict[str, Any]:
     """Create the table and commit its five snapshots; returns timings and counts."""
     spark = get_spark()
-    name = table_name(layout.files)
-    location = table_dir(layout.files)
+    name = table_name(layout.files, layout.files_per_manifest)
+    location = table_dir(layout.files, layout.files_per_manifest)
     # A table without a marker is a leftover from an interrupted build: start over. The directory goes
     # first (its metadata may be half-written); DROP then only clears the catalog's cached table.
     shutil.rmtree(location, ignore_errors=True)
     spark.sql(f"DROP TABLE IF EXISTS {CATALOG}.{NAMESPACE}.{name}")
-    marker_path(layout.files).unlink(missing_ok=True)
+    marker_path(layout.files, layout.files_per_manifest).unlink(missing_ok=True)
 
     timings: dict[str, float] = {}
     started = time.monotonic()
@@ -282,8 +283,8 @@ def count_with_spark(spark: SparkSession, name: str) -> dict[str, int]:
 def ensure_large_table(files: int = 500_000, *, files_per_manifest: int = 2_500, threads: int = 2) -> Path:
     """Return the directory of the synthetic table, building it first unless a matching marker exists."""
     layout = Layout(files=files, files_per_manifest=files_per_manifest)
-    marker = read_marker(files)
-    location = table_dir(files)
+    marker = read_marker(files, files_per_manifest)
+    location = table_dir(files, files_per_manifest)
     if marker and marker.get("layout") == asdict(layout) and (location / "metadata" / "version-hint.text").is_file():
         return location
     _log(f"building {files:,} files in {warehouse_dir()} (one-off; cached afterwards)")
@@ -291,9 +292,9 @@ def ensure_large_table(files: int = 500_000, *, files_per_manifest: int = 2_500,
     report["location"] = str(location)
     report["metadata_file"] = str(current_metadata_file(location))
     # Written last, atomically: its presence means every commit above succeeded.
-    tmp = marker_path(files).with_suffix(".tmp")
+    tmp = marker_path(files, files_per_manifest).with_suffix(".tmp")
     tmp.write_text(json.dumps(report, indent=2))
-    tmp.replace(marker_path(files))
+    tmp.replace(marker_path(files, files_per_manifest))
     return location
 
 
@@ -305,10 +306,10 @@ def main(argv: list[str] | None = None) -> None:
     args = parser.parse_args(argv)
     started = time.monotonic()
     location = ensure_large_table(args.files, files_per_manifest=args.files_per_manifest, threads=args.threads)
-    marker = read_marker(args.files) or {}
+    marker = read_marker(args.files, args.files_per_manifest) or {}
     print(f"table:          {location}")
     print(f"metadata file:  {current_metadata_file(location)}")
-    print(f"spark name:     {CATALOG}.{NAMESPACE}.{table_name(args.files)}")
+    print(f"spark name:     {CATALOG}.{NAMESPACE}.{table_name(args.files, args.files_per_manifest)}")
     for key, value in marker.get("counts", {}).items():
         print(f"{key + ':':<16}{value:,}")
     for key, value in marker.get("timings", {}).items():

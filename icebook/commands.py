@@ -26,7 +26,7 @@ import pandas as pd
 from icebook import __version__
 from icebook.analysis.resolve import AtRef
 from icebook.display.tree_render import MetadataTree
-from icebook.errors import IcebookError, NotFound
+from icebook.errors import EngineError, IcebookError, NotFound
 from icebook.table import Table, catalog_listing, open_table, table_listing
 
 
@@ -298,19 +298,16 @@ def run_sql(session: Session, current: Table, query: str, at: Any, engine: str) 
 
 
 def _run_sql_arrow(session: Session, current: Table, query: str, at: Any) -> pd.DataFrame:
-    """Without a JVM: each open table read by the Arrow engine, SQL by polars."""
-    import polars as pl
+    """Without a JVM: each open table a lazy Arrow-engine scan, SQL by polars (projections and filters
+    pushed into the scans)."""
+    from icebook.engines import arrow_sql
 
-    context = pl.SQLContext()
-    context.register("t", pl.from_arrow(current.read(at=at, engine="arrow")))
-    for name, table in session.tables.items():
-        if name != "t":
-            context.register(name, pl.from_arrow(table.read(at=at, engine="arrow")))
+    frames = {name: table.lazy(at) for name, table in session.tables.items() if name != "t"}
+    frames["t"] = current.lazy(at)
     try:
-        frame = context.execute(query, eager=True)
-    except Exception as exc:  # polars raises its own SQL error types
-        raise CommandError(f"SQL (arrow engine): {one_line(exc)}") from None
-    return frame.to_pandas()
+        return arrow_sql.sql(frames, query)
+    except EngineError as exc:
+        raise CommandError(str(exc)) from None
 
 
 def one_line(exc: BaseException) -> str:
@@ -323,6 +320,26 @@ def _demo(call: Call) -> Text:
     from icebook.scenarios.build import ensure_warehouse
 
     return Text(str(ensure_warehouse(call.args.warehouse)))
+
+
+def _cache_arguments(p: argparse.ArgumentParser, _context: Context) -> None:
+    p.add_argument("action", choices=["info", "clear"], help="info: where, how many, how big; clear: delete all")
+
+
+def _cache(call: Call) -> Text:
+    from icebook.io.manifest_cache import shared_cache
+
+    cache = shared_cache()
+    if call.args.action == "clear":
+        return Text(f"manifest cache: {cache.clear()} entries deleted from {cache.root}")
+    info = cache.info()
+    state = "on" if info.enabled else "off (ICEBOOK_MANIFEST_CACHE=off)"
+    return Text(
+        f"manifest cache: {state}\n"
+        f"location: {info.root}\n"
+        f"entries:  {info.entries:,}\n"
+        f"size:     {info.bytes / 2**20:,.1f} MiB of {info.max_bytes / 2**20:,.0f} MiB (ICEBOOK_MANIFEST_CACHE_MB)"
+    )
 
 
 def _help(call: Call) -> Any:
@@ -477,6 +494,13 @@ COMMANDS: tuple[Command, ...] = (
         help="build the demo warehouse (once) and say where it is",
         run=_demo,
         arguments=_demo_arguments,
+        on_table=False,
+    ),
+    Command(
+        name="cache",
+        help="the disk cache of decoded manifests: info or clear",
+        run=_cache,
+        arguments=_cache_arguments,
         on_table=False,
     ),
     Command(name="version", help="the icebook version", run=lambda c: Text(f"icebook {__version__}"), on_table=False),

@@ -179,11 +179,27 @@ class Table:
             self, start, self.snapshot(b), read=arrow_engine.read_live_rows, identifier_columns=identifier_columns
         )
 
-    def sql(self, query: str, at: At = None, *, as_spark: bool = False) -> Any:
-        """Spark SQL with this table bound as the view ``t``, pinned to ``at``; pandas unless ``as_spark``."""
+    def sql(self, query: str, at: At = None, *, engine: Engine = "spark", as_spark: bool = False) -> Any:
+        """SQL with this table bound as the view ``t``, pinned to ``at``; pandas unless ``as_spark``.
+
+        ``engine="spark"``: Spark SQL. ``engine="arrow"``: polars SQL over a lazy scan of the table (no
+        JVM) that reads only the columns the query uses and only the files its filters can match."""
+        if engine == "arrow":
+            from icebook.engines import arrow_sql  # polars: imported when first used
+
+            return arrow_sql.sql({"t": self.lazy(at)}, query)
+        if engine != "spark":
+            raise NotFound(f"engine {engine!r}", available=["arrow", "spark"])
         return spark_engine.sql(
             self.metadata_location, query, self.spark_point(at), identifier=self._spark_identifier(), as_spark=as_spark
         )
+
+    def lazy(self, at: At = None) -> Any:
+        """The table at ``at`` as a polars ``LazyFrame`` read by the Arrow engine: projections and
+        filters of the query are pushed into the scan (pruned by partition values and column stats)."""
+        from icebook.engines import arrow_sql
+
+        return arrow_sql.lazy_scan(self, self.snapshot(at))
 
     # ------------------------------------------------------------------ changes (only when asked)
 

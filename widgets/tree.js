@@ -122,7 +122,8 @@ function render({ model, el }) {
       loading.remove();
       if (msg.type === "error") { container.append(h("div", "ib-error", msg.message)); return; }
       const frag = document.createDocumentFragment();
-      for (const child of msg.nodes) frag.append(nodeEl(child));
+      const items = msg.nodes.map(nodeEl);  // this page's rows only: paging stays flat however many are shown
+      for (const item of items) frag.append(item);
       container.append(frag);
       const shown = msg.offset + msg.nodes.length;
       if (shown < msg.total) {
@@ -137,7 +138,7 @@ function render({ model, el }) {
       root.dataset.lastLoadCount = String(msg.nodes.length);
       status.textContent = `last page: ${fmtCount(shown)} of ${fmtCount(msg.total)} shown · ${ms.toFixed(0)} ms (kernel ${msg.ms} ms)`;
       const auto = (model.get("expand") || []);
-      for (const item of container.querySelectorAll(":scope > .ib-item")) {
+      for (const item of items) {
         const rowId = item.firstChild.dataset.nodeId;
         if (auto.includes(rowId) && !item._autoOpened) { item._autoOpened = true; item._toggle(); }
       }

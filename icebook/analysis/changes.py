@@ -54,8 +54,7 @@ def snapshot_path(table: TableLike, a: Snapshot | int | None, b: Snapshot | int)
 def _file_states(table: TableLike, snapshot: Snapshot | None, schema: Schema) -> dict[str, frozenset[str]]:
     if snapshot is None:
         return {}
-    plan = plan_scan(table, snapshot, schema=schema)
-    return {t.file.file_path: frozenset(d.file_path for d in t.deletes) for t in plan.tasks}
+    return plan_scan(table, snapshot, schema=schema).applied_deletes()
 
 
 def changes(

@@ -14,7 +14,8 @@ implementation's SnapshotSummary): ``source-snapshot-id`` (the picked snapshot),
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+import bisect
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from types import MappingProxyType
 
@@ -42,13 +43,24 @@ class LineageNode:
     """Tags on this snapshot."""
     on_main_ancestry: bool
     """In the current snapshot's ancestry (Spark's ``history.is_current_ancestor``)."""
-    reachable_from: tuple[str, ...]
-    """Refs whose ancestry contains this snapshot; empty means unreachable."""
     children: tuple[int, ...]
     parent_expired: bool
     """The snapshot names a parent that is no longer in the metadata (expired)."""
     parent_cycle: tuple[int, ...] = ()
     """The loop of parent links this snapshot is on (a damaged table), else empty."""
+    span: tuple[int, int] = field(default=(0, 0), repr=False, compare=False)
+    """Where this snapshot's descendants are in a walk of the parent tree (``RefHeads``): refs whose head
+    is in the span have this snapshot in their ancestry."""
+    heads: RefHeads | None = field(default=None, repr=False, compare=False)
+    reached_past_cycle: tuple[str, ...] = field(default=(), repr=False, compare=False)
+    """Refs reaching this snapshot from a part of the history that hangs off a parent loop (no walk
+    from a root gets there, so those refs' ancestries are walked one by one, stopping at the loop)."""
+
+    @property
+    def reachable_from(self) -> tuple[str, ...]:
+        """Refs whose ancestry contains this snapshot; empty means unreachable."""
+        spanned = self.heads.within(self.span) if self.heads is not None else ()
+        return branch_order([*spanned, *self.reached_past_cycle]) if self.reached_past_cycle else spanned
 
     @property
     def snapshot_id(self) -> int:
@@ -64,7 +76,7 @@ class LineageNode:
 
     @property
     def reachable(self) -> bool:
-        return bool(self.reachable_from)
+        return self.heads.any_within(self.span) if self.heads is not None else False
 
     @property
     def cherry_picked_from(self) -> int | None:
@@ -227,39 +239,87 @@ _COLUMNS = (
 )
 
 
+class RefHeads:
+    """The refs' heads by their place in a depth-first walk of the parent tree: a snapshot's
+    descendants occupy one contiguous span of that walk, so the refs whose ancestry contains it are
+    those whose head is in its span (found by bisection, with no ancestry walked per ref)."""
+
+    def __init__(self, places: list[tuple[int, str]]) -> None:
+        ordered = sorted(places)
+        self.places = [p for p, _ in ordered]
+        self.names = [n for _, n in ordered]
+
+    def any_within(self, span: tuple[int, int]) -> bool:
+        i = bisect.bisect_left(self.places, span[0])
+        return i < len(self.places) and self.places[i] < span[1]
+
+    def within(self, span: tuple[int, int]) -> tuple[str, ...]:
+        lo, hi = bisect.bisect_left(self.places, span[0]), bisect.bisect_left(self.places, span[1])
+        return branch_order(self.names[lo:hi])
+
+
+def branch_order(names: Iterable[str]) -> tuple[str, ...]:
+    return tuple(sorted(names, key=lambda n: (n != MAIN_BRANCH, n)))
+
+
+def _spans(roots: list[int], children: Mapping[int, list[int]]) -> dict[int, tuple[int, int]]:
+    """(first, past-the-last) place of each snapshot's subtree in a depth-first walk from ``roots``."""
+    spans: dict[int, tuple[int, int]] = {}
+    clock = 0
+    for root in roots:
+        stack: list[tuple[int, bool]] = [(root, False)]
+        start: dict[int, int] = {}
+        while stack:
+            sid, done = stack.pop()
+            if done:
+                spans[sid] = (start.pop(sid), clock)
+                continue
+            start[sid] = clock
+            clock += 1
+            stack.append((sid, True))
+            stack.extend((child, False) for child in reversed(children.get(sid, ())))
+    return spans
+
+
 def lineage(metadata: TableMetadata) -> Lineage:
-    """Build the DAG of ``metadata``'s snapshots (no file is read)."""
+    """Build the DAG of ``metadata``'s snapshots (no file is read); linear in the number of snapshots."""
     snaps = sorted(metadata.snapshots, key=lambda s: (s.timestamp_ms, s.sequence_number or 0))
     known = {s.snapshot_id for s in snaps}
     # The graph shows a damaged history instead of refusing it: a parent loop ends the walk where it closes.
     main = ancestor_ids(metadata, metadata.current_snapshot_id, stop_at_cycle=True)
     main_set = set(main)
-    reachable: dict[int, list[str]] = {}
-    for name, ref in metadata.refs.items():
-        for sid in ancestor_ids(metadata, ref.snapshot_id, stop_at_cycle=True):
-            reachable.setdefault(sid, []).append(name)
+    children: dict[int, list[int]] = {}
+    roots: list[int] = []
+    for s in snaps:
+        if s.parent_snapshot_id is not None:
+            children.setdefault(s.parent_snapshot_id, []).append(s.snapshot_id)
+        if s.parent_snapshot_id is None or s.parent_snapshot_id not in known:
+            roots.append(s.snapshot_id)
+    spans = _spans(roots, children)
+    places: list[tuple[int, str]] = []
+    past_cycle: dict[int, list[str]] = {}
     heads: dict[int, list[str]] = {}
     tags: dict[int, list[str]] = {}
     for name, ref in metadata.refs.items():
         (heads if isinstance(ref, Branch) else tags).setdefault(ref.snapshot_id, []).append(name)
-    children: dict[int, list[int]] = {}
-    for s in snaps:
-        if s.parent_snapshot_id is not None:
-            children.setdefault(s.parent_snapshot_id, []).append(s.snapshot_id)
-
-    def branch_order(names: list[str]) -> tuple[str, ...]:
-        return tuple(sorted(names, key=lambda n: (n != MAIN_BRANCH, n)))
-
+        if ref.snapshot_id in spans:
+            places.append((spans[ref.snapshot_id][0], name))
+        elif ref.snapshot_id in known:  # not reached from a root: its parents run into a loop
+            for sid in ancestor_ids(metadata, ref.snapshot_id, stop_at_cycle=True):
+                past_cycle.setdefault(sid, []).append(name)
+    index = RefHeads(places)
     nodes = {
         s.snapshot_id: LineageNode(
             snapshot=s,
             branches=branch_order(heads.get(s.snapshot_id, [])),
             tags=tuple(sorted(tags.get(s.snapshot_id, []))),
             on_main_ancestry=s.snapshot_id in main_set,
-            reachable_from=branch_order(reachable.get(s.snapshot_id, [])),
             children=tuple(children.get(s.snapshot_id, [])),
             parent_expired=s.parent_snapshot_id is not None and s.parent_snapshot_id not in known,
             parent_cycle=cycle.snapshot_ids if (cycle := metadata.parent_cycle(s.snapshot_id)) else (),
+            span=spans.get(s.snapshot_id, (0, 0)),
+            heads=index,
+            reached_past_cycle=tuple(past_cycle.get(s.snapshot_id, ())),
         )
         for s in snaps
     }

@@ -22,7 +22,8 @@ from icebook.analysis.consistency import (
 )
 from icebook.errors import UnsupportedFeature
 from icebook.io.avro import read_manifest_entries, read_manifest_list
-from icebook.io.fileio import FileIO
+from icebook.io.fileio import ArrowFileIO, FileIO
+from icebook.io.manifest_cache import ManifestCache, decoder_fingerprint, local_mtime_ns, shared_cache
 from icebook.spec.manifest import ManifestFile
 from icebook.spec.metadata import TableMetadata
 from icebook.spec.partitioning import PartitionSpec, partition_type
@@ -49,9 +50,22 @@ class _LRU(OrderedDict[str, T]):
 class ManifestStore:
     """Reads (and caches) the manifest lists and manifests of one table."""
 
-    def __init__(self, fileio: FileIO, metadata: TableMetadata, *, capacity: int = 1024) -> None:
+    def __init__(
+        self,
+        fileio: FileIO,
+        metadata: TableMetadata,
+        *,
+        capacity: int = 1024,
+        disk_cache: ManifestCache | bool | None = True,
+    ) -> None:
         self.fileio = fileio
         self.metadata = metadata
+        # By default only for the plain FileIO, which reads a path's own bytes: a FileIO of one's own may
+        # serve other bytes under a path (a test double, a rewriting proxy), which a key by path cannot see.
+        if disk_cache is True:
+            disk_cache = shared_cache() if type(fileio) is ArrowFileIO else None
+        self.disk_cache = disk_cache or None
+        """Decoded manifests kept across processes (``icebook.io.manifest_cache``); None: off."""
         self._lists: _LRU[tuple[ManifestFile, ...]] = _LRU(capacity)
         self._entries: _LRU[pa.Table] = _LRU(capacity)
         self._lock = threading.Lock()
@@ -87,7 +101,9 @@ class ManifestStore:
             cached = self._entries.get(manifest.manifest_path)
         if cached is not None:
             return cached
-        table = read_manifest_entries(self.fileio, manifest)
+        table = self._decode(manifest)
+        # Checked on every load, from the disk cache or not: they compare the file with the manifest list
+        # and the table metadata, which the cached decode knows nothing of.
         counts = manifest_counts(table)
         check_manifest_counts(manifest, counts)
         check_entry_values(manifest, table, last_column_id=self.metadata.last_column_id)
@@ -95,6 +111,30 @@ class ManifestStore:
             self.reads += 1
             self._entries.put(manifest.manifest_path, table)
             self._counts[manifest.manifest_path] = counts
+        return table
+
+    def _decode(self, manifest: ManifestFile) -> pa.Table:
+        """The decoder's output for ``manifest``: from the disk cache when it holds it, else decoded (and
+        then stored). The cache keeps only what the full decode returned, so a hit skips no check of it."""
+        cache = self.disk_cache
+        if cache is None or not cache.enabled:
+            return read_manifest_entries(self.fileio, manifest)
+        key = ManifestCache.key(
+            manifest.manifest_path,
+            manifest.manifest_length,
+            # what the decoder takes from the manifest list (inheritance) and how it decodes
+            manifest.added_snapshot_id,
+            manifest.sequence_number,
+            manifest.min_sequence_number,
+            manifest.partition_spec_id,
+            manifest.content,
+            decoder_fingerprint(),
+            mtime_ns=local_mtime_ns(manifest.manifest_path),
+        )
+        table = cache.get(key)
+        if table is None:
+            table = read_manifest_entries(self.fileio, manifest)
+            cache.put(key, table)
         return table
 
     def verify_snapshot(self, snapshot: Snapshot) -> None:

@@ -42,6 +42,7 @@ class MetadataHistory:
         self.fileio = fileio
         self._entries: list[tuple[int, str | None]] = [(e.timestamp_ms, e.metadata_file) for e in metadata.metadata_log]
         self._entries.append((metadata.last_updated_ms, None))  # the current file, already parsed
+        self._timestamps = [ts for ts, _ in self._entries]
         self._cache: dict[int, MetadataVersion] = {}
         self.reads = 0
 
@@ -76,7 +77,7 @@ class MetadataHistory:
         ``timestamp-ms``, so the search starts there; files that cannot be read are skipped and
         the answer is then None only if no readable file lists the snapshot before a later one does.
         """
-        start = bisect.bisect_left([ts for ts, _ in self._entries], snapshot.timestamp_ms)
+        start = bisect.bisect_left(self._timestamps, snapshot.timestamp_ms)
         # Clocks of different writers may disagree a little: look one file back too.
         for index in range(max(0, start - 1), len(self._entries)):
             version = self.version(index)
@@ -85,6 +86,6 @@ class MetadataHistory:
                     continue
                 # Unknown: the unreadable file may have been the committing one.
                 return None
-            if any(s.snapshot_id == snapshot.snapshot_id for s in version.metadata.snapshots):
+            if version.metadata.find_snapshot(snapshot.snapshot_id) is not None:
                 return version
         return None

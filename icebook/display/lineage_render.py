@@ -68,25 +68,30 @@ def layout(graph: Lineage) -> tuple[list[dict[str, Any]], int]:
     lane: dict[int, int] = {}
     lanes = 0
 
-    def claim(chain: tuple[int, ...]) -> None:
+    def claim(head: int | None) -> None:
+        """A new lane for ``head`` and its ancestors that no lane has yet. Lanes hold whole ancestries,
+        so the walk up stops at the first snapshot already in one (each snapshot is walked once)."""
         nonlocal lanes
-        fresh = [sid for sid in chain if sid not in lane]
+        fresh = []
+        while head is not None and head in nodes and head not in lane:
+            lane[head] = -1  # being claimed: a parent cycle ends the walk here
+            fresh.append(head)
+            head = nodes[head].parent_id
         if not fresh:
             return
         for sid in fresh:
             lane[sid] = lanes
         lanes += 1
 
-    claim(graph.main_ancestry)
+    claim(graph.main_ancestry[0] if graph.main_ancestry else None)
     heads: list[tuple[int, str, int]] = []
     for node in nodes.values():
         heads += [(0 if name == "main" else 1, name, node.snapshot_id) for name in node.branches]
         heads += [(2, name, node.snapshot_id) for name in node.tags]
     for _, _, sid in sorted(heads):
-        claim(graph.ancestors(sid))
+        claim(sid)
     for node in order:
-        if node.snapshot_id not in lane:
-            claim(graph.ancestors(node.snapshot_id))
+        claim(node.snapshot_id)
     rows = []
     for row, node in enumerate(order):
         s = node.snapshot

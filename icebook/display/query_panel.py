@@ -15,6 +15,7 @@ import pandas as pd
 
 from icebook.analysis.scan import plan_scan
 from icebook.display._base import StaticHTML, TableLike, esc, frame, frame_table_html, when
+from icebook.display.summary import plan_text
 from icebook.spec.snapshots import Branch
 
 PAGE_ROWS = 50
@@ -134,9 +135,10 @@ class QueryPanel(StaticHTML, W.VBox):  # type: ignore[misc]
         try:
             scan = getattr(self._table, "scan", None)
             if callable(scan):
-                text = scan(at, filter=filter).explain()
+                plan = scan(at, filter=filter)
             else:
-                text = plan_scan(self._table, self._table.snapshot(at), filter).explain()
+                plan = plan_scan(self._table, self._table.snapshot(at), filter)
+            text = plan_text(plan)
         except Exception as exc:  # explaining is best effort; the rows are already shown
             text = f"no scan explanation: {type(exc).__name__}: {exc}"
         return f'<pre class="icebook ib-explain">{esc(text)}</pre>'

@@ -118,17 +118,18 @@ PLAN_LINES = 400
 
 def plan_text(plan: ScanPlan) -> str:
     """The scan plan's own explanation (every manifest and file kept or skipped and why, and the deletes),
-    cut after ``PLAN_LINES`` lines."""
-    lines = plan.explain().splitlines()
-    if len(lines) <= PLAN_LINES:
-        return "\n".join(lines)
-    return "\n".join([*lines[:PLAN_LINES], f"… {len(lines) - PLAN_LINES:,} more lines: plan.explain() has them all"])
+    cut after ``PLAN_LINES`` lines: only the lines shown are built."""
+    total = plan.explain_line_count()
+    text = plan.explain(max_lines=PLAN_LINES)
+    if total <= PLAN_LINES:
+        return text
+    return f"{text}\n… {total - PLAN_LINES:,} more lines: plan.explain() has them all"
 
 
 def plan_html(plan: ScanPlan) -> str:
     body = (
-        f'<div class="ib-h">Scan of snapshot {esc(plan.snapshot_id)}: {len(plan.tasks)} data files to read, '
-        f"{len(plan.delete_files)} delete files to apply, {len(plan.skipped)} skipped</div>"
+        f'<div class="ib-h">Scan of snapshot {esc(plan.snapshot_id)}: {plan.task_count} data files to read, '
+        f"{plan.delete_file_count} delete files to apply, {plan.skipped_count} skipped</div>"
         f'<pre class="ib-explain">{esc(plan_text(plan))}</pre>'
     )
     return frame(body, cls="ib-scan")

@@ -74,8 +74,8 @@ def read_plan(
     files: Collection[str] | None = None,
 ) -> pa.Table:
     """Execute a scan plan: read every task in parallel and concatenate in task order."""
-    tasks = [t for t in plan.tasks if files is None or t.file.file_path in files]
-    reader = _Reader(fileio, metadata, plan, with_positions)
+    tasks = plan.tasks_for(files)
+    reader = _Reader(fileio, metadata, plan, tasks, with_positions)
     if len(tasks) <= 1:
         parts = [reader.task(t) for t in tasks]
     else:
@@ -99,7 +99,9 @@ def _field_for(metadata: TableMetadata, schema: Schema, field_id: int) -> Nested
 
 
 class _Reader:
-    def __init__(self, fileio: FileIO, metadata: TableMetadata, plan: ScanPlan, with_positions: bool) -> None:
+    def __init__(
+        self, fileio: FileIO, metadata: TableMetadata, plan: ScanPlan, tasks: Sequence[ScanTask], with_positions: bool
+    ) -> None:
         self.fileio = fileio
         self.metadata = metadata
         self.plan = plan
@@ -113,7 +115,7 @@ class _Reader:
             top = _top_level_of(schema, fid)
             if top is not None:
                 needed.setdefault(top.field_id, top)
-        for task in plan.tasks:
+        for task in tasks:
             for d in task.equality_deletes:
                 for fid in d.equality_ids or ():
                     f = _field_for(metadata, schema, fid)

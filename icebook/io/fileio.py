@@ -104,6 +104,8 @@ def _require_regular_file(local_path: str, path: str) -> None:
         raise NotFound(f"file not found: {path}") from None
     except OSError as exc:
         raise IcebookError(f"cannot read {path}: {exc.strerror or exc}") from None
+    except ValueError as exc:  # a name no file can have (a NUL byte in a damaged manifest list)
+        raise IcebookError(f"cannot read {path!r}: {exc}") from None
     if not stat.S_ISREG(mode):
         if stat.S_ISDIR(mode):
             what = "a directory"

@@ -1,0 +1,166 @@
+"""Benchmark: scan planning and file listing on the large synthetic tables, against PyIceberg's ``plan_files``.
+
+Every measurement runs in a fresh Python process (cold: no manifest decoded before), which reports its
+wall time and its peak resident memory. Measured on one table (built or reused by ``large_table.py``):
+
+a. icebook ``icebook.open(location).scan()``: the full plan (every manifest decoded, every file decided,
+   deletes matched); then ``len(plan.tasks)``-free counts, so no per-file object is built
+b. icebook ``scan(filter=one day)``: a filter that the manifests' partition summaries prune
+c. icebook ``scan(filter=id < 0)``: a filter that keeps no file but must read every manifest (column stats)
+d. icebook ``inspect.files()`` -> pandas, and PyIceberg ``inspect.files()``
+e. the peer, PyIceberg ``StaticTable.from_metadata(...).scan(row_filter=...).plan_files()``, for a, b and c
+f. warm start: ``inspect.files()`` and ``scan()`` in new processes through the disk cache of decoded
+   manifests that an earlier process filled (every other measurement runs with that cache off)
+
+Prints seconds, peak memory (MiB), the number of data files to read, and the ratio peer / icebook (above
+1: icebook is faster). Exit status 1 when icebook and PyIceberg disagree on a count of tasks.
+
+    python benchmarks/scan_planning.py [--files 500000] [--no-peer]
+    python benchmarks/scan_planning.py --growth 500000,1000000,2000000,5000000 --no-peer
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import resource
+import subprocess
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+import large_table  # after the path tweak, so the script runs from any directory
+
+FIRST_DAY = "2024-01-01"  # BenchTableWriter.FIRST_DAY
+
+
+def one_day_filter(files: int) -> str:
+    """A filter on one day in the middle of the table: ts is partitioned by day, so the manifests'
+    partition summaries rule out all but the one or two manifests that hold that day."""
+    import datetime as dt
+
+    layout = large_table.Layout(files=files)
+    day = dt.date.fromisoformat(FIRST_DAY) + dt.timedelta(days=layout.days // 2 + 1)
+    return (
+        f"ts >= '{day.isoformat()}T00:00:00+00:00' and ts < '{(day + dt.timedelta(days=1)).isoformat()}T00:00:00+00:00'"
+    )
+
+
+FILTERS = {"full": None, "one day": "<one day>", "keeps none": "id < 0"}
+
+
+def child(what: str, location: str, metadata_file: str, filter_text: str | None) -> dict[str, Any]:
+    """One measurement in this (fresh) process: imports are done before the clock starts; opening the
+    table (reading its metadata file) is timed."""
+    from pyiceberg.table import StaticTable
+
+    import icebook
+    import icebook.table
+
+    started = time.perf_counter()
+    if what == "icebook scan":
+        count = icebook.open(location).scan(filter=filter_text).task_count
+    elif what == "icebook files":
+        count = len(icebook.open(location).inspect.files())
+    elif what == "pyiceberg files":
+        count = StaticTable.from_metadata(metadata_file).inspect.files().num_rows
+    elif what == "pyiceberg plan_files":
+        scan = StaticTable.from_metadata(metadata_file).scan(row_filter=filter_text or "True")
+        count = sum(1 for _ in scan.plan_files())
+    else:
+        raise SystemExit(f"unknown measurement {what!r}")
+    seconds = time.perf_counter() - started
+    peak_mib = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024  # KiB on Linux
+    return {"seconds": seconds, "count": count, "peak_mib": peak_mib}
+
+
+def measure(what: str, files: int, filter_text: str | None, *, disk_cache: bool = False) -> dict[str, Any]:
+    """``what`` in a new process; cold (the disk cache of decoded manifests off) unless ``disk_cache``."""
+    location = large_table.ensure_large_table(files)
+    metadata_file = large_table.current_metadata_file(location)
+    args = [sys.executable, __file__, "--child", what, str(location), str(metadata_file), filter_text or ""]
+    env = {**os.environ, "ICEBOOK_MANIFEST_CACHE": "on" if disk_cache else "off"}
+    done = subprocess.run(args, check=False, capture_output=True, text=True, env=env)
+    if done.returncode != 0:
+        raise SystemExit(f"{what} on {files:,} files failed:\n{done.stderr[-3000:]}")
+    return dict(json.loads(done.stdout.strip().splitlines()[-1]))
+
+
+def row(label: str, result: dict[str, Any], peer: dict[str, Any] | None = None) -> str:
+    ratio = f"{peer['seconds'] / result['seconds']:>8.1f}x" if peer else f"{'':>9}"
+    return f"{label:<38} {result['seconds']:>9.2f} {result['peak_mib']:>9,.0f} {result['count']:>10,} {ratio}"
+
+
+HEADER = f"{'measurement':<38} {'seconds':>9} {'peak MiB':>9} {'tasks':>10} {'vs peer':>9}"
+
+
+def compare(files: int, peer: bool) -> int:
+    print(f"table: {files:,} files ({large_table.table_dir(files)})")
+    print(HEADER)
+    status = 0
+    for name, text in FILTERS.items():
+        text = one_day_filter(files) if text == "<one day>" else text
+        ours = measure("icebook scan", files, text)
+        theirs = measure("pyiceberg plan_files", files, text) if peer else None
+        print(row(f"icebook scan ({name})", ours, theirs), flush=True)
+        if theirs is not None:
+            print(row(f"pyiceberg plan_files ({name})", theirs), flush=True)
+            if theirs["count"] != ours["count"]:
+                print(f"task counts differ: icebook {ours['count']}, pyiceberg {theirs['count']}", file=sys.stderr)
+                status = 1
+    cold = measure("icebook files", files, None)
+    peer_files = measure("pyiceberg files", files, None) if peer else None
+    print(row("icebook inspect.files() (cold)", cold, peer_files), flush=True)
+    if peer_files is not None:
+        print(row("pyiceberg inspect.files()", peer_files), flush=True)
+    # Warm start: a new process lists the files through the disk cache that an earlier one filled.
+    filled = measure("icebook files", files, None, disk_cache=True)
+    print(row("icebook inspect.files() (fills cache)", filled, peer_files), flush=True)
+    warm = measure("icebook files", files, None, disk_cache=True)
+    print(row("icebook inspect.files() (warm start)", warm, peer_files), flush=True)
+    warm_scan = measure("icebook scan", files, None, disk_cache=True)
+    print(row("icebook scan (full, warm start)", warm_scan, None), flush=True)
+    if len({cold["count"], filled["count"], warm["count"]}) != 1:
+        print("file counts differ between cold and warm listings", file=sys.stderr)
+        status = 1
+    return status
+
+
+def growth(sizes: list[int]) -> int:
+    print("growth: each point a fresh process (cold)")
+    print(
+        f"{'files':>10} {'files() s':>10} {'files() MiB':>12} {'scan() s':>9} {'scan() MiB':>11} {'s per 1M files':>15}"
+    )
+    for files in sizes:
+        listed = measure("icebook files", files, None)
+        planned = measure("icebook scan", files, None)
+        print(
+            f"{files:>10,} {listed['seconds']:>10.2f} {listed['peak_mib']:>12,.0f} {planned['seconds']:>9.2f} "
+            f"{planned['peak_mib']:>11,.0f} {planned['seconds'] / files * 1e6:>15.2f}",
+            flush=True,
+        )
+    return 0
+
+
+def main(argv: list[str] | None = None) -> int:
+    argv = sys.argv[1:] if argv is None else argv
+    if argv and argv[0] == "--child":
+        what, location, metadata_file, filter_text = argv[1:5]
+        print(json.dumps(child(what, location, metadata_file, filter_text or None)))
+        return 0
+    parser = argparse.ArgumentParser(description=__doc__.split("\n", 1)[0])
+    parser.add_argument("--files", type=int, default=500_000)
+    parser.add_argument("--no-peer", action="store_true", help="skip PyIceberg")
+    parser.add_argument("--growth", help="comma-separated table sizes: time and peak memory per size")
+    args = parser.parse_args(argv)
+    if args.growth:
+        return growth([int(n) for n in args.growth.split(",")])
+    return compare(args.files, not args.no_peer)
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

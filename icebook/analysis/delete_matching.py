@@ -1,0 +1,298 @@
+"""Which delete files apply to which data files, as one columnar join (spec: "Scan Planning",
+"Row-level Deletes", "Sequence Numbers").
+
+Data files and delete files are keyed by (spec id, partition tuple), each partition tuple turned into
+an integer code; pairs are formed by equal keys (position and equality deletes), by
+``referenced_data_file`` (deletion vectors) and with every data file (equality deletes of an
+unpartitioned spec, which are global); then the sequence-number rules are numpy comparisons over
+the pairs. ``icebook.analysis.scan_model.delete_matches`` is the same rules one file at a time and in
+words; ``tests/analysis/test_scan_columns.py`` holds the two equal.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from functools import cached_property
+
+import numpy as np
+import pyarrow as pa
+import pyarrow.compute as pc
+
+from icebook.analysis.metrics import MapColumn
+from icebook.analysis.scan_columns import ManifestScan, utf8_column
+from icebook.spec.manifest import FileContent
+from icebook.spec.metadata import TableMetadata
+from icebook.spec.schema import DELETE_FILE_PATH_ID
+
+# Kinds of delete file, and the order in which a data file's matches are listed.
+DV, POSITION, EQUALITY, GLOBAL_EQUALITY = 0, 1, 2, 3
+
+
+class FileRows:
+    """Kept files of a plan as positions (manifest scan, row) in its manifest scans, with the columns
+    delete matching reads gathered once."""
+
+    def __init__(self, scans: Sequence[ManifestScan], scan_index: np.ndarray, rows: np.ndarray) -> None:
+        self.scans = scans
+        self.scan_index = scan_index
+        self.rows = rows
+
+    def __len__(self) -> int:
+        return len(self.rows)
+
+    def _parts(self) -> list[tuple[int, np.ndarray]]:
+        """(scan index, rows of that scan) in order: consecutive runs of one scan."""
+        if len(self.rows) == 0:
+            return []
+        cuts = np.flatnonzero(np.diff(self.scan_index)) + 1
+        starts = np.concatenate([[0], cuts])
+        ends = np.concatenate([cuts, [len(self.rows)]])
+        return [(int(self.scan_index[s]), self.rows[s:e]) for s, e in zip(starts, ends, strict=True)]
+
+    def chunks(self, name: str) -> list[tuple[int, pa.Array]]:
+        """(scan index, column ``name`` at these rows of that scan), in order; no copy where a scan's
+        rows are all of its entries."""
+        out = []
+        for i, rows in self._parts():
+            column = _array(self.scans[i].entries.column(name))
+            whole = len(rows) == len(column) and bool((rows == np.arange(len(rows))).all())
+            out.append((i, column if whole else column.take(pa.array(rows))))
+        return out
+
+    def column(self, name: str) -> pa.Array:
+        """Column ``name`` of the entries, for these rows, in order."""
+        chunks = [chunk for _, chunk in self.chunks(name)]
+        if not chunks:
+            return pa.array([], self.scans[0].entries.schema.field(name).type) if self.scans else pa.array([])
+        return chunks[0] if len(chunks) == 1 else pa.concat_arrays(chunks)
+
+    def gather(self, name: str, positions: np.ndarray) -> pa.Array:
+        """Column ``name`` at ``positions`` of these rows (only those are copied)."""
+        sub = FileRows(self.scans, self.scan_index[positions], self.rows[positions])
+        order = np.argsort(sub.scan_index, kind="stable")
+        ordered = FileRows(self.scans, sub.scan_index[order], sub.rows[order])
+        values = ordered.column(name)
+        return values.take(pa.array(np.argsort(order, kind="stable")))
+
+    @cached_property
+    def paths(self) -> pa.Array:
+        return self.column("file_path") if len(self) else pa.array([], pa.string())
+
+    @cached_property
+    def sequence_numbers(self) -> np.ndarray:
+        if not len(self):
+            return np.zeros(0, dtype=np.int64)
+        parts = [np.asarray(pc.fill_null(c, 0).to_numpy(), dtype=np.int64) for _, c in self.chunks("sequence_number")]
+        return np.concatenate(parts)
+
+    @cached_property
+    def spec_ids(self) -> np.ndarray:
+        ids = np.array([s.manifest.partition_spec_id for s in self.scans], dtype=np.int64)
+        return ids[self.scan_index] if len(self) else np.zeros(0, dtype=np.int64)
+
+
+@dataclass(frozen=True, slots=True, kw_only=True, eq=False)
+class DeleteJoin:
+    """Every (data file, delete file) pair the scope rules consider, and whether the delete applies.
+
+    Pairs are sorted by data file, then kind (deletion vectors, position deletes, equality deletes of
+    the partition, global equality deletes), then delete file order in the plan."""
+
+    data: FileRows
+    deletes: FileRows
+    data_index: np.ndarray
+    delete_index: np.ndarray
+    kind: np.ndarray
+    applies: np.ndarray
+
+    @property
+    def applied(self) -> tuple[np.ndarray, np.ndarray]:
+        """(data index, delete index) of the pairs whose delete applies."""
+        return self.data_index[self.applies], self.delete_index[self.applies]
+
+
+def _array(column: pa.ChunkedArray) -> pa.Array:
+    return column.chunk(0) if column.num_chunks == 1 else column.combine_chunks()
+
+
+def _lookup(values: pa.Array, dictionary: pa.Array) -> np.ndarray:
+    """Position of each value in ``dictionary`` (nulls equal to nulls), -1 where it is not there."""
+    try:
+        if values.type != dictionary.type:
+            values = values.cast(dictionary.type)
+        found = pc.index_in(values, value_set=dictionary, skip_nulls=False)
+        return np.asarray(pc.fill_null(found, -1).to_numpy(zero_copy_only=False), dtype=np.int64)
+    except (pa.ArrowNotImplementedError, pa.ArrowInvalid, pa.ArrowTypeError):
+        known = {repr(v): i for i, v in enumerate(dictionary.to_pylist())}
+        return np.array([known.get(repr(v), -1) for v in values.to_pylist()], dtype=np.int64)
+
+
+def _partition_codes(delete_parts: pa.Array, data_parts: list[pa.Array]) -> tuple[np.ndarray, list[np.ndarray]]:
+    """Integer codes of partition tuples (structs of one spec): equal codes for equal tuples (nulls equal),
+    -1 for a data file whose partition holds no delete file. Only delete partitions are hashed; each
+    data file is looked up among them, one field at a time."""
+    n = len(delete_parts)
+    delete_code = np.zeros(n, dtype=np.int64)
+    data_code = [np.zeros(len(p), dtype=np.int64) for p in data_parts]
+    data_ok = [np.ones(len(p), dtype=bool) for p in data_parts]
+    for i in range(delete_parts.type.num_fields):
+        child = delete_parts.field(i)
+        try:
+            dictionary = pc.unique(child)
+        except (pa.ArrowNotImplementedError, pa.ArrowInvalid, pa.ArrowTypeError):
+            dictionary = pa.array(list({repr(v): v for v in child.to_pylist()}.values()), child.type)
+        size = max(len(dictionary), 1)
+        known = np.unique(delete_code * size + _lookup(child, dictionary))
+        delete_code = np.searchsorted(known, delete_code * size + _lookup(child, dictionary))
+        for j, part in enumerate(data_parts):
+            index = _lookup(part.field(i), dictionary) if i < part.type.num_fields else np.full(len(part), -1)
+            combined = data_code[j] * size + np.maximum(index, 0)
+            position = np.minimum(np.searchsorted(known, combined), len(known) - 1)
+            hit = (index >= 0) & (known[position] == combined)
+            data_ok[j] &= hit
+            data_code[j] = np.where(hit, position, 0)
+    return delete_code, [np.where(ok, code, -1) for code, ok in zip(data_code, data_ok, strict=True)]
+
+
+def _equal_key_pairs(data_keys: np.ndarray, delete_keys: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Every (data row, delete row) with equal keys; delete rows in their order for each data row."""
+    order = np.argsort(delete_keys, kind="stable")
+    ordered = delete_keys[order]
+    lo = np.searchsorted(ordered, data_keys, side="left")
+    hi = np.searchsorted(ordered, data_keys, side="right")
+    counts = hi - lo
+    total = int(counts.sum())
+    data_index = np.repeat(np.arange(len(data_keys), dtype=np.int64), counts)
+    starts = np.repeat(lo - (np.cumsum(counts) - counts), counts)
+    delete_index = order[starts + np.arange(total, dtype=np.int64)] if total else np.zeros(0, dtype=np.int64)
+    return data_index, delete_index.astype(np.int64)
+
+
+def _kept(scans: Sequence[ManifestScan], data: bool) -> FileRows:
+    scan_parts, row_parts = [], []
+    for i, scan in enumerate(scans):
+        content = scan.content
+        mask = scan.kept & ((content == int(FileContent.DATA)) if data else (content != int(FileContent.DATA)))
+        rows = np.flatnonzero(mask)
+        scan_parts.append(np.full(len(rows), i, dtype=np.int64))
+        row_parts.append(rows.astype(np.int64))
+    if not scan_parts:
+        return FileRows(scans, np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.int64))
+    return FileRows(scans, np.concatenate(scan_parts), np.concatenate(row_parts))
+
+
+def _numpy(arr: pa.Array) -> np.ndarray:
+    return np.asarray(pc.fill_null(arr, False).to_numpy(zero_copy_only=False), dtype=bool)
+
+
+def match_deletes_columns(scans: Sequence[ManifestScan], metadata: TableMetadata) -> DeleteJoin:
+    """The delete join of a plan's kept files (see the module's doc)."""
+    data, deletes = _kept(scans, True), _kept(scans, False)
+    empty = np.zeros(0, dtype=np.int64)
+    if not len(deletes) or not len(data):
+        return DeleteJoin(
+            data=data, deletes=deletes, data_index=empty, delete_index=empty, kind=empty, applies=empty.astype(bool)
+        )
+    content = np.asarray(deletes.column("content").to_numpy(zero_copy_only=False), dtype=np.int32)
+    puffin = _numpy(pc.equal(pc.utf8_upper(deletes.column("file_format")), "PUFFIN"))
+    unpartitioned = {sid for sid, spec in metadata.partition_specs.items() if spec.is_unpartitioned}
+    kind = np.full(len(deletes), EQUALITY, dtype=np.int8)
+    kind[content == int(FileContent.POSITION_DELETES)] = POSITION
+    kind[(content == int(FileContent.POSITION_DELETES)) & puffin] = DV
+    kind[(kind == EQUALITY) & np.isin(deletes.spec_ids, list(unpartitioned))] = GLOBAL_EQUALITY
+
+    # Partition keys: (spec, partition tuple) -> one integer, for the specs that have delete files.
+    data_keys = np.full(len(data), -1, dtype=np.int64)
+    delete_keys = np.full(len(deletes), -2, dtype=np.int64)
+    base = 0
+    data_parts, delete_parts = data.chunks("partition"), deletes.chunks("partition")
+    data_offsets = np.cumsum([0, *(len(c) for _, c in data_parts)])
+    delete_offsets = np.cumsum([0, *(len(c) for _, c in delete_parts)])
+
+    def of_spec(parts: list[tuple[int, pa.Array]], spec_id: int) -> list[int]:
+        return [k for k, (i, _) in enumerate(parts) if scans[i].manifest.partition_spec_id == spec_id]
+
+    for spec_id in np.unique(deletes.spec_ids):
+        mine = of_spec(delete_parts, int(spec_id))
+        first = delete_parts[mine[0]][1].type
+        structs = pa.concat_arrays(
+            [c if c.type == first else c.cast(first) for k in mine for c in [delete_parts[k][1]]]
+        )
+        targets = of_spec(data_parts, int(spec_id))
+        codes, data_codes = _partition_codes(structs, [data_parts[k][1] for k in targets])
+        at = 0
+        for k in mine:
+            size = len(delete_parts[k][1])
+            delete_keys[delete_offsets[k] : delete_offsets[k] + size] = base + codes[at : at + size]
+            at += size
+        for k, code in zip(targets, data_codes, strict=True):
+            data_keys[data_offsets[k] : data_offsets[k + 1]] = np.where(code >= 0, base + code, -1)
+        base += int(codes.max()) + 1 if len(codes) else 0
+
+    f_seq, d_seq = data.sequence_numbers, deletes.sequence_numbers
+    pairs: list[tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]] = []  # data, delete, kind, applies
+
+    # Deletion vectors: by referenced data file; the partition must be the same and data seq <= DV seq.
+    dv_applies = np.zeros(len(data), dtype=bool)
+    dvs = np.flatnonzero(kind == DV)
+    if len(dvs):
+        refs = deletes.column("referenced_data_file").take(pa.array(dvs))
+        target = pc.index_in(pc.fill_null(refs, ""), value_set=data.paths)
+        found = _numpy(pc.is_valid(target))
+        dv_data = np.asarray(pc.fill_null(target, 0).to_numpy(zero_copy_only=False), dtype=np.int64)[found]
+        dv_del = dvs[found]
+        ok = (data_keys[dv_data] == delete_keys[dv_del]) & (f_seq[dv_data] <= d_seq[dv_del])
+        dv_applies[dv_data[ok]] = True
+        pairs.append((dv_data, dv_del, np.full(len(dv_del), DV, dtype=np.int8), ok))
+
+    # Position delete files: same partition, data seq <= delete seq, within the file they reference and
+    # their file_path bounds, unless a deletion vector applies.
+    positional = np.flatnonzero(kind == POSITION)
+    if len(positional):
+        di, pi = _equal_key_pairs(data_keys, delete_keys[positional])
+        xi = positional[pi]
+        ok = f_seq[di] <= d_seq[xi]
+        if ok.any():
+            paths = data.gather("file_path", di)
+            refs = deletes.column("referenced_data_file").take(pa.array(xi))
+            other = _numpy(pc.and_(pc.is_valid(refs), pc.not_equal(refs, paths)))
+            bounds = {name: MapColumn(deletes.column(name)) for name in ("lower_bounds", "upper_bounds")}
+            lo = utf8_column(bounds["lower_bounds"].lookup(DELETE_FILE_PATH_ID)).take(pa.array(xi))
+            hi = utf8_column(bounds["upper_bounds"].lookup(DELETE_FILE_PATH_ID)).take(pa.array(xi))
+            outside = _numpy(pc.less(paths, lo)) | _numpy(pc.greater(paths, hi))
+            ok &= ~other & ~outside & ~dv_applies[di]
+        pairs.append((di, xi, np.full(len(xi), POSITION, dtype=np.int8), ok))
+
+    # Equality delete files: same partition (or global), data seq < delete seq.
+    scoped = np.flatnonzero(kind == EQUALITY)
+    if len(scoped):
+        di, ei = _equal_key_pairs(data_keys, delete_keys[scoped])
+        xi = scoped[ei]
+        pairs.append((di, xi, np.full(len(xi), EQUALITY, dtype=np.int8), f_seq[di] < d_seq[xi]))
+    global_ = np.flatnonzero(kind == GLOBAL_EQUALITY)
+    if len(global_):
+        di = np.repeat(np.arange(len(data), dtype=np.int64), len(global_))
+        xi = np.tile(global_, len(data))
+        pairs.append((di, xi, np.full(len(xi), GLOBAL_EQUALITY, dtype=np.int8), f_seq[di] < d_seq[xi]))
+
+    if not pairs:
+        return DeleteJoin(
+            data=data, deletes=deletes, data_index=empty, delete_index=empty, kind=empty, applies=empty.astype(bool)
+        )
+    data_index = np.concatenate([p[0] for p in pairs])
+    delete_index = np.concatenate([p[1] for p in pairs])
+    kinds = np.concatenate([p[2] for p in pairs])
+    applies = np.concatenate([p[3] for p in pairs])
+    order = np.lexsort((delete_index, kinds, data_index))
+    return DeleteJoin(
+        data=data,
+        deletes=deletes,
+        data_index=data_index[order],
+        delete_index=delete_index[order],
+        kind=kinds[order],
+        applies=applies[order],
+    )
+
+
+__all__ = ["DV", "EQUALITY", "GLOBAL_EQUALITY", "POSITION", "DeleteJoin", "FileRows", "match_deletes_columns"]

@@ -1,0 +1,373 @@
+"""The planner's columnar pass: one manifest's live entries decided at once (spec: "Scan Planning").
+
+``scan_manifest`` evaluates the projected partition filter against the partition values and the row
+filter against column bounds and null/NaN counts of every live entry of one manifest, as Arrow/numpy
+columns (``icebook.analysis.pruning_arrow``). ``prune_manifests`` does the same for the partition
+summaries of a manifest list. Nothing here builds a Python object per file: ``scan_files`` does
+that only for the rows someone asks about, and the reasons in words come from the scalar evaluator
+(``icebook.analysis.pruning``) when an explanation is asked for.
+"""
+
+from __future__ import annotations
+
+import uuid
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+import pyarrow as pa
+import pyarrow.compute as pc
+
+from icebook.analysis.arrow_types import arrow_type
+from icebook.analysis.expressions import AlwaysTrue, Expr, referenced_ids
+from icebook.analysis.manifests import ManifestStore, source_schema_for, spec_partition_type
+from icebook.analysis.metrics import MapColumn, decode_bound_column
+from icebook.analysis.pruning import Stats
+from icebook.analysis.pruning_arrow import (
+    ColumnStats,
+    bound_stats,
+    evaluate_columns,
+    exact_stats,
+    summary_stats,
+)
+from icebook.analysis.scan_model import ScanFile
+from icebook.spec.manifest import EntryStatus, FileContent, ManifestContent, ManifestFile
+from icebook.spec.metadata import TableMetadata
+from icebook.spec.schema import DELETE_FILE_PATH_ID, Schema
+from icebook.spec.transforms import IdentityTransform, human_value
+from icebook.spec.types import DOUBLE, FLOAT, IcebergType
+from icebook.spec.values import decode_value
+
+KEPT, BY_PARTITION, BY_STATS = 0, 1, 2
+"""Evidence codes of a file decision: kept, skipped by its partition value, skipped by its column stats."""
+
+_STAT_MAPS = ("lower_bounds", "upper_bounds", "null_value_counts", "value_counts", "nan_value_counts")
+
+
+@dataclass(frozen=True, slots=True, kw_only=True, eq=False)
+class ManifestScan:
+    """One manifest the planner read: its live (ADDED or EXISTING) entries and the verdict on each."""
+
+    manifest: ManifestFile
+    entries: pa.Table
+    evidence: np.ndarray
+    """Per live entry: ``KEPT``, ``BY_PARTITION`` or ``BY_STATS`` (int8)."""
+
+    @property
+    def kept(self) -> np.ndarray:
+        return np.asarray(self.evidence == KEPT)
+
+    @property
+    def content(self) -> np.ndarray:
+        return np.asarray(self.entries.column("content").to_numpy(), dtype=np.int32)
+
+
+# ------------------------------------------------------------------------------------------- manifests
+
+
+def prune_manifests(
+    metadata: TableMetadata, manifests: Sequence[ManifestFile], projected: dict[int, Expr]
+) -> tuple[np.ndarray, np.ndarray]:
+    """(kept, skipped by file counts) per manifest: no ADDED or EXISTING entries means nothing to read;
+    else its partition summaries against its spec's projected filter, one pass per spec."""
+    no_live = np.array(
+        [
+            m.added_files_count is not None
+            and m.existing_files_count is not None
+            and (m.added_files_count or 0) + (m.existing_files_count or 0) == 0
+            for m in manifests
+        ],
+        dtype=bool,
+    )
+    kept = ~no_live
+    # One pass per spec (and number of summaries, which a well-formed list keeps equal within a spec).
+    by_spec: dict[tuple[int, int], list[int]] = {}
+    for i, m in enumerate(manifests):
+        if kept[i] and m.partitions is not None and not isinstance(projected[m.partition_spec_id], AlwaysTrue):
+            by_spec.setdefault((m.partition_spec_id, len(m.partitions)), []).append(i)
+    for (spec_id, _), rows in by_spec.items():
+        chosen = [manifests[i] for i in rows]
+        stats = summary_columns(metadata, spec_id, chosen)
+        kept[rows] = evaluate_columns(projected[spec_id], stats, len(rows))
+    return kept, no_live
+
+
+def summary_columns(metadata: TableMetadata, spec_id: int, manifests: Sequence[ManifestFile]) -> dict[int, ColumnStats]:
+    """The partition summaries of manifests of one spec, as column stats by partition field id
+    (``scan.partition_summary_stats`` for all of them at once)."""
+    ptype = spec_partition_type(metadata, spec_id)
+    out: dict[int, ColumnStats] = {}
+    count = min(len(m.partitions or ()) for m in manifests) if manifests else 0
+    for index, pfield in enumerate(ptype.fields[:count]):
+        present = [(m.partitions or ())[index] for m in manifests]
+        lower_raw = pa.array([s.lower_bound for s in present], pa.binary())
+        upper_raw = pa.array([s.upper_bound for s in present], pa.binary())
+        path = manifests[0].manifest_path
+        out[pfield.field_id] = summary_stats(
+            decode_column(lower_raw, pfield.type, path),
+            decode_column(upper_raw, pfield.type, path),
+            pa.array([s.contains_null for s in present], pa.bool_()),
+            pa.array([s.contains_nan for s in present], pa.bool_()),
+            np.array([s.lower_bound is None for s in present], dtype=bool),
+            floating=pfield.type in (FLOAT, DOUBLE),
+        )
+    return out
+
+
+# ------------------------------------------------------------------------------------------- files
+
+
+def scan_manifest(
+    store: ManifestStore,
+    metadata: TableMetadata,
+    manifest: ManifestFile,
+    schema: Schema,
+    row_filter: Expr,
+    partition_filter: Expr,
+) -> ManifestScan:
+    """Decide every live entry of ``manifest``: partition values against ``partition_filter`` first,
+    then (except for position delete files, whose bounds are of file_path and pos) column stats
+    against ``row_filter`` (negation normal form, bound to ``schema``)."""
+    entries = store.entries(manifest)
+    status = np.asarray(entries.column("status").to_numpy())
+    live = status != int(EntryStatus.DELETED)
+    if not live.all():  # filtering copies every nested column: only when there is something to drop
+        entries = entries.filter(pa.array(live))
+    n = entries.num_rows
+    evidence = np.zeros(n, dtype=np.int8)
+    if n == 0:
+        return ManifestScan(manifest=manifest, entries=entries, evidence=evidence)
+    by_partition = np.zeros(n, dtype=bool)
+    if not isinstance(partition_filter, AlwaysTrue):
+        by_partition = ~evaluate_columns(partition_filter, partition_columns(metadata, manifest, entries), n)
+        evidence[by_partition] = BY_PARTITION
+    if not isinstance(row_filter, AlwaysTrue):
+        content = np.asarray(entries.column("content").to_numpy())
+        undecided = ~by_partition & (content != int(FileContent.POSITION_DELETES))
+        if undecided.any():
+            stats = bound_columns(entries, schema, referenced_ids(row_filter), manifest.manifest_path)
+            by_stats = undecided & ~evaluate_columns(row_filter, stats, n)
+            evidence[by_stats] = BY_STATS
+    return ManifestScan(manifest=manifest, entries=entries, evidence=evidence)
+
+
+def partition_columns(metadata: TableMetadata, manifest: ManifestFile, entries: pa.Table) -> dict[int, ColumnStats]:
+    """Each entry's partition value per partition field id, as exact stats."""
+    spec = metadata.spec_by_id(manifest.partition_spec_id)
+    part = entries.column("partition").combine_chunks()
+    count = min(len(spec.fields), part.type.num_fields)
+    return {spec.fields[i].field_id: exact_stats(part.field(i)) for i in range(count)}
+
+
+def bound_columns(entries: pa.Table, schema: Schema, ids: set[int], file: str) -> dict[int, ColumnStats]:
+    """Each entry's column bounds and null/value/NaN counts for the field ids ``ids``."""
+    maps = {name: MapColumn(entries.column(name)) for name in _STAT_MAPS}
+    out: dict[int, ColumnStats] = {}
+    for fid in sorted(ids):
+        t = schema.find_type(fid)
+        if t is None:
+            continue
+        lower, upper, nulls, values, nans = (maps[name].lookup(fid) for name in _STAT_MAPS)
+        out[fid] = bound_stats(decode_column(lower, t, file), decode_column(upper, t, file), nulls, values, nans)
+    return out
+
+
+def decode_column(raw: pa.Array, t: IcebergType, file: str) -> pa.Array:
+    """Appendix D bytes as values of ``t``; a bound that cannot be decoded is null (it only loses
+    pruning, never rows), as the scalar evaluator treats it."""
+    try:
+        return decode_bound_column(raw, t, file=file)
+    except Exception:  # one bad value: decode value by value, each failure a null
+        values = [decode_or_none(v, t, file) for v in raw.to_pylist()]
+        try:
+            target = arrow_type(t)
+        except Exception:
+            return pa.nulls(len(raw))
+        try:
+            return pa.array([v.bytes if isinstance(v, uuid.UUID) else v for v in values], type=target)
+        except Exception:
+            return pa.nulls(len(raw), target)
+
+
+def decode_or_none(raw: bytes | None, t: IcebergType, file: str) -> Any:
+    if raw is None:
+        return None
+    try:
+        return decode_value(raw, t, file=file)
+    except Exception:  # an unreadable bound only loses pruning, never rows
+        return None
+
+
+# ------------------------------------------------------------------------------------------- per file
+
+
+def row_column_stats(entries: pa.Table, row: int, schema: Schema, ids: set[int], file: str) -> dict[int, Stats]:
+    """One entry's column stats for ``ids`` as the scalar evaluator reads them (for reasons in words)."""
+    record = entries.slice(row, 1).select(list(_STAT_MAPS)).to_pylist()[0]
+    maps = {name: dict(record[name] or []) for name in _STAT_MAPS}
+    stats: dict[int, Stats] = {}
+    for fid in ids:
+        t = schema.find_type(fid)
+        if t is None:
+            continue
+        lower = decode_or_none(maps["lower_bounds"].get(fid), t, file)
+        upper = decode_or_none(maps["upper_bounds"].get(fid), t, file)
+        null_count, value_count = maps["null_value_counts"].get(fid), maps["value_counts"].get(fid)
+        nans = maps["nan_value_counts"].get(fid)
+        stats[fid] = Stats(
+            lower=lower if lower == lower else None,  # a NaN bound says nothing
+            upper=upper if upper == upper else None,
+            may_null=None if null_count is None else null_count > 0,
+            all_null=null_count is not None and value_count is not None and null_count == value_count,
+            may_nan=None if nans is None else nans > 0,
+            label="column stats",
+        )
+    return stats
+
+
+_SCALARS = (
+    "content",
+    "file_path",
+    "file_format",
+    "record_count",
+    "file_size_in_bytes",
+    "sequence_number",
+    "file_sequence_number",
+    "snapshot_id",
+    "equality_ids",
+    "referenced_data_file",
+    "content_offset",
+    "content_size_in_bytes",
+)
+
+
+class FileBuilder:
+    """Builds ``ScanFile`` objects for chosen rows of scanned manifests, each partition's text once."""
+
+    def __init__(self, metadata: TableMetadata) -> None:
+        self.metadata = metadata
+        self._texts: dict[tuple[int, tuple[Any, ...]], str] = {}
+        self._human: dict[int, list[tuple[str, Any, IcebergType | None]]] = {}
+
+    def files(self, scan: ManifestScan, rows: Sequence[int] | np.ndarray) -> list[ScanFile]:
+        rows = np.asarray(rows, dtype=np.int64)
+        if len(rows) == 0:
+            return []
+        m = scan.manifest
+        taken = scan.entries.take(pa.array(rows))
+        spec = self.metadata.spec_by_id(m.partition_spec_id)
+        part = taken.column("partition").combine_chunks()
+        names = [pf.name for pf in spec.fields][: part.type.num_fields]
+        values = [physical(part.field(i)) for i in range(len(names))]
+        cols = {c: taken.column(c).to_pylist() for c in _SCALARS}
+        is_deletes = m.content == ManifestContent.DELETES
+        n = len(rows)
+        fp_lower = fp_upper = [None] * n
+        if is_deletes:
+            bounds = {name: MapColumn(taken.column(name)) for name in ("lower_bounds", "upper_bounds")}
+            fp_lower = bounds["lower_bounds"].lookup(DELETE_FILE_PATH_ID).to_pylist()
+            fp_upper = bounds["upper_bounds"].lookup(DELETE_FILE_PATH_ID).to_pylist()
+        out = []
+        for i in range(n):
+            partition = tuple((name, values[j][i]) for j, name in enumerate(names))
+            eq = cols["equality_ids"][i]
+            out.append(
+                ScanFile(
+                    content=FileContent(cols["content"][i]),
+                    file_path=cols["file_path"][i],
+                    file_format=cols["file_format"][i],
+                    spec_id=m.partition_spec_id,
+                    partition=partition,
+                    record_count=cols["record_count"][i],
+                    file_size_in_bytes=cols["file_size_in_bytes"][i],
+                    sequence_number=cols["sequence_number"][i] or 0,
+                    file_sequence_number=cols["file_sequence_number"][i],
+                    snapshot_id=cols["snapshot_id"][i],
+                    manifest_path=m.manifest_path,
+                    equality_ids=tuple(eq) if eq is not None else None,
+                    referenced_data_file=cols["referenced_data_file"][i],
+                    content_offset=cols["content_offset"][i],
+                    content_size_in_bytes=cols["content_size_in_bytes"][i],
+                    file_path_bounds=(utf8(fp_lower[i]), utf8(fp_upper[i])),
+                    partition_text=self.partition_text(m.partition_spec_id, partition),
+                )
+            )
+        return out
+
+    def partition_text(self, spec_id: int, partition: tuple[tuple[str, Any], ...]) -> str:
+        key = (spec_id, tuple(v for _, v in partition))
+        text = self._texts.get(key)
+        if text is None:
+            human = self._human.get(spec_id)
+            if human is None:
+                spec = self.metadata.spec_by_id(spec_id)
+                source = source_schema_for(self.metadata, spec)
+                human = [
+                    (pf.name, pf.transform, source.find_type(pf.source_ids[0]) if pf.source_ids else None)
+                    for pf in spec.fields
+                ]
+                self._human[spec_id] = human
+            text = "/".join(
+                f"{name}={_human(t, value, st)}" for (name, t, st), (_, value) in zip(human, partition, strict=False)
+            )
+            self._texts[key] = text = text or "unpartitioned"
+        return text
+
+
+def physical(column: pa.Array) -> list[Any]:
+    """Values of a partition column in the spec's physical form (days, micros, ...)."""
+    t = column.type
+    if pa.types.is_date32(t):
+        return list(column.cast(pa.int32()).to_pylist())
+    if pa.types.is_timestamp(t) or pa.types.is_time64(t):
+        return list(column.view(pa.int64()).to_pylist()) if len(column) else []
+    if t == pa.binary(16):
+        return [None if v is None else uuid.UUID(bytes=v) for v in column.to_pylist()]
+    return list(column.to_pylist())
+
+
+def _human(transform: Any, value: Any, source: IcebergType | None) -> str:
+    try:
+        if isinstance(transform, IdentityTransform):
+            return str(human_value(value, source))
+        return str(transform.to_human(value, source))
+    except Exception:  # a display string must never fail a scan
+        return str(value)
+
+
+def utf8(raw: bytes | None) -> str | None:
+    if raw is None:
+        return None
+    try:
+        return bytes(raw).decode("utf-8")
+    except UnicodeDecodeError:
+        return None
+
+
+def utf8_column(raw: pa.Array) -> pa.Array:
+    """Binary values as strings, null where they are not UTF-8 (as ``utf8`` does one value)."""
+    try:
+        return pc.cast(raw, pa.string())
+    except pa.ArrowInvalid:
+        return pa.array([utf8(v) for v in raw.to_pylist()], pa.string())
+
+
+__all__ = [
+    "BY_PARTITION",
+    "BY_STATS",
+    "KEPT",
+    "FileBuilder",
+    "ManifestScan",
+    "bound_columns",
+    "decode_column",
+    "decode_or_none",
+    "partition_columns",
+    "physical",
+    "prune_manifests",
+    "row_column_stats",
+    "scan_manifest",
+    "summary_columns",
+    "utf8",
+    "utf8_column",
+]

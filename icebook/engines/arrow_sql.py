@@ -1,0 +1,278 @@
+"""SQL on the Arrow engine: polars runs the query over lazy scans that read only what it needs.
+
+Each table is a polars lazy frame whose source is an icebook scan (a polars IO source). Polars' optimiser
+hands the source the columns the query references and the predicate it can push down; the predicate is
+translated into an icebook row filter, so the planner prunes manifests and data files by partition values
+and column stats (a query on one partition opens only that partition's data files) and the reader reads
+only the referenced columns. Polars applies its own predicate again to the rows it gets back, so the
+translation only has to be inclusive: a part it cannot translate exactly is left out (never guessed),
+which reads more, never fewer, rows.
+
+Why polars: it is already the Arrow engine's SQL, its lazy optimiser passes projections and predicates
+to a Python source as a structured expression, and a scan of a snapshot stays one call into icebook's
+planner and reader (DuckDB would need the whole table as one Arrow dataset, or its own Iceberg reader).
+"""
+
+from __future__ import annotations
+
+import datetime as _dt
+import json
+from collections.abc import Iterator, Mapping
+from typing import Any
+
+import pandas as pd
+import polars as pl
+import pyarrow as pa
+import pyarrow.ipc
+
+from icebook.analysis.expressions import (
+    AlwaysFalse,
+    And,
+    Compare,
+    Expr,
+    FilterError,
+    In,
+    Not,
+    Or,
+    StartsWith,
+    Unary,
+    bind,
+)
+from icebook.analysis.scan import snapshot_schema
+from icebook.analysis.table_like import TableLike
+from icebook.engines.arrow import read
+from icebook.errors import EngineError
+from icebook.spec.schema import Schema
+from icebook.spec.snapshots import Snapshot
+from icebook.spec.types import DOUBLE, FLOAT
+
+_COMPARE = {"Eq": "=", "NotEq": "!=", "Lt": "<", "LtEq": "<=", "Gt": ">", "GtEq": ">="}
+_FLIP = {"=": "=", "!=": "!=", "<": ">", "<=": ">=", ">": "<", ">=": "<="}
+_EPOCH = _dt.datetime(1970, 1, 1)
+_UNIT = {"Nanoseconds": 1_000, "Microseconds": 1, "Milliseconds": 1 / 1_000}
+
+
+def lazy_scan(table: TableLike, snapshot: Snapshot, *, schema: Schema | None = None) -> pl.LazyFrame:
+    """``snapshot`` of ``table`` as a polars lazy frame that pushes projection and filters into icebook's scan."""
+    from polars.io.plugins import register_io_source
+
+    read_schema = schema or snapshot_schema(table.metadata, snapshot)
+    names = [f.name for f in read_schema.columns]
+    arrow_schema = read(table, snapshot, AlwaysFalse(), schema=read_schema).schema  # no file is opened
+    polars_schema = pl.from_arrow(arrow_schema.empty_table()).schema  # type: ignore[union-attr]
+
+    def source(
+        with_columns: list[str] | None, predicate: pl.Expr | None, n_rows: int | None, _batch_size: int | None
+    ) -> Iterator[pl.DataFrame]:
+        pushed = pushdown_filter(predicate, read_schema) if predicate is not None else None
+        columns = list(with_columns) if with_columns is not None else None
+        if columns is not None and predicate is not None:  # polars filters on these after the read
+            columns += [c for c in predicate.meta.root_names() if c not in columns]
+        if columns == []:
+            columns = names[:1]  # no column asked for (count(*)): one, for the number of rows
+        chosen = None if columns is None else [c for c in names if c in columns]
+        rows = read(table, snapshot, pushed, chosen, schema=read_schema)
+        frame = pl.from_arrow(rows)
+        assert isinstance(frame, pl.DataFrame)
+        if predicate is not None:
+            frame = frame.filter(predicate)
+        if with_columns is not None:
+            frame = frame.select(with_columns)
+        if n_rows is not None:
+            frame = frame.head(n_rows)
+        yield frame
+
+    return register_io_source(source, schema=polars_schema, explain_name="icebook")
+
+
+def sql(tables: Mapping[str, pl.LazyFrame], query: str) -> pd.DataFrame:
+    """``query`` over lazy scans registered by name (``lazy_scan``), as pandas."""
+    context = pl.SQLContext()
+    for name, frame in tables.items():
+        context.register(name, frame)
+    try:
+        result = context.execute(query, eager=True)
+    except Exception as exc:  # polars raises its own SQL and compute error types
+        text = str(exc).strip()
+        raise EngineError(f"SQL (arrow engine): {text.splitlines()[0] if text else type(exc).__name__}") from None
+    return result.to_pandas()
+
+
+# ------------------------------------------------------------------------------------------ the predicate
+
+
+def pushdown_filter(predicate: pl.Expr, schema: Schema) -> Expr | None:
+    """An icebook filter that every row matching ``predicate`` matches (None: nothing to push down).
+
+    Conjuncts are translated one by one; one that cannot be translated exactly, or whose literal does
+    not bind to its column's type, is dropped (the filter then selects more rows, never fewer)."""
+    try:
+        tree = json.loads(predicate.meta.serialize(format="json"))
+    except Exception:  # an expression polars cannot serialise is simply not pushed down
+        return None
+    kept: list[Expr] = []
+    for conjunct in _conjuncts(tree):
+        expr = _weakened(conjunct, schema)
+        if expr is not None:
+            kept.append(expr)
+    if not kept:
+        return None
+    out = kept[0]
+    for expr in kept[1:]:
+        out = And(out, expr)
+    return out
+
+
+def _conjuncts(node: Any) -> Iterator[Any]:
+    binary = node.get("BinaryExpr") if isinstance(node, dict) else None
+    if binary is not None and binary.get("op") in ("And", "LogicalAnd"):
+        yield from _conjuncts(binary["left"])
+        yield from _conjuncts(binary["right"])
+    else:
+        yield node
+
+
+def _weakened(node: Any, schema: Schema) -> Expr | None:
+    """A translation of ``node`` that matches at least its rows: exact where possible; an ``and`` keeps
+    the sides it can translate, an ``or`` needs both."""
+    binary = node.get("BinaryExpr") if isinstance(node, dict) else None
+    if binary is not None and binary.get("op") in ("And", "LogicalAnd", "Or", "LogicalOr"):
+        left, right = _weakened(binary["left"], schema), _weakened(binary["right"], schema)
+        if binary["op"] in ("And", "LogicalAnd"):
+            if left is None or right is None:
+                return left or right
+            return And(left, right)
+        return Or(left, right) if left is not None and right is not None else None
+    return _exact(node, schema)
+
+
+def _exact(node: Any, schema: Schema) -> Expr | None:
+    """The exact translation of ``node`` (bound to ``schema`` to check its literals), or None."""
+    try:
+        expr = _translate(node, schema)
+        if expr is None:
+            return None
+        bind(expr, schema)
+        return expr
+    except (FilterError, KeyError, TypeError, ValueError, OverflowError):
+        return None
+
+
+def _translate(node: Any, schema: Schema) -> Expr | None:
+    if not isinstance(node, dict):
+        return None
+    if "BinaryExpr" in node:
+        b = node["BinaryExpr"]
+        op = b.get("op")
+        if op in ("And", "LogicalAnd", "Or", "LogicalOr"):
+            left, right = _translate(b["left"], schema), _translate(b["right"], schema)
+            if left is None or right is None:
+                return None
+            return And(left, right) if op in ("And", "LogicalAnd") else Or(left, right)
+        if op not in _COMPARE:
+            return None
+        column, value = _column(b["left"], schema), _literal(b["right"])
+        symbol = _COMPARE[op]
+        if column is None:
+            column, value, symbol = _column(b["right"], schema), _literal(b["left"]), _FLIP[symbol]
+        if column is None or value is _NO_VALUE or value is None:
+            return None
+        return Compare(symbol, column, value)
+    if "Function" in node:
+        function, inputs = node["Function"].get("function"), node["Function"].get("input", [])
+        boolean = function.get("Boolean") if isinstance(function, dict) else None
+        if boolean in ("IsNull", "IsNotNull") and len(inputs) == 1:
+            column = _column(inputs[0], schema)
+            return None if column is None else Unary("is_null" if boolean == "IsNull" else "not_null", column)
+        if boolean == "Not" and len(inputs) == 1:
+            inner = _translate(inputs[0], schema)
+            return None if inner is None else Not(inner)
+        if isinstance(boolean, dict) and "IsIn" in boolean and len(inputs) == 2:
+            column, values = _column(inputs[0], schema), _series(inputs[1])
+            if column is None or values is None or any(v is None for v in values):
+                return None
+            return In(column, values)
+        if isinstance(function, dict) and function.get("StringExpr") == "StartsWith" and len(inputs) == 2:
+            column, prefix = _column(inputs[0], schema), _literal(inputs[1])
+            return None if column is None or not isinstance(prefix, str) else StartsWith(column, prefix)
+    return None
+
+
+def _column(node: Any, schema: Schema) -> str | None:
+    """A top-level column that compares as polars compares it: not float or double, where polars orders
+    NaN above every number and Arrow's comparison does not (such predicates are left to polars)."""
+    if not isinstance(node, dict) or not isinstance(node.get("Column"), str):
+        return None
+    name = node["Column"]
+    field = next((f for f in schema.columns if f.name == name), None)
+    if field is None or field.type in (FLOAT, DOUBLE):
+        return None
+    return str(name)
+
+
+class _NoValue:
+    pass
+
+
+_NO_VALUE: Any = _NoValue()
+
+
+def _literal(node: Any) -> Any:
+    """A scalar literal as a Python value icebook's filters take (``_NO_VALUE`` when it is not one)."""
+    literal = node.get("Literal", {}) if isinstance(node, dict) else {}
+    dynamic = literal.get("Dyn") if isinstance(literal, dict) else None
+    if isinstance(dynamic, dict) and len(dynamic) == 1:  # a Python literal not yet given a type
+        ((kind, value),) = dynamic.items()
+        if kind == "Int" and isinstance(value, int):
+            return value
+        if kind == "Str" and isinstance(value, str):
+            return value
+        return _NO_VALUE
+    scalar = literal.get("Scalar") if isinstance(literal, dict) else None
+    if not isinstance(scalar, dict) or len(scalar) != 1:
+        return _NO_VALUE
+    ((kind, value),) = scalar.items()
+    if kind in ("Int8", "Int16", "Int32", "Int64", "UInt8", "UInt16", "UInt32", "UInt64", "Int128"):
+        return int(value)
+    if kind in ("String", "Boolean"):
+        return value
+    if kind == "Date":
+        return _dt.date(1970, 1, 1) + _dt.timedelta(days=int(value))
+    if kind == "Datetime" and isinstance(value, list) and len(value) >= 2 and value[1] in _UNIT:
+        ticks, unit, zone = value[0], value[1], value[2] if len(value) > 2 else None
+        if isinstance(zone, dict):
+            zone = zone.get("inner")
+        if zone not in (None, "UTC", "+00:00", "Etc/UTC"):
+            return _NO_VALUE
+        if unit == "Nanoseconds" and ticks % 1_000:
+            return _NO_VALUE  # finer than the table's microseconds: a comparison would change
+        micros = ticks // 1_000 if unit == "Nanoseconds" else ticks * 1_000 if unit == "Milliseconds" else ticks
+        moment = _EPOCH + _dt.timedelta(microseconds=int(micros))
+        return moment.replace(tzinfo=_dt.UTC) if zone is not None else moment
+    return _NO_VALUE
+
+
+def _series(node: Any) -> list[Any] | None:
+    """The values of an ``is_in`` list, read back from polars' serialisation (Arrow IPC bytes)."""
+    literal = node.get("Literal", {}) if isinstance(node, dict) else {}
+    raw = literal.get("Series")
+    if raw is None and isinstance(literal.get("Scalar"), dict):
+        raw = literal["Scalar"].get("List")
+    if not isinstance(raw, list) or len(raw) > 10_000_000:
+        return None
+    try:
+        column = pa.ipc.open_stream(pa.BufferReader(bytes(raw))).read_all().column(0)
+    except Exception:  # a form this polars does not write: left to polars
+        return None
+    values = column.to_pylist()
+    if pa.types.is_list(column.type) or pa.types.is_large_list(column.type):  # the list as one value
+        if len(values) != 1 or values[0] is None:
+            return None
+        values = values[0]
+    # Dates and times are left to polars (rare in an ``in`` list); every value must translate, or none.
+    if len(values) > 10_000 or not all(isinstance(v, (int, str, bool)) for v in values):
+        return None
+    return values
+
+
+__all__ = ["lazy_scan", "pushdown_filter", "sql"]

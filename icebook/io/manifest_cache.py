@@ -1,0 +1,276 @@
+"""A persistent cache of decoded manifests on local disk (Arrow IPC files under ``$ICEBOOK_HOME/manifests``).
+
+Manifests are immutable once written (spec: "Manifests": a new version is a new file), so a decoded
+manifest can be kept across processes and a hit needs no revalidation against the table. An entry is
+keyed by what identifies the file and its decoding: the path, its length (and for a local file its
+modification time), and the manifest-list fields the decoder applies to it (inherited snapshot id and
+sequence numbers). Only the output of the full, validated decode is stored, so a hit never skips a check
+a cold read would make.
+
+Each entry file is ``MAGIC | crc32 | length | Arrow IPC file``: an entry that is truncated, altered or
+unreadable fails its checksum or its IPC framing, is deleted and decoded again; it is never trusted.
+Writes go to a temporary file in the same directory, then ``os.replace``: concurrent kernels see either
+the whole entry or none. The cache holds at most ``max_bytes``; the least recently used entries (by
+modification time, touched on every hit) go first. Nothing is ever written into a table's directory.
+
+``ICEBOOK_MANIFEST_CACHE=off`` turns it off; ``ICEBOOK_MANIFEST_CACHE_MB`` sets the size cap.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import os
+import struct
+import tempfile
+import threading
+import zlib
+from dataclasses import dataclass
+from pathlib import Path
+
+import pyarrow as pa
+import pyarrow.ipc as ipc
+
+MAGIC = b"ICEBOOK-MANIFEST-1\n"
+_HEADER = struct.Struct("<IQ")  # crc32 of the IPC bytes, their length
+SUFFIX = ".arrow"
+DEFAULT_MAX_MB = 4096
+_OFF = {"0", "off", "false", "no"}
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class CacheInfo:
+    """What ``icebook cache info`` prints."""
+
+    root: str
+    enabled: bool
+    entries: int
+    bytes: int
+    max_bytes: int
+
+
+def icebook_home() -> Path:
+    """Where icebook keeps caches: ``$ICEBOOK_HOME``, else ``~/.cache/icebook``."""
+    return Path(os.environ.get("ICEBOOK_HOME") or Path.home() / ".cache" / "icebook").expanduser()
+
+
+class ManifestCache:
+    """Decoded manifests as Arrow tables, on local disk, shared by every process of one user."""
+
+    def __init__(self, root: Path, *, max_bytes: int = DEFAULT_MAX_MB << 20, enabled: bool = True) -> None:
+        self.root = root
+        self.max_bytes = max_bytes
+        self.enabled = enabled
+        self.hits = 0
+        self.misses = 0
+        self.rejected = 0
+        """Entries found corrupt or unreadable (deleted, then decoded again)."""
+        self._lock = threading.Lock()
+
+    @classmethod
+    def from_environment(cls) -> ManifestCache:
+        setting = os.environ.get("ICEBOOK_MANIFEST_CACHE", "on").strip().lower()
+        try:
+            max_mb = int(os.environ.get("ICEBOOK_MANIFEST_CACHE_MB", DEFAULT_MAX_MB))
+        except ValueError:
+            max_mb = DEFAULT_MAX_MB
+        return cls(icebook_home() / "manifests", max_bytes=max(max_mb, 0) << 20, enabled=setting not in _OFF)
+
+    # ------------------------------------------------------------------ keys
+
+    @staticmethod
+    def key(path: str, length: int, *parts: object, mtime_ns: int | None = None) -> str:
+        """The entry name for a file: its path and length (and local modification time), and whatever
+        else decides the decoded table (``parts``)."""
+        text = "\x00".join(str(p) for p in (path, length, mtime_ns, *parts))
+        return hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()
+
+    def _path(self, key: str) -> Path:
+        return self.root / key[:2] / f"{key}{SUFFIX}"
+
+    # ------------------------------------------------------------------ read and write
+
+    def get(self, key: str) -> pa.Table | None:
+        """The cached table, or None (a miss, or an entry that failed its checks and was deleted)."""
+        if not self.enabled:
+            return None
+        path = self._path(key)
+        try:
+            with open(path, "rb") as fh:
+                data = fh.read()
+        except OSError:
+            self._count(miss=True)
+            return None
+        table = _decode(data)
+        if table is None:
+            self._count(rejected=True)
+            path.unlink(missing_ok=True)
+            return None
+        self._count(hit=True)
+        with contextlib.suppress(OSError):
+            os.utime(path)  # most recently used
+        return table
+
+    def put(self, key: str, table: pa.Table) -> None:
+        """Store ``table`` atomically; failures to write only lose the caching."""
+        if not self.enabled or self.max_bytes <= 0:
+            return
+        sink = pa.BufferOutputStream()
+        with ipc.new_file(sink, table.schema) as writer:
+            writer.write_table(table)
+        body = sink.getvalue()
+        if len(body) > self.max_bytes:
+            return
+        path = self._path(key)
+        try:
+            path.parent.mkdir(parents=True, exist_ok=True)
+            fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=".tmp-", suffix=SUFFIX)
+            try:
+                with os.fdopen(fd, "wb") as fh:
+                    fh.write(MAGIC)
+                    fh.write(_HEADER.pack(zlib.crc32(body), len(body)))
+                    fh.write(body)
+                os.replace(tmp, path)
+            except BaseException:
+                Path(tmp).unlink(missing_ok=True)
+                raise
+        except OSError:
+            return
+        self._evict()
+
+    # ------------------------------------------------------------------ housekeeping
+
+    def _entries(self) -> list[tuple[Path, os.stat_result]]:
+        out: list[tuple[Path, os.stat_result]] = []
+        if not self.root.is_dir():
+            return out
+        for sub in self.root.iterdir():
+            if not sub.is_dir():
+                continue
+            for entry in os.scandir(sub):
+                if entry.name.endswith(SUFFIX) and not entry.name.startswith(".tmp-"):
+                    try:
+                        out.append((Path(entry.path), entry.stat()))
+                    except OSError:
+                        continue
+        return out
+
+    def _evict(self) -> None:
+        entries = self._entries()
+        total = sum(st.st_size for _, st in entries)
+        if total <= self.max_bytes:
+            return
+        for path, st in sorted(entries, key=lambda e: e[1].st_mtime_ns):
+            if total <= self.max_bytes:
+                break
+            path.unlink(missing_ok=True)
+            total -= st.st_size
+
+    def info(self) -> CacheInfo:
+        entries = self._entries()
+        return CacheInfo(
+            root=str(self.root),
+            enabled=self.enabled,
+            entries=len(entries),
+            bytes=sum(st.st_size for _, st in entries),
+            max_bytes=self.max_bytes,
+        )
+
+    def clear(self) -> int:
+        """Delete every entry (and leftover temporary files); returns how many entries were deleted."""
+        removed = 0
+        if not self.root.is_dir():
+            return 0
+        for sub in self.root.iterdir():
+            if not sub.is_dir():
+                continue
+            for entry in os.scandir(sub):
+                if entry.name.endswith(SUFFIX):
+                    Path(entry.path).unlink(missing_ok=True)
+                    removed += not entry.name.startswith(".tmp-")
+            with contextlib.suppress(OSError):
+                sub.rmdir()
+        return removed
+
+    def _count(self, *, hit: bool = False, miss: bool = False, rejected: bool = False) -> None:
+        with self._lock:
+            self.hits += hit
+            self.misses += miss or rejected
+            self.rejected += rejected
+
+
+def _decode(data: bytes) -> pa.Table | None:
+    """The table of one entry file, or None when anything about it is wrong."""
+    start = len(MAGIC) + _HEADER.size
+    if len(data) < start or not data.startswith(MAGIC):
+        return None
+    crc, length = _HEADER.unpack_from(data, len(MAGIC))
+    body = memoryview(data)[start:]
+    if len(body) != length or zlib.crc32(body) != crc:
+        return None
+    try:
+        table = ipc.open_file(pa.py_buffer(body)).read_all()
+        table.validate(full=False)
+    except (pa.ArrowException, ValueError, OSError):
+        return None
+    return table
+
+
+_shared: ManifestCache | None = None
+_shared_lock = threading.Lock()
+
+
+def shared_cache() -> ManifestCache:
+    """The process's cache, configured from the environment when first asked for."""
+    global _shared
+    with _shared_lock:
+        if _shared is None:
+            _shared = ManifestCache.from_environment()
+        return _shared
+
+
+def reset_shared_cache() -> None:
+    """Forget the process's cache (the environment is read again on next use)."""
+    global _shared
+    with _shared_lock:
+        _shared = None
+
+
+_fingerprint: str | None = None
+
+
+def decoder_fingerprint() -> str:
+    """A hash of the decoding code (the ``io`` and ``spec`` packages): entries written by another
+    version of the decoder are never read back as this one's output."""
+    global _fingerprint
+    if _fingerprint is None:
+        digest = hashlib.sha256(MAGIC)
+        package = Path(__file__).resolve().parent.parent
+        for folder in ("io", "spec"):
+            for source in sorted((package / folder).glob("*.py")):
+                digest.update(source.name.encode())
+                digest.update(source.read_bytes())
+        _fingerprint = digest.hexdigest()[:16]
+    return _fingerprint
+
+
+def local_mtime_ns(path: str) -> int | None:
+    """The modification time of a local file (None for object stores and other URIs)."""
+    local = path[len("file:") :] if path.startswith("file:") else path
+    if "://" in local:
+        return None
+    try:
+        return os.stat(local.removeprefix("//")).st_mtime_ns
+    except OSError:
+        return None
+
+
+__all__ = [
+    "CacheInfo",
+    "ManifestCache",
+    "decoder_fingerprint",
+    "icebook_home",
+    "local_mtime_ns",
+    "reset_shared_cache",
+    "shared_cache",
+]

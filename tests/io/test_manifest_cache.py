@@ -1,0 +1,160 @@
+"""The disk cache of decoded manifests: identical to the cold decode on every scenario table, corrupt or
+truncated entries detected and rebuilt, least recently used entries evicted past the cap, off when asked,
+never a write into a table's directory, and ``icebook cache info|clear``."""
+
+from __future__ import annotations
+
+import io
+import os
+from collections.abc import Iterator
+from pathlib import Path
+
+import pyarrow as pa
+import pytest
+
+import icebook
+from icebook.analysis.manifests import ManifestStore
+from icebook.cli import main as cli
+from icebook.io.manifest_cache import MAGIC, ManifestCache, reset_shared_cache, shared_cache
+from icebook.scenarios import SCENARIOS
+
+
+def _tree(location: Path) -> dict[str, int]:
+    return {str(p): p.stat().st_mtime_ns for p in location.rglob("*")}
+
+
+@pytest.mark.parametrize("name", list(SCENARIOS))
+def test_cached_manifests_equal_the_cold_decode(scenario_locations: dict[str, Path], tmp_path: Path, name: str) -> None:
+    location = scenario_locations[name]
+    before = _tree(location)
+    t = icebook.open(location)
+    cache = ManifestCache(tmp_path / "manifests")
+    cold = ManifestStore(t.fileio, t.metadata, disk_cache=False)
+    writing = ManifestStore(t.fileio, t.metadata, disk_cache=cache)
+    reading = ManifestStore(t.fileio, t.metadata, disk_cache=cache)
+    manifests = {m.manifest_path: m for s in t.snapshots for m in t.store.manifest_list(s)}
+    assert manifests
+    for m in manifests.values():
+        writing.entries(m)
+    assert cache.misses == len(manifests) and cache.hits == 0
+    for m in manifests.values():
+        assert reading.entries(m).equals(cold.entries(m)), m.manifest_path
+    assert cache.hits == len(manifests) and cache.rejected == 0
+    assert cache.info().entries == len(manifests)
+    assert _tree(location) == before  # nothing written into the table's directory
+
+
+def test_files_listing_identical_with_and_without_the_cache(
+    scenario_locations: dict[str, Path], tmp_path: Path
+) -> None:
+    for name in SCENARIOS:
+        t = icebook.open(scenario_locations[name])
+        t.store.disk_cache = None
+        cold = t.inspect.files()
+        cache = ManifestCache(tmp_path / name)
+        for _ in range(2):  # the first fills the cache, the second reads it
+            warm = icebook.open(scenario_locations[name])
+            warm.store.disk_cache = cache
+            assert warm.inspect.files().equals(cold), name
+        assert cache.hits > 0, name
+
+
+def _one_entry(tmp_path: Path, scenario_locations: dict[str, Path]) -> tuple[ManifestCache, ManifestStore, Path]:
+    t = icebook.open(scenario_locations["events"])
+    cache = ManifestCache(tmp_path / "manifests")
+    store = ManifestStore(t.fileio, t.metadata, disk_cache=cache)
+    manifest = t.store.manifest_list(t.current_snapshot)[0]  # type: ignore[arg-type]
+    store.entries(manifest)
+    (entry,) = (tmp_path / "manifests").rglob("*.arrow")
+    return cache, ManifestStore(t.fileio, t.metadata, disk_cache=cache), entry
+
+
+@pytest.mark.parametrize(
+    "damage",
+    ["flip a byte", "truncate", "empty", "not an entry"],
+)
+def test_a_damaged_entry_is_detected_and_rebuilt(
+    scenario_locations: dict[str, Path], tmp_path: Path, damage: str
+) -> None:
+    cache, store, entry = _one_entry(tmp_path, scenario_locations)
+    data = bytearray(entry.read_bytes())
+    if damage == "flip a byte":
+        data[len(data) // 2] ^= 0x5A
+    elif damage == "truncate":
+        data = data[: len(data) - 100]
+    elif damage == "empty":
+        data = bytearray()
+    else:
+        data = bytearray(b"PAR1" + bytes(data[len(MAGIC) :]))
+    entry.write_bytes(bytes(data))
+    t = icebook.open(scenario_locations["events"])
+    manifest = t.store.manifest_list(t.current_snapshot)[0]  # type: ignore[arg-type]
+    cold = ManifestStore(t.fileio, t.metadata, disk_cache=False).entries(manifest)
+
+    assert store.entries(manifest).equals(cold)  # decoded again, not trusted
+    assert cache.rejected == 1
+    assert entry.read_bytes() != bytes(data)  # rebuilt
+    again = ManifestStore(t.fileio, t.metadata, disk_cache=cache).entries(manifest)
+    assert again.equals(cold) and cache.rejected == 1
+
+
+def test_least_recently_used_entries_go_past_the_cap(tmp_path: Path) -> None:
+    cache = ManifestCache(tmp_path / "m", max_bytes=10 << 20)
+    big = pa.table({"x": pa.array(range(300_000), pa.int64())})  # about 2.3 MiB per entry
+    for i in range(4):
+        cache.put(f"{i:064x}", big)
+        entry = cache._path(f"{i:064x}")
+        os.utime(entry, ns=(1_000_000_000 * (i + 1), 1_000_000_000 * (i + 1)))
+    assert cache.info().entries == 4
+    assert cache.get(f"{0:064x}") is not None  # used: now the most recent
+    cache.put(f"{9:064x}", big)
+    left = {p.stem for p in (tmp_path / "m").rglob("*.arrow")}
+    assert f"{0:064x}" in left and f"{1:064x}" not in left
+    assert cache.info().bytes <= cache.max_bytes
+
+
+def test_off_switch(monkeypatch: pytest.MonkeyPatch, tmp_path: Path, scenario_locations: dict[str, Path]) -> None:
+    monkeypatch.setenv("ICEBOOK_HOME", str(tmp_path))
+    monkeypatch.setenv("ICEBOOK_MANIFEST_CACHE", "off")
+    reset_shared_cache()
+    try:
+        t = icebook.open(scenario_locations["events"])
+        t.inspect.files()
+        assert not shared_cache().enabled
+        assert not (tmp_path / "manifests").exists()
+    finally:
+        reset_shared_cache()
+
+
+@pytest.fixture()
+def private_home(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> Iterator[Path]:
+    monkeypatch.setenv("ICEBOOK_HOME", str(tmp_path))
+    monkeypatch.delenv("ICEBOOK_MANIFEST_CACHE", raising=False)
+    reset_shared_cache()
+    yield tmp_path
+    reset_shared_cache()
+
+
+def test_cache_info_and_clear_commands(private_home: Path, scenario_locations: dict[str, Path]) -> None:
+    icebook.open(scenario_locations["events"]).inspect.files()
+    entries = len(list((private_home / "manifests").rglob("*.arrow")))
+    assert entries > 0
+    out = io.StringIO()
+    assert cli(["cache", "info"], out=out) == 0
+    text = out.getvalue()
+    assert "manifest cache: on" in text and f"entries:  {entries:,}" in text and str(private_home) in text
+    out = io.StringIO()
+    assert cli(["cache", "clear"], out=out) == 0
+    assert f"{entries} entries deleted" in out.getvalue()
+    assert not list((private_home / "manifests").rglob("*.arrow"))
+
+
+def test_only_the_plain_fileio_uses_the_cache_by_default(scenario_locations: dict[str, Path]) -> None:
+    from icebook.io.fileio import ArrowFileIO
+    from icebook.table import open_table
+
+    class Serving(ArrowFileIO):  # a FileIO of one's own may serve other bytes under a path
+        pass
+
+    assert icebook.open(scenario_locations["events"]).store.disk_cache is shared_cache()
+    assert open_table(str(scenario_locations["events"]), fileio=Serving()).store.disk_cache is None
