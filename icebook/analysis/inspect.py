@@ -3,7 +3,12 @@
 Each ``*_arrow`` function builds a ``pyarrow.Table`` column-wise; ``Inspector`` exposes the
 pandas forms as ``t.inspect.<name>()``. Column names and meanings follow Spark's
 ``<table>.snapshots``, ``.history``, ``.refs``, ``.metadata_log_entries``, ``.manifests``,
-``.all_manifests``, ``.entries``, ``.files``, ``.data_files``, ``.delete_files``, ``.partitions``.
+``.all_manifests``, ``.entries``, ``.files``, ``.data_files``, ``.delete_files``, ``.partitions``,
+``.all_entries``, ``.all_files``, ``.all_data_files``, ``.all_delete_files`` and ``.position_deletes``.
+
+The ``all_*`` tables read every manifest reachable from any valid snapshot, once per manifest path,
+so a file listed by several manifests (added by one, carried as EXISTING by a rewritten one)
+appears once per manifest, as in Spark.
 """
 
 from __future__ import annotations
@@ -22,6 +27,8 @@ from icebook.analysis.manifests import (
 )
 from icebook.analysis.metrics import readable_metrics
 from icebook.analysis.partitions import partition_summaries_arrow, partitions_arrow
+from icebook.analysis.position_deletes import position_deletes_arrow
+from icebook.analysis.reachable import unique_manifests
 from icebook.analysis.resolve import At, resolve_snapshot
 from icebook.spec.manifest import ManifestContent, ManifestFile
 from icebook.spec.metadata import TableMetadata
@@ -234,8 +241,21 @@ def files_arrow(
     store: ManifestStore, snapshot: Snapshot | None, *, content: str = "all", progress: bool = True
 ) -> pa.Table:
     """Live data and delete files of a snapshot (``content``: all, data or deletes)."""
-    metadata = store.metadata
     manifests = store.manifest_list(snapshot) if snapshot is not None else ()
+    return manifest_files_arrow(store, manifests, content=content, progress=progress)
+
+
+def all_manifests_of(store: ManifestStore) -> list[ManifestFile]:
+    """Every manifest of every valid snapshot, once per path."""
+    return unique_manifests(store, store.metadata.snapshots)
+
+
+def manifest_files_arrow(
+    store: ManifestStore, manifests: Iterable[ManifestFile], *, content: str = "all", progress: bool = True
+) -> pa.Table:
+    """Live data and delete files listed by ``manifests`` (``content``: all, data or deletes)."""
+    metadata = store.metadata
+    manifests = tuple(manifests)
     if content == "data":
         manifests = tuple(m for m in manifests if (m.content or 0) == ManifestContent.DATA)
     elif content == "deletes":
@@ -255,8 +275,16 @@ def files_arrow(
 
 def entries_arrow(store: ManifestStore, snapshot: Snapshot | None, *, progress: bool = True) -> pa.Table:
     """Every manifest entry (ADDED, EXISTING and DELETED) of a snapshot's manifests."""
-    metadata = store.metadata
     manifests = store.manifest_list(snapshot) if snapshot is not None else ()
+    return manifest_entries_arrow(store, manifests, progress=progress)
+
+
+def manifest_entries_arrow(
+    store: ManifestStore, manifests: Iterable[ManifestFile], *, progress: bool = True
+) -> pa.Table:
+    """Every entry (ADDED, EXISTING and DELETED) of ``manifests``."""
+    metadata = store.metadata
+    manifests = tuple(manifests)
     store.many_entries(manifests, progress=progress)
     parts = [_manifest_files(store, m, live_only=False) for m in manifests]
     table = _concat(parts)
@@ -360,3 +388,27 @@ class Inspector:
         snapshot = self._snapshot(at)
         entries = entries_arrow(self._store, snapshot) if snapshot else None
         return to_pandas(partitions_arrow(self._metadata, entries))
+
+    def all_entries(self) -> pd.DataFrame:
+        """Every entry of every manifest reachable from any valid snapshot (once per manifest)."""
+        return to_pandas(manifest_entries_arrow(self._store, all_manifests_of(self._store)))
+
+    def all_files(self) -> pd.DataFrame:
+        """Live data and delete files of every manifest reachable from any valid snapshot."""
+        return to_pandas(manifest_files_arrow(self._store, all_manifests_of(self._store)))
+
+    def all_data_files(self) -> pd.DataFrame:
+        """Live data files of every data manifest reachable from any valid snapshot."""
+        return to_pandas(manifest_files_arrow(self._store, all_manifests_of(self._store), content="data"))
+
+    def all_delete_files(self) -> pd.DataFrame:
+        """Live delete files of every delete manifest reachable from any valid snapshot."""
+        return to_pandas(manifest_files_arrow(self._store, all_manifests_of(self._store), content="deletes"))
+
+    def position_deletes(self, at: At = None) -> pd.DataFrame:
+        """Every position deleted by a snapshot's position delete files and deletion vectors."""
+
+        def unify(manifest: ManifestFile) -> pa.Table:
+            return _manifest_files(self._store, manifest, live_only=True)
+
+        return to_pandas(position_deletes_arrow(self._store, self._snapshot(at), unify=unify))
