@@ -22,6 +22,8 @@ class FileInfo:
     path: str
     size: int
     is_dir: bool
+    mtime_ms: int | None = None
+    """Last modification time in ms from the epoch, when the store reports one."""
 
 
 class FileIO(Protocol):
@@ -102,6 +104,7 @@ class ArrowFileIO:
                     path=join(path, name),
                     size=int(child.size or 0),
                     is_dir=child.type == pafs.FileType.Directory,
+                    mtime_ms=None if child.mtime_ns is None else child.mtime_ns // 1_000_000,
                 )
             )
         return out

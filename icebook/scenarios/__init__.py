@@ -5,6 +5,7 @@ They make the demo warehouse, the test fixtures and the material of the teaching
 
 from __future__ import annotations
 
+from icebook.scenarios.debt import DEBT
 from icebook.scenarios.dv_v3 import DV_V3
 from icebook.scenarios.equality_deletes import EQUALITY_DELETES
 from icebook.scenarios.events import EVENTS
@@ -13,6 +14,8 @@ from icebook.scenarios.legacy_v1 import LEGACY_V1
 from icebook.scenarios.model import Claims, Scenario, Step
 from icebook.scenarios.orders_cow import ORDERS_COW
 
-SCENARIOS: dict[str, Scenario] = {s.name: s for s in (EVENTS, ORDERS_COW, LEGACY_V1, DV_V3, EQUALITY_DELETES, HOSTILE)}
+SCENARIOS: dict[str, Scenario] = {
+    s.name: s for s in (EVENTS, ORDERS_COW, LEGACY_V1, DV_V3, EQUALITY_DELETES, HOSTILE, DEBT)
+}
 
 __all__ = ["SCENARIOS", "Claims", "Scenario", "Step"]
