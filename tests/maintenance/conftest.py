@@ -22,3 +22,9 @@ def copy_of(scenario_locations: dict[str, Path], tmp_path: Path) -> Callable[[st
         return icebook.open(str(target))
 
     return make
+
+
+@pytest.fixture(scope="module")
+def tables_by_name(scenario_locations: dict[str, Path]) -> dict[str, Table]:
+    """The cached scenario tables, opened read-only."""
+    return {name: icebook.open(str(path)) for name, path in scenario_locations.items()}
