@@ -1,127 +1,78 @@
-"""The subcommands shared by the ``%ice`` magic and the ``icebook`` command line.
+"""The one command grammar of ``icebook`` (the command line) and ``%ice`` / ``%%ice`` (notebooks).
 
-One argparse grammar, one executor: the magic displays what a command returns (DataFrames,
-widgets, analysis results), the command line prints it as text.
+Every subcommand is a ``Command`` in ``COMMANDS``: its arguments, where it runs and what it does.
+``build_parser(context)`` makes the argparse grammar from that table, ``parse`` reads a line or a list
+of words, ``execute`` runs the parsed command and returns plain results (DataFrames, analysis results,
+a ``MetadataTree``, text). The ``Context`` says only two things: how a command names its table (the
+command line takes the table's location first; a notebook names one of its open tables with ``--table``)
+and who shows the result (the command line prints ``render_text``; the magic lets IPython display it).
 """
 
 from __future__ import annotations
 
 import argparse
+import enum
+import io
 import re
 import shlex
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 import pandas as pd
 
+from icebook import __version__
+from icebook.analysis.resolve import AtRef
+from icebook.display.tree_render import MetadataTree
 from icebook.errors import IcebookError, NotFound
 from icebook.table import Table, open_table
+
+
+class Context(enum.Enum):
+    """Who runs a command."""
+
+    CLI = "cli"
+    """``icebook ...`` in a shell: the table's location comes first; results are printed as text."""
+    NOTEBOOK = "notebook"
+    """``%ice ...`` in a notebook: tables are opened once and named; results are displayed."""
 
 
 class CommandError(IcebookError):
     """A command line that does not parse, or names nothing open."""
 
 
-class _Parser(argparse.ArgumentParser):
-    """argparse that raises instead of printing and exiting (the magic must not kill the kernel)."""
+class NotInThisContext(CommandError):
+    """A command that exists only in the other context (``explore`` on the command line)."""
+
+
+class HelpShown(Exception):
+    """``--help``, ``help`` or ``--version`` was asked for: carries the text to show."""
+
+    def __init__(self, text: str) -> None:
+        super().__init__(text)
+        self.text = text
+
+
+class CommandParser(argparse.ArgumentParser):
+    """argparse that raises instead of printing and exiting (a magic must never end the kernel), so that
+    the caller shows help and errors exactly once."""
 
     def error(self, message: str) -> Any:  # type: ignore[override]
         raise CommandError(f"{self.prog}: {message}")
 
     def exit(self, status: int = 0, message: str | None = None) -> Any:  # type: ignore[override]
-        raise HelpShown(self.format_help() if message is None else message)
+        raise HelpShown(message or "")
+
+    def print_help(self, file: Any = None) -> None:
+        raise HelpShown(self.format_help())
 
 
-class Text(str):
-    """Plain text a command shows (a scan explanation): displays without quotes in a notebook."""
-
-    def __repr__(self) -> str:
-        return str(self)
+class _ShowVersion(argparse.Action):
+    def __call__(self, parser: argparse.ArgumentParser, *_args: Any) -> None:
+        raise HelpShown(f"icebook {__version__}")
 
 
-class HelpShown(Exception):
-    """``--help`` was asked for; carries the help text."""
-
-
-def _at(p: argparse.ArgumentParser) -> None:
-    p.add_argument("--at", help="snapshot id, branch, tag or ISO-8601 time (default: current)")
-
-
-def _table(p: argparse.ArgumentParser, *, cli: bool) -> None:
-    if cli:
-        p.add_argument("table", help="table directory, metadata file or catalog.db.table")
-    else:
-        p.add_argument("--table", dest="table_name", help="which open table (default: the current one)")
-
-
-def build_parser(prog: str, *, cli: bool) -> argparse.ArgumentParser:
-    """The grammar. With ``cli`` every subcommand takes the table location first."""
-    parser = _Parser(prog=prog, description="See inside Apache Iceberg tables and travel through their history.")
-    sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
-    if not cli:
-        p = sub.add_parser("open", help="open a table: a path, URI or catalog.db.table")
-        p.add_argument("location")
-        p.add_argument("--as", dest="name", help="name to refer to it by (default: the table's directory name)")
-        p = sub.add_parser("use", help="make an open table the current one")
-        p.add_argument("name")
-        sub.add_parser("tables", help="list the open tables")
-    for name, text in (
-        ("history", "when each snapshot became current on main"),
-        ("snapshots", "every snapshot with its operation and summary"),
-        ("refs", "branches and tags with retention"),
-        ("lineage", "the snapshot graph with branches and tags"),
-        ("evolution", "schema, partition spec and sort order timelines"),
-        ("explore", "the workbench view (notebook only)"),
-    ):
-        p = sub.add_parser(name, help=text)
-        _table(p, cli=cli)
-    for name, text in (
-        ("tree", "metadata -> manifest list -> manifests -> files"),
-        ("manifests", "a snapshot's manifests"),
-    ):
-        p = sub.add_parser(name, help=text)
-        _table(p, cli=cli)
-        _at(p)
-    p = sub.add_parser("files", help="a snapshot's live data and delete files")
-    _table(p, cli=cli)
-    _at(p)
-    p.add_argument("--where", help='pandas query over the files table, e.g. "content == 1"')
-    for name, text in (
-        ("diff", "what changed between two points"),
-        ("changes", "rows inserted and deleted between two points"),
-    ):
-        p = sub.add_parser(name, help=text)
-        _table(p, cli=cli)
-        p.add_argument("a", help="from: snapshot id, branch, tag or time")
-        p.add_argument("b", help="to: snapshot id, branch, tag or time")
-    p = sub.add_parser("explain", help="the scan plan for a filter: what is read, skipped and why")
-    _table(p, cli=cli)
-    _at(p)
-    p.add_argument("expr", nargs="*", help="filter, e.g. ts >= '2024-01-03' and region = 'us'")
-    p = sub.add_parser("branch", help="create, replace, drop or fast-forward a branch (writes through Spark)")
-    _table(p, cli=cli)
-    p.add_argument("action", choices=["create", "replace", "drop", "fast-forward"])
-    p.add_argument("name")
-    p.add_argument("target", nargs="?", help="create/replace: snapshot id or ref (default current); fast-forward: to")
-    p.add_argument("--retain-days", type=int, help="max ref age in days")
-    p.add_argument("--keep", type=int, help="min snapshots to keep")
-    p.add_argument("--max-snapshot-age-days", type=int, help="max snapshot age in days")
-    p = sub.add_parser("tag", help="create, replace or drop a tag (writes through Spark)")
-    _table(p, cli=cli)
-    p.add_argument("action", choices=["create", "replace", "drop"])
-    p.add_argument("name")
-    p.add_argument("target", nargs="?", help="snapshot id or ref (default current)")
-    p.add_argument("--retain-days", type=int, help="max ref age in days")
-    for name, text in (
-        ("rollback", "point main at an earlier snapshot or time"),
-        ("cherrypick", "apply one snapshot onto main"),
-    ):
-        p = sub.add_parser(name, help=text)
-        _table(p, cli=cli)
-        p.add_argument("target")
-    sub.add_parser("help", help="list the commands")
-    return parser
+# ------------------------------------------------------------------------------------------ session
 
 
 @dataclass
@@ -130,6 +81,8 @@ class Session:
 
     tables: dict[str, Table] = field(default_factory=dict)
     current: str | None = None
+    default_engine: str = "spark"
+    """Engine of ``sql`` when it names none (``IceMagics.default_engine`` in a notebook)."""
 
     def get(self, name: str | None) -> Table:
         key = name or self.current
@@ -149,57 +102,151 @@ def default_name(location: str) -> str:
     return location.rstrip("/").replace("\\", "/").split("/")[-1].split(".")[-1] or "t"
 
 
-_EXPLAIN = re.compile(r"\s*explain((?:\s+--(?:at|table)\s+\S+)*)\s+(?!-)(.+)$", re.S)
-
-
-def parse(parser: argparse.ArgumentParser, line: str | list[str]) -> argparse.Namespace:
-    """Parse a magic's line (split like a shell) or the command line's words."""
-    if isinstance(line, str) and (raw := _EXPLAIN.match(line)) and raw.group(2):
-        # The filter is SQL-like text with its own quotes: keep it verbatim rather than shell-split it.
-        return parser.parse_args(["explain", *shlex.split(raw.group(1)), "--", raw.group(2).strip()])
-    if isinstance(line, list) and line[:1] == ["explain"]:
-        line = _options_first(line)
-    try:
-        words = shlex.split(line) if isinstance(line, str) else line
-    except ValueError as exc:
-        raise CommandError(f"cannot parse {line!r}: {exc}") from None
-    args = parser.parse_args(words)
-    if args.command is None:
-        raise CommandError("missing command; try: help")
-    return args
-
-
-def _options_first(words: list[str]) -> list[str]:
-    """``explain TABLE --at X EXPR`` and ``explain TABLE EXPR --at X`` both parse: argparse cannot put
-    an option between two positionals when the second takes any number of words."""
-    options: list[str] = []
-    rest: list[str] = []
-    i = 1
-    while i < len(words):
-        if words[i] in ("--at", "--table") and i + 1 < len(words):
-            options += words[i : i + 2]
-            i += 2
-        else:
-            rest.append(words[i])
-            i += 1
-    return [words[0], *options, *rest]
-
-
-def point(text: str | None) -> int | str | None:
-    """Command-line text for ``at``: digits are snapshot ids, everything else refs or times."""
-    if text is None:
-        return None
-    return int(text) if text.lstrip("-").isdigit() else text
+def point(text: str | None) -> str | None:
+    """Command-line text for ``at``, passed on as written: the table reads it with
+    ``icebook.analysis.resolve.parse_at``, which knows the table's branch and tag names."""
+    return text
 
 
 def _days(n: int | None) -> int | None:
     return None if n is None else n * 86_400_000
 
 
-Handler = Callable[[argparse.Namespace, Table], Any]
+# ------------------------------------------------------------------------------------------ commands
 
 
-def _ref_op(args: argparse.Namespace, t: Table) -> Any:
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Call:
+    """One parsed command, with what it runs against."""
+
+    args: argparse.Namespace
+    context: Context
+    session: Session
+    parser: argparse.ArgumentParser
+    table_name: str | None = None
+    """The session's name of the table the command acts on."""
+
+    @property
+    def table(self) -> Table:
+        return self.session.get(self.table_name)
+
+
+Handler = Callable[[Call], Any]
+Arguments = Callable[[argparse.ArgumentParser, Context], None]
+BOTH = frozenset(Context)
+
+
+def _no_arguments(_parser: argparse.ArgumentParser, _context: Context) -> None:
+    return None
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Command:
+    """One subcommand of the grammar."""
+
+    name: str
+    help: str
+    run: Handler
+    arguments: Arguments = _no_arguments
+    on_table: bool = True
+    """Acts on one table: its location first on the command line, ``--table NAME`` in a notebook."""
+    contexts: frozenset[Context] = BOTH
+    verbatim: str | None = None
+    """The trailing free-text argument (a filter, a query): in a notebook line everything after the
+    options is taken as written, with its own quotes, not split like a shell would."""
+    changes_table: bool = False
+    """Writes to the table (through Spark) and returns it reopened."""
+
+
+def _at(p: argparse.ArgumentParser, _context: Context) -> None:
+    p.add_argument("--at", help="snapshot id, branch, tag or ISO-8601 time (default: current)")
+
+
+def _files_arguments(p: argparse.ArgumentParser, context: Context) -> None:
+    _at(p, context)
+    p.add_argument("--where", help='pandas query over the files table, e.g. "content == 1"')
+
+
+def _two_points(p: argparse.ArgumentParser, _context: Context) -> None:
+    p.add_argument("a", help="from: snapshot id, branch, tag or time")
+    p.add_argument("b", help="to: snapshot id, branch, tag or time")
+
+
+def _explain_arguments(p: argparse.ArgumentParser, context: Context) -> None:
+    _at(p, context)
+    p.add_argument("expr", nargs="*", help="filter, e.g. ts >= '2024-01-03' and region = 'us'")
+
+
+def _sql_arguments(p: argparse.ArgumentParser, context: Context) -> None:
+    where = p.add_mutually_exclusive_group()
+    where.add_argument("--at", help="snapshot id, branch, tag or ISO-8601 time")
+    where.add_argument("--branch", help="read this branch")
+    where.add_argument("--tag", help="read this tag")
+    p.add_argument("--engine", choices=["spark", "arrow"], help="default: spark (IceMagics.default_engine)")
+    if context is Context.NOTEBOOK:
+        p.add_argument("-o", "--output", help="store the result in this notebook variable")
+    p.add_argument("query", nargs="+", help="SQL over view t (the table) and the open tables by name")
+
+
+def _branch_arguments(p: argparse.ArgumentParser, _context: Context) -> None:
+    p.add_argument("action", choices=["create", "replace", "drop", "fast-forward"])
+    p.add_argument("name")
+    p.add_argument("target", nargs="?", help="create/replace: snapshot id or ref (default current); fast-forward: to")
+    p.add_argument("--retain-days", type=int, help="max ref age in days")
+    p.add_argument("--keep", type=int, help="min snapshots to keep")
+    p.add_argument("--max-snapshot-age-days", type=int, help="max snapshot age in days")
+
+
+def _tag_arguments(p: argparse.ArgumentParser, _context: Context) -> None:
+    p.add_argument("action", choices=["create", "replace", "drop"])
+    p.add_argument("name")
+    p.add_argument("target", nargs="?", help="snapshot id or ref (default current)")
+    p.add_argument("--retain-days", type=int, help="max ref age in days")
+
+
+def _target(p: argparse.ArgumentParser, _context: Context) -> None:
+    p.add_argument("target")
+
+
+def _open_arguments(p: argparse.ArgumentParser, _context: Context) -> None:
+    p.add_argument("location")
+    p.add_argument("--as", dest="name", help="name to refer to it by (default: the table's directory name)")
+
+
+def _use_arguments(p: argparse.ArgumentParser, _context: Context) -> None:
+    p.add_argument("name")
+
+
+def _demo_arguments(p: argparse.ArgumentParser, _context: Context) -> None:
+    p.add_argument("warehouse", nargs="?", default="demo", help="which warehouse to build (default: demo)")
+
+
+class Text(str):
+    """Plain text a command shows (a scan explanation): displays without quotes in a notebook."""
+
+    def __repr__(self) -> str:
+        return str(self)
+
+
+def _files(call: Call) -> pd.DataFrame:
+    args = call.args
+    df = call.table.inspect.files(at=point(args.at))
+    if args.where:
+        try:
+            df = df.query(args.where)
+        except Exception as exc:  # pandas raises many types for a bad expression
+            raise CommandError(f"--where {args.where!r}: {exc}") from None
+    return df
+
+
+def _tree(call: Call) -> MetadataTree:
+    at = point(call.args.at)
+    table = call.table
+    return MetadataTree(table=table, snapshot_id=None if at is None else table.snapshot(at).snapshot_id)
+
+
+def _ref_op(call: Call) -> Any:
+    args, t = call.args, call.table
     if args.command == "tag":
         if args.action == "drop":
             return t.drop_tag(args.name)
@@ -222,61 +269,309 @@ def _ref_op(args: argparse.Namespace, t: Table) -> Any:
     )
 
 
-def _files(args: argparse.Namespace, t: Table) -> pd.DataFrame:
-    df = t.inspect.files(at=point(args.at))
-    if args.where:
+def _sql(call: Call) -> pd.DataFrame:
+    args = call.args
+    ref = args.branch or args.tag
+    at = AtRef(ref) if ref else point(args.at)  # --at text is read by each table (parse_at)
+    engine = args.engine or call.session.default_engine
+    return run_sql(call.session, call.table, " ".join(args.query), at, engine)
+
+
+def run_sql(session: Session, current: Table, query: str, at: Any, engine: str) -> pd.DataFrame:
+    """``query`` over ``current`` as view ``t`` and every open table by its name, all at ``at``."""
+    if engine == "arrow":
+        return _run_sql_arrow(session, current, query, at)
+    if engine != "spark":
+        raise CommandError(f"unknown engine {engine!r}: use spark or arrow")
+    from icebook.engines import spark as spark_engine
+
+    for name, table in session.tables.items():  # every open table by its name, same point
+        if name != "t":
+            df = spark_engine.dataframe(table.location, table.spark_point(at), identifier=table.identifier)
+            df.createOrReplaceTempView(name)
+    result: pd.DataFrame = current.sql(query, at=at)
+    return result
+
+
+def _run_sql_arrow(session: Session, current: Table, query: str, at: Any) -> pd.DataFrame:
+    """Without a JVM: each open table read by the Arrow engine, SQL by polars."""
+    import polars as pl
+
+    context = pl.SQLContext()
+    context.register("t", pl.from_arrow(current.read(at=at, engine="arrow")))
+    for name, table in session.tables.items():
+        if name != "t":
+            context.register(name, pl.from_arrow(table.read(at=at, engine="arrow")))
+    try:
+        frame = context.execute(query, eager=True)
+    except Exception as exc:  # polars raises its own SQL error types
+        raise CommandError(f"SQL (arrow engine): {one_line(exc)}") from None
+    return frame.to_pandas()
+
+
+def one_line(exc: BaseException) -> str:
+    """The first line of an error's message (a cell's error must be one line)."""
+    text = str(exc).strip()
+    return text.splitlines()[0] if text else type(exc).__name__
+
+
+def _demo(call: Call) -> Text:
+    from icebook.scenarios.build import ensure_warehouse
+
+    return Text(str(ensure_warehouse(call.args.warehouse)))
+
+
+def _help(call: Call) -> Any:
+    raise HelpShown(call.parser.format_help())
+
+
+def _open(call: Call) -> Table:
+    args = call.args
+    return call.session.put(args.name or default_name(args.location), open_table(args.location))
+
+
+def _use(call: Call) -> Table:
+    table = call.session.get(call.args.name)
+    call.session.current = call.args.name
+    return table
+
+
+def _tables(call: Call) -> pd.DataFrame:
+    session = call.session
+    return pd.DataFrame(
+        [(n, t.location, n == session.current) for n, t in session.tables.items()],
+        columns=["name", "location", "current"],
+    )
+
+
+NOTEBOOK = frozenset({Context.NOTEBOOK})
+COMMANDS: tuple[Command, ...] = (
+    Command(
+        name="open",
+        help="open a table: a path, URI or catalog.db.table",
+        run=_open,
+        arguments=_open_arguments,
+        on_table=False,
+        contexts=NOTEBOOK,
+    ),
+    Command(
+        name="use",
+        help="make an open table the current one",
+        run=_use,
+        arguments=_use_arguments,
+        on_table=False,
+        contexts=NOTEBOOK,
+    ),
+    Command(name="tables", help="list the open tables", run=_tables, on_table=False, contexts=NOTEBOOK),
+    Command(name="history", help="when each snapshot became current on main", run=lambda c: c.table.inspect.history()),
+    Command(
+        name="snapshots",
+        help="every snapshot with its operation and summary",
+        run=lambda c: c.table.inspect.snapshots(),
+    ),
+    Command(name="refs", help="branches and tags with retention", run=lambda c: c.table.inspect.refs()),
+    Command(name="lineage", help="the snapshot graph with branches and tags", run=lambda c: c.table.lineage()),
+    Command(
+        name="evolution",
+        help="schema, partition spec and sort order timelines",
+        run=lambda c: c.table.evolution(),
+    ),
+    Command(
+        name="explore",
+        help="the workbench: graph, tree, diff, evolution, queries, charts",
+        run=lambda c: c.table.explore(),
+        contexts=NOTEBOOK,
+    ),
+    Command(name="tree", help="metadata -> manifest list -> manifests -> files", run=_tree, arguments=_at),
+    Command(
+        name="manifests",
+        help="a snapshot's manifests",
+        run=lambda c: c.table.inspect.manifests(at=point(c.args.at)),
+        arguments=_at,
+    ),
+    Command(name="files", help="a snapshot's live data and delete files", run=_files, arguments=_files_arguments),
+    Command(
+        name="diff",
+        help="what changed between two points",
+        run=lambda c: c.table.diff(point(c.args.a), point(c.args.b)),
+        arguments=_two_points,
+    ),
+    Command(
+        name="changes",
+        help="rows inserted and deleted between two points",
+        run=lambda c: c.table.changes(point(c.args.a), point(c.args.b)),
+        arguments=_two_points,
+    ),
+    Command(
+        name="explain",
+        help="the scan plan for a filter: what is read, skipped and why",
+        run=lambda c: Text(c.table.scan(at=point(c.args.at), filter=" ".join(c.args.expr) or None).explain()),
+        arguments=_explain_arguments,
+        verbatim="expr",
+    ),
+    Command(
+        name="sql",
+        help="SQL over the table (view t) at a point in history; a cell of the ice cell magic runs it",
+        run=_sql,
+        arguments=_sql_arguments,
+        verbatim="query",
+    ),
+    Command(
+        name="branch",
+        help="create, replace, drop or fast-forward a branch (writes through Spark)",
+        run=_ref_op,
+        arguments=_branch_arguments,
+        changes_table=True,
+    ),
+    Command(
+        name="tag",
+        help="create, replace or drop a tag (writes through Spark)",
+        run=_ref_op,
+        arguments=_tag_arguments,
+        changes_table=True,
+    ),
+    Command(
+        name="rollback",
+        help="point main at an earlier snapshot or time",
+        run=lambda c: c.table.rollback(point(c.args.target)),
+        arguments=_target,
+        changes_table=True,
+    ),
+    Command(
+        name="cherrypick",
+        help="apply one snapshot onto main",
+        run=lambda c: c.table.cherry_pick(point(c.args.target)),
+        arguments=_target,
+        changes_table=True,
+    ),
+    Command(
+        name="demo",
+        help="build the demo warehouse (once) and say where it is",
+        run=_demo,
+        arguments=_demo_arguments,
+        on_table=False,
+    ),
+    Command(name="version", help="the icebook version", run=lambda c: Text(f"icebook {__version__}"), on_table=False),
+    Command(name="help", help="list the commands", run=_help, on_table=False),
+)
+BY_NAME = {c.name: c for c in COMMANDS}
+
+
+# ------------------------------------------------------------------------------------------ grammar
+
+
+def build_parser(context: Context) -> CommandParser:
+    """The grammar in ``context``: every command of ``COMMANDS``, tables named as the context names them."""
+    prog = "icebook" if context is Context.CLI else "%ice"
+    parser = CommandParser(prog=prog, description="See inside Apache Iceberg tables and travel through their history.")
+    parser.add_argument("--version", action=_ShowVersion, nargs=0, help="print the icebook version")
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=CommandParser)
+    for command in COMMANDS:
+        only = "" if context in command.contexts else " (notebook only)"
+        p = sub.add_parser(command.name, help=command.help + only, description=command.help)
+        if command.on_table:
+            if context is Context.CLI:
+                p.add_argument("table", help="table directory, metadata file or catalog.db.table")
+            else:
+                p.add_argument("--table", help="which open table (default: the current one)")
+        command.arguments(p, context)
+    return parser
+
+
+def parse(parser: argparse.ArgumentParser, line: str | Sequence[str]) -> argparse.Namespace:
+    """Parse a notebook line (split like a shell, free text kept verbatim) or the command line's words.
+    No command at all shows the help."""
+    if isinstance(line, str):
         try:
-            df = df.query(args.where)
-        except Exception as exc:  # pandas raises many types for a bad expression
-            raise CommandError(f"--where {args.where!r}: {exc}") from None
-    return df
-
-
-HANDLERS: dict[str, Handler] = {
-    "history": lambda a, t: t.inspect.history(),
-    "snapshots": lambda a, t: t.inspect.snapshots(),
-    "refs": lambda a, t: t.inspect.refs(),
-    "manifests": lambda a, t: t.inspect.manifests(at=point(a.at)),
-    "files": _files,
-    "tree": lambda a, t: t.tree(at=point(a.at)),
-    "diff": lambda a, t: t.diff(point(a.a), point(a.b)),
-    "changes": lambda a, t: t.changes(point(a.a), point(a.b)),
-    "lineage": lambda a, t: t.lineage(),
-    "evolution": lambda a, t: t.evolution(),
-    "explain": lambda a, t: Text(t.scan(at=point(a.at), filter=" ".join(a.expr) or None).explain()),
-    "explore": lambda a, t: t.explore(),
-    "branch": _ref_op,
-    "tag": _ref_op,
-    "rollback": lambda a, t: t.rollback(point(a.target)),
-    "cherrypick": lambda a, t: t.cherry_pick(point(a.target)),
-}
-CHANGES_TABLE = {"branch", "tag", "rollback", "cherrypick"}
-
-
-def execute(args: argparse.Namespace, session: Session, parser: argparse.ArgumentParser) -> Any:
-    """Run one parsed command against ``session``; returns what the command shows."""
-    command = args.command
-    if command == "help":
-        return parser.format_help()
-    if command == "open":
-        return session.put(args.name or default_name(args.location), open_table(args.location))
-    if command == "use":
-        session.get(args.name)
-        session.current = args.name
-        return session.tables[args.name]
-    if command == "tables":
-        return pd.DataFrame(
-            [(n, t.location, n == session.current) for n, t in session.tables.items()],
-            columns=["name", "location", "current"],
-        )
-    if hasattr(args, "table"):  # command line: the table is the first argument
-        table = open_table(args.table)
-        session.put(default_name(args.table), table)
+            words = _line_words(line)
+        except ValueError as exc:
+            raise CommandError(f"cannot parse {line!r}: {exc}") from None
     else:
-        table = session.get(args.table_name)
-    result = HANDLERS[command](args, table)
-    if command in CHANGES_TABLE and isinstance(result, Table):
-        name = args.table_name or session.current if not hasattr(args, "table") else default_name(args.table)
-        if name is not None:
-            session.tables[name] = result  # the open table now shows the new state
+        words = _options_first(list(line))
+    args = parser.parse_args(words)
+    if args.command is None:
+        raise HelpShown(parser.format_help())
+    return args
+
+
+def parse_cell(parser: argparse.ArgumentParser, line: str, cell: str) -> argparse.Namespace:
+    """``%%ice OPTIONS`` with the cell as its query: the ``sql`` command."""
+    try:
+        options = shlex.split(line)
+    except ValueError as exc:
+        raise CommandError(f"cannot parse {line!r}: {exc}") from None
+    return parse(parser, ["sql", *options, "--", cell])
+
+
+_OPTION = re.compile(r"-{1,2}[A-Za-z][\w-]*$")
+
+
+def _line_words(line: str) -> list[str]:
+    """Words of a notebook line. For a command with free text (``explain``, ``sql``) everything after its
+    leading options is one word, exactly as written: it is SQL-like text with its own quotes."""
+    lexer = shlex.shlex(io.StringIO(line), posix=True, punctuation_chars=False)
+    lexer.whitespace_split = True
+    lexer.commenters = ""
+    stream: Any = lexer.instream
+    words: list[str] = []
+    command: Command | None = None
+    while True:
+        start = stream.tell()
+        word = lexer.get_token()
+        if word is None or word == lexer.eof:
+            return words
+        if command is None:
+            command = BY_NAME.get(word)
+            words.append(word)
+            if command is None or command.verbatim is None:
+                return words + shlex.split(line[stream.tell() :])
+            continue
+        if _OPTION.match(word):
+            value = lexer.get_token()
+            words += [word] if value is None else [word, value]
+            continue
+        return [*words, "--", line[start:].strip()]
+
+
+def _options_first(words: list[str]) -> list[str]:
+    """For a command with free text, its options before its words: argparse cannot put an option between
+    two positionals when the second takes any number of words (``explain TABLE --at X EXPR``)."""
+    command = BY_NAME.get(words[0]) if words else None
+    if command is None or command.verbatim is None:
+        return words
+    options: list[str] = []
+    rest: list[str] = []
+    i = 1
+    while i < len(words):
+        if words[i] == "--":
+            rest += words[i:]
+            break
+        if _OPTION.match(words[i]) and i + 1 < len(words):
+            options += words[i : i + 2]
+            i += 2
+        else:
+            rest.append(words[i])
+            i += 1
+    return [words[0], *options, *rest]
+
+
+# ------------------------------------------------------------------------------------------ executor
+
+
+def execute(args: argparse.Namespace, session: Session, context: Context, parser: argparse.ArgumentParser) -> Any:
+    """Run one parsed command in ``context`` against ``session``; returns what the command shows."""
+    command = BY_NAME[args.command]
+    if context not in command.contexts:
+        raise NotInThisContext(f"{command.name} works in a notebook only: %ice {command.name} in JupyterLab")
+    name = None
+    if command.on_table:
+        if context is Context.CLI:  # the table is the first argument; the session holds it by name
+            name = default_name(args.table)
+            session.put(name, open_table(args.table))
+        else:
+            name = args.table or session.current
+            session.get(name)
+    result = command.run(Call(args=args, context=context, session=session, parser=parser, table_name=name))
+    if command.changes_table and isinstance(result, Table) and name is not None:
+        session.tables[name] = result  # the open table now shows the new state
     return result

@@ -22,7 +22,7 @@ from icebook.analysis.lineage import Lineage, lineage
 from icebook.analysis.maintenance_diff import MaintenanceDiff, maintenance_diff
 from icebook.analysis.manifests import ManifestStore
 from icebook.analysis.orphans import OrphanReport, find_orphans
-from icebook.analysis.resolve import At, resolve_snapshot, to_epoch_ms
+from icebook.analysis.resolve import At, AtRef, AtSnapshot, AtTime, parse_at, resolve_snapshot, to_epoch_ms
 from icebook.analysis.rewrite_previews import (
     DeleteRewritePreview,
     ManifestRewritePreview,
@@ -30,6 +30,9 @@ from icebook.analysis.rewrite_previews import (
     manifest_rewrite_preview,
 )
 from icebook.analysis.scan import ScanPlan, plan_scan
+from icebook.display.formatters import register_formatters
+from icebook.display.registry import register, render_html
+from icebook.display.summary import table_html
 from icebook.engines import arrow as arrow_engine
 from icebook.engines import spark as spark_engine
 from icebook.engines import spark_maintenance, spark_ops
@@ -84,6 +87,7 @@ class Table:
         self.fileio = fileio
         self.store = ManifestStore(fileio, metadata)
         """Reads and caches this table's manifest lists and manifests (immutable, so cached by path)."""
+        register_formatters()  # inside IPython, results display richly even without %load_ext icebook
 
     @property
     def location(self) -> str:
@@ -138,17 +142,21 @@ class Table:
     def spark_point(self, at: At = None) -> spark_engine.SparkPoint:
         """How Spark pins ``at``; None pins this object's current snapshot, so reads are repeatable.
         Unknown ids, refs and times raise NotFound (listing what exists) before Spark starts."""
-        if at is None:
+        point = parse_at(at, self.refs)
+        if point is None:
             current = self.current_snapshot
             return spark_engine.SparkPoint(snapshot_id=current.snapshot_id if current else None)
-        if isinstance(at, str) and at in self.refs:
-            ref = self.refs[at]
-            return spark_engine.SparkPoint(branch=at) if isinstance(ref, Branch) else spark_engine.SparkPoint(tag=at)
-        snapshot = self.snapshot(at)
-        if isinstance(at, int) or (isinstance(at, str) and at.lstrip("-").isdigit()):
+        snapshot = self.snapshot(point)
+        if isinstance(point, AtRef):
+            ref = self.refs[point.name]
+            return (
+                spark_engine.SparkPoint(branch=point.name)
+                if isinstance(ref, Branch)
+                else spark_engine.SparkPoint(tag=point.name)
+            )
+        if isinstance(point, AtSnapshot):
             return spark_engine.SparkPoint(snapshot_id=snapshot.snapshot_id)
-        assert isinstance(at, (str, _dt.datetime, _dt.date))
-        return spark_engine.SparkPoint(as_of_timestamp_ms=to_epoch_ms(at))
+        return spark_engine.SparkPoint(as_of_timestamp_ms=point.timestamp_ms)
 
     def read(
         self, at: At = None, filter: str | None = None, columns: list[str] | None = None, engine: Engine = "arrow"
@@ -255,13 +263,12 @@ class Table:
     def rollback(self, at: At) -> Table:
         """Make main point at an earlier snapshot (an id or ref), or, for a time, at the newest ancestor
         of main committed strictly before it (Iceberg's ``rollback_to_timestamp`` rule)."""
-        if isinstance(at, (_dt.datetime, _dt.date)) or (
-            isinstance(at, str) and at not in self.refs and not at.lstrip("-").isdigit()
-        ):
-            self.snapshot(at)  # NotFound when no snapshot was current then
-            spark_ops.rollback_to_time(self._writable(), to_epoch_ms(at))
+        point = parse_at(at, self.refs)
+        snapshot = self.snapshot(point)  # NotFound for unknown ids, refs and times before the first snapshot
+        if isinstance(point, AtTime):
+            spark_ops.rollback_to_time(self._writable(), point.timestamp_ms)
         else:
-            spark_ops.rollback_to_snapshot(self._writable(), self.snapshot(at).snapshot_id)
+            spark_ops.rollback_to_snapshot(self._writable(), snapshot.snapshot_id)
         return self.reopen()
 
     def set_current_snapshot(self, at: At) -> Table:
@@ -424,9 +431,7 @@ class Table:
         return explore(self)
 
     def _repr_html_(self) -> str:
-        from icebook.display import table_html
-
-        return str(table_html(self))
+        return render_html(self)
 
     def __repr__(self) -> str:
         current = self.metadata.current_snapshot_id
@@ -434,6 +439,10 @@ class Table:
             f"<icebook.Table {self.location} v{self.format_version}, {len(self.metadata.snapshots)} snapshots, "
             f"current {current}, refs {sorted(self.refs)}>"
         )
+
+
+# How a Table is shown; registered here because the display layer cannot import this one.
+register(Table, text=repr, html=table_html)
 
 
 def open_table(location: str, *, fileio: FileIO | None = None) -> Table:

@@ -116,18 +116,23 @@ def test_bad_cell_fails_the_cell(shell: InteractiveShell) -> None:
 
 
 def test_config_options(shell: InteractiveShell) -> None:
+    before = pd.get_option("display.max_rows"), pd.get_option("display.min_rows")
     try:
         shell.run_line_magic("config", "IceMagics.display_limit = 7")
-        ice(shell, "snapshots")
-        assert pd.get_option("display.max_rows") == 7
+        snapshots = ice(shell, "snapshots")
+        # The result is shown cut to the limit (first and last rows, "..." between); pandas' global
+        # options stay as they were.
+        shown, _ = shell.display_formatter.format(snapshots)
+        assert len(snapshots) == 9 and "[9 rows x" in shown["text/plain"]
+        assert "<th>...</th>" in shown["text/html"] and "9 rows ×" in shown["text/html"]
+        assert "<th>...</th>" not in shell.display_formatter.format(pd.DataFrame(snapshots))[0]["text/html"]
+        assert (pd.get_option("display.max_rows"), pd.get_option("display.min_rows")) == before
         shell.run_line_magic("config", "IceMagics.default_engine = 'nope'")
         with pytest.raises(UsageError, match="unknown engine"):
             shell.run_cell_magic("ice", "", "SELECT 1")
     finally:
         shell.run_line_magic("config", "IceMagics.default_engine = 'spark'")
         shell.run_line_magic("config", "IceMagics.display_limit = 50")
-        pd.reset_option("display.max_rows")
-        pd.reset_option("display.min_rows")
 
 
 def test_line_template_and_verbatim_explain(shell: InteractiveShell, scenario_locations: dict[str, Path]) -> None:
@@ -153,3 +158,12 @@ def test_analysis_subcommands_return_the_python_results(shell: InteractiveShell)
     assert set(changes["_change_type"]) <= {"INSERT", "DELETE"} and 16 in set(changes["event_id"])
     assert ice(shell, "tree") is not None
     assert ice(shell, "explore") is not None
+
+
+@pytest.mark.parametrize("at", ["²", "'   '", "99999999999999999999"])
+def test_a_bad_at_fails_with_one_line(shell: InteractiveShell, at: str) -> None:
+    for line in (f"files --at {at}", f"manifests --at {at}", f"diff {at} main"):
+        with pytest.raises(UsageError) as info:
+            ice(shell, line)
+        text = str(info.value)
+        assert ("no branch, tag or snapshot named" in text or "empty text" in text) and "\n" not in text

@@ -2,9 +2,15 @@
 
 from __future__ import annotations
 
-from importlib import resources
+from pathlib import Path
+
+ASSETS = Path(__file__).resolve().parent
+"""The folder holding the assets (inside the installed package, or the source tree in development)."""
 
 
-def read_asset(name: str) -> str:
-    """Text of one asset file, e.g. ``read_asset("icebook.css")``."""
-    return resources.files(__name__).joinpath(name).read_text(encoding="utf-8")
+def asset(name: str) -> Path:
+    """The path of one asset file, e.g. ``asset("icebook.css")``."""
+    path = ASSETS / name
+    if not path.is_file():
+        raise FileNotFoundError(f"icebook widget asset {name!r} is missing from {ASSETS}")
+    return path

@@ -1,27 +1,16 @@
 // icebook snapshot graph (anywidget ES module). Rows and lanes come from Python; this draws SVG.
 // Security: labels are set with textContent only.
 
-const SVG = "http://www.w3.org/2000/svg";
+import { h, safeClass, svg } from "./dom.js";
+
 const STEP = 28;
 const LANE = 18;
-
-function h(tag, cls, text) {
-  const e = document.createElement(tag);
-  if (cls) e.className = cls;
-  if (text !== undefined && text !== null) e.textContent = String(text);
-  return e;
-}
-function s(tag, attrs) {
-  const e = document.createElementNS(SVG, tag);
-  for (const [k, v] of Object.entries(attrs || {})) e.setAttribute(k, String(v));
-  return e;
-}
-function safeClass(x) { return String(x || "").replace(/[^a-zA-Z0-9_-]/g, ""); }
 
 function render({ model, el }) {
   const root = h("div", "icebook ib-lineage-widget");
   const legend = h("div", "ib-toolbar");
-  legend.append(h("span", "ib-title", "Snapshots"),
+  const title = h("span", "ib-title", "Snapshots");
+  legend.append(title,
     h("span", "ib-muted ib-status", "newest first · thick line: current ancestry (main) · click a snapshot to explore it"));
   const wrap = h("div", "ib-lineage");
   root.append(legend, wrap);
@@ -29,26 +18,27 @@ function render({ model, el }) {
 
   function draw() {
     const rows = model.get("graph") || [];
+    title.textContent = `Lineage: ${rows.length} snapshot${rows.length === 1 ? "" : "s"}`;
     const lanes = model.get("lanes") || 1;
     const selected = model.get("selected_snapshot_id");
     const current = model.get("current");
     const width = lanes * LANE + 12;
     const height = Math.max(rows.length, 1) * STEP;
-    const svg = s("svg", { class: "ib-graph", width, height, viewBox: `0 0 ${width} ${height}` });
+    const graph = svg("svg", { class: "ib-graph", width, height, viewBox: `0 0 ${width} ${height}` });
     const pos = new Map(rows.map((r) => [r.id, [r.lane * LANE + 10, r.row * STEP + STEP / 2]]));
     const onMain = new Set(rows.filter((r) => r.main).map((r) => r.id));
     for (const r of rows) {
       if (!r.parent || !pos.has(r.parent)) {
         if (r.parent_expired) {
           const [x, y] = pos.get(r.id);
-          svg.append(s("path", { class: "ib-edge ib-edge-expired", d: `M${x},${y} L${x},${y + STEP * 0.7}` }));
+          graph.append(svg("path", { class: "ib-edge ib-edge-expired", d: `M${x},${y} L${x},${y + STEP * 0.7}` }));
         }
         continue;
       }
       const [x1, y1] = pos.get(r.id);
       const [x2, y2] = pos.get(r.parent);
       const main = onMain.has(r.id) && onMain.has(r.parent);
-      svg.append(s("path", {
+      graph.append(svg("path", {
         class: "ib-edge" + (main ? " ib-edge-main" : ""),
         d: `M${x1},${y1} C${x1},${y1 + STEP * 0.6} ${x2},${y2 - STEP * 0.6} ${x2},${y2}`,
       }));
@@ -57,16 +47,16 @@ function render({ model, el }) {
     for (const r of rows) {
       const [x, y] = pos.get(r.id);
       const isSel = selected !== null && selected !== undefined && String(selected) === r.id;
-      const dot = s("circle", {
+      const dot = svg("circle", {
         class: `ib-dot ib-op-${safeClass(r.op_class)}${r.main ? " ib-on-main" : ""}${isSel ? " ib-dot-selected" : ""}`,
         cx: x, cy: y, r: r.id === current ? 7 : 6,
       });
       dot.dataset.snapshotId = r.id;
-      const tip = s("title");
+      const tip = svg("title");
       tip.textContent = `snapshot ${r.id} (${r.op})`;
       dot.append(tip);
       dot.addEventListener("click", () => pick(r.id));
-      svg.append(dot);
+      graph.append(dot);
 
       const row = h("div", "ib-lrow" + (r.reachable ? "" : " ib-unreachable") + (isSel ? " ib-selected" : ""));
       row.style.height = `${STEP}px`;
@@ -75,8 +65,7 @@ function render({ model, el }) {
       for (const b of r.branches) row.append(h("span", "ib-badge ib-branch", b));
       for (const t of r.tags) row.append(h("span", "ib-badge ib-tag", t));
       if (r.id === current) row.append(h("span", "ib-badge ib-current", "current"));
-      if (!r.reachable) row.append(h("span", "ib-badge", "unreachable"));
-      if (r.cherry_picked_from) row.append(h("span", "ib-badge", `cherry-picked from ${r.cherry_picked_from}`));
+      for (const note of r.notes || []) row.append(h("span", "ib-badge", note));
       row.append(h("span", "ib-muted ib-when", `${r.when}${r.seq !== null && r.seq !== undefined ? " · seq " + r.seq : ""}`));
       if (r.summary) row.append(h("span", "ib-muted ib-sum", r.summary));
       row.title = `snapshot ${r.id}: ${r.op}, ${r.when}`;
@@ -84,7 +73,7 @@ function render({ model, el }) {
       list.append(row);
     }
     const g = h("div", "ib-lgraph");
-    g.append(svg);
+    g.append(graph);
     wrap.replaceChildren(g, list);
   }
 

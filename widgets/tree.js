@@ -1,26 +1,13 @@
 // icebook metadata tree (anywidget ES module, no build step).
 // Security: every string from the table is written with textContent or as a property, never parsed as markup.
 
+import { fmtCount, h, safeClass } from "./dom.js";
+
 const KIND_LABEL = {
   metadata: "metadata", group: "", snapshot: "snapshot", ref: "ref", manifest_list: "manifest list",
   manifest: "manifest", data_file: "data file", delete_file: "delete file", schema: "schema",
   spec: "spec", sort_order: "sort order", property: "property",
 };
-
-function h(tag, cls, text) {
-  const e = document.createElement(tag);
-  if (cls) e.className = cls;
-  if (text !== undefined && text !== null) e.textContent = String(text);
-  return e;
-}
-
-function safeClass(s) {
-  return String(s || "").replace(/[^a-zA-Z0-9_-]/g, "");
-}
-
-function fmtCount(n) {
-  return Number(n).toLocaleString("en-US");
-}
 
 function render({ model, el }) {
   const view = Math.random().toString(36).slice(2);

@@ -5,32 +5,55 @@ from __future__ import annotations
 import pyarrow as pa
 
 from icebook.errors import UnsupportedFeature
-from icebook.spec.types import DecimalType, FixedType, IcebergType, ListType, MapType, PrimitiveType, StructType
+from icebook.spec.types import (
+    BINARY,
+    BOOLEAN,
+    DATE,
+    DOUBLE,
+    FLOAT,
+    INT,
+    LONG,
+    STRING,
+    TIME,
+    TIMESTAMP,
+    TIMESTAMP_NS,
+    TIMESTAMPTZ,
+    TIMESTAMPTZ_NS,
+    UNKNOWN,
+    UUID,
+    DecimalType,
+    FixedType,
+    IcebergType,
+    ListType,
+    MapType,
+    PrimitiveType,
+    StructType,
+)
 
-_PRIMITIVE: dict[str, pa.DataType] = {
-    "boolean": pa.bool_(),
-    "int": pa.int32(),
-    "long": pa.int64(),
-    "float": pa.float32(),
-    "double": pa.float64(),
-    "date": pa.date32(),
-    "time": pa.time64("us"),
-    "timestamp": pa.timestamp("us"),
-    "timestamptz": pa.timestamp("us", tz="UTC"),
-    "timestamp_ns": pa.timestamp("ns"),
-    "timestamptz_ns": pa.timestamp("ns", tz="UTC"),
-    "string": pa.string(),
-    "uuid": pa.binary(16),
-    "binary": pa.binary(),
-    "unknown": pa.null(),
+_PRIMITIVE: dict[PrimitiveType, pa.DataType] = {
+    BOOLEAN: pa.bool_(),
+    INT: pa.int32(),
+    LONG: pa.int64(),
+    FLOAT: pa.float32(),
+    DOUBLE: pa.float64(),
+    DATE: pa.date32(),
+    TIME: pa.time64("us"),
+    TIMESTAMP: pa.timestamp("us"),
+    TIMESTAMPTZ: pa.timestamp("us", tz="UTC"),
+    TIMESTAMP_NS: pa.timestamp("ns"),
+    TIMESTAMPTZ_NS: pa.timestamp("ns", tz="UTC"),
+    STRING: pa.string(),
+    UUID: pa.binary(16),
+    BINARY: pa.binary(),
+    UNKNOWN: pa.null(),
 }
 
 
 def arrow_type(t: IcebergType) -> pa.DataType:
     """The Arrow type that holds values of Iceberg type ``t``."""
     if isinstance(t, PrimitiveType):
-        if t.name in _PRIMITIVE:
-            return _PRIMITIVE[t.name]
+        if t in _PRIMITIVE:
+            return _PRIMITIVE[t]
         raise UnsupportedFeature(f"no Arrow type for Iceberg type {t}")
     if isinstance(t, DecimalType):
         return pa.decimal128(t.precision, t.scale)

@@ -23,7 +23,9 @@ from typing import Any
 import pandas as pd
 import pyarrow as pa
 
-from icebook.analysis.scan import TableLike, plan_scan
+from icebook.analysis.ancestry import ancestry
+from icebook.analysis.scan import plan_scan
+from icebook.analysis.table_like import TableLike
 from icebook.errors import NotFound
 from icebook.spec.schema import Schema
 from icebook.spec.snapshots import Snapshot
@@ -40,20 +42,13 @@ def snapshot_path(table: TableLike, a: Snapshot | int | None, b: Snapshot | int)
     metadata = table.metadata
     end = b if isinstance(b, Snapshot) else metadata.snapshot_by_id(b)
     start_id = a.snapshot_id if isinstance(a, Snapshot) else a
-    path: list[Snapshot] = []
-    current: Snapshot | None = end
-    while current is not None and current.snapshot_id != start_id:
-        path.append(current)
-        parent = current.parent_snapshot_id
-        current = None
-        if parent is not None:
-            try:
-                current = metadata.snapshot_by_id(parent)
-            except NotFound:
-                current = None
-    if start_id is not None and (current is None or current.snapshot_id != start_id):
+    chain = ancestry(metadata, end.snapshot_id)
+    ids = [s.snapshot_id for s in chain]
+    if start_id is None:
+        return list(chain[::-1])
+    if start_id not in ids:
         raise NotFound(f"snapshot {start_id} is not an ancestor of snapshot {end.snapshot_id}")
-    return path[::-1]
+    return list(chain[: ids.index(start_id)][::-1])
 
 
 def _file_states(table: TableLike, snapshot: Snapshot | None, schema: Schema) -> dict[str, frozenset[str]]:

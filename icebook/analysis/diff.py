@@ -30,7 +30,6 @@ import pandas as pd
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from icebook.analysis import _html
 from icebook.analysis._frames import frame
 from icebook.analysis.field_changes import (
     FieldChange,
@@ -40,7 +39,7 @@ from icebook.analysis.field_changes import (
     sort_order_changes,
     spec_changes,
 )
-from icebook.analysis.inspect import DATA_FILE_COLUMNS, _empty_files, _manifest_files, to_pandas
+from icebook.analysis.inspect import DATA_FILE_COLUMNS, empty_files_table, manifest_entries_table, to_pandas
 from icebook.analysis.lineage import HistoryPath, history_path
 from icebook.analysis.manifests import ManifestStore
 from icebook.analysis.metadata_history import MetadataHistory
@@ -52,9 +51,6 @@ from icebook.spec.partitioning import PartitionSpec
 from icebook.spec.schema import Schema
 from icebook.spec.snapshots import Snapshot
 from icebook.spec.sort_order import SortOrder
-
-_CONTENT = {0: "data", 1: "position deletes", 2: "equality deletes"}
-_HTML_ROWS = 50
 
 
 @dataclass(frozen=True, slots=True, kw_only=True, eq=False)
@@ -136,100 +132,12 @@ class SnapshotDiff:
             out[f"{side}_bytes"] = int(_content_sizes(files).sum())
         return out
 
-    def _title(self) -> str:
-        return f"SnapshotDiff {_sid(self.a)} -> {_sid(self.b)}"
-
     def __repr__(self) -> str:
         c = self.counts()
-        lines = [
-            self._title(),
-            f"  path: {self.path.describe()}",
-            f"  manifests: {len(self.shared_manifests)} shared, +{len(self.added_manifests)} added, "
-            f"-{len(self.removed_manifests)} removed ({self.manifests_read} read)",
-            f"  data files: +{c['added_data_files']} -{c['removed_data_files']} "
-            f"(records +{c['added_records']} -{c['removed_records']})",
-            f"  delete files: +{c['added_delete_files']} -{c['removed_delete_files']} "
-            f"(delete records +{c['added_delete_records']} -{c['removed_delete_records']})",
-            f"  bytes: +{c['added_bytes']} -{c['removed_bytes']}",
-            f"  partitions changed: {len(self.partition_changes)}",
-        ]
-        for label, changes in (
-            ("schema", self.schema_changes),
-            ("partition spec", self.spec_changes),
-            ("sort order", self.sort_order_changes),
-            ("properties", self.property_changes),
-        ):
-            for change in changes:
-                lines.append(f"  {label}: {change}")
-        lines.extend(f"  note: {n}" for n in self.notes)
-        return "\n".join(lines)
-
-    def _repr_html_(self) -> str:
-        c = self.counts()
-        parts: list[Any] = [
-            _html.heading(self._title()),
-            _html.muted(self.path.describe()),
-            _html.Markup(
-                "<div>manifests: "
-                + _html.esc(f"{len(self.shared_manifests)} shared, ")
-                + _html.colored(f"+{len(self.added_manifests)} added", _html.ADDED)
-                + ", "
-                + _html.colored(f"-{len(self.removed_manifests)} removed", _html.REMOVED)
-                + _html.esc(f" ({self.manifests_read} read)")
-                + "</div>"
-            ),
-            _html.Markup(
-                "<div>files: "
-                + _html.colored(f"+{c['added_data_files']} data, +{c['added_delete_files']} delete", _html.ADDED)
-                + "; "
-                + _html.colored(f"-{c['removed_data_files']} data, -{c['removed_delete_files']} delete", _html.REMOVED)
-                + _html.esc(f"; records +{c['added_records']} -{c['removed_records']}")
-                + "</div>"
-            ),
-        ]
-        files = self.to_pandas()
-        if len(files):
-            parts.append(_html.heading("files"))
-            shown = files.head(_HTML_ROWS)
-            parts.append(
-                _html.table(
-                    ["change", "content", "file_path", "partition", "record_count", "file_size_in_bytes"],
-                    [
-                        (
-                            r["change"],
-                            _CONTENT.get(int(r["content"]), r["content"]),
-                            r["file_path"],
-                            _partition_text(r["partition"]),
-                            r["record_count"],
-                            r["file_size_in_bytes"],
-                        )
-                        for _, r in shown.iterrows()
-                    ],
-                    row_colors=[_html.ADDED if ch == "added" else _html.REMOVED for ch in shown["change"]],
-                )
-            )
-            if len(files) > _HTML_ROWS:
-                parts.append(_html.muted(f"... and {len(files) - _HTML_ROWS} more files"))
-        changes = self.changes()
-        if len(changes):
-            parts.append(_html.heading("schema, partition spec, sort order and property changes"))
-            parts.append(
-                _html.table(
-                    ["what", "kind", "field id", "name", "before", "after"],
-                    [tuple(r) for r in changes.itertuples(index=False)],
-                    row_colors=[_change_color(k) for k in changes["kind"]],
-                )
-            )
-        parts.extend(_html.muted(f"note: {n}") for n in self.notes)
-        return _html.box(*parts)
-
-
-def _change_color(kind: str) -> str | None:
-    if kind in ("added", "set"):
-        return _html.ADDED
-    if kind in ("dropped", "removed", "voided"):
-        return _html.REMOVED
-    return None
+        return (
+            f"<SnapshotDiff {_sid(self.a)} -> {_sid(self.b)}: data files +{c['added_data_files']} "
+            f"-{c['removed_data_files']}, delete files +{c['added_delete_files']} -{c['removed_delete_files']}>"
+        )
 
 
 def _sid(snapshot: Snapshot | None) -> str:
@@ -245,23 +153,15 @@ def _content_sizes_arrow(files: pa.Table) -> pa.ChunkedArray:
     return pc.coalesce(files.column("content_size_in_bytes"), files.column("file_size_in_bytes"))
 
 
-def _partition_text(partition: Any) -> str:
-    if partition is None:
-        return ""
-    if isinstance(partition, dict):
-        return "/".join(f"{k}={'null' if v is None else v}" for k, v in partition.items())
-    return str(partition)
-
-
 # ---------------------------------------------------------------- files
 
 
 def _live_files(store: ManifestStore, manifests: tuple[ManifestFile, ...], *, progress: bool) -> pa.Table:
     """Live entries (data_file columns only) of some manifests, partitions in the table-wide type."""
     if not manifests:
-        return _empty_files(store).select(list(DATA_FILE_COLUMNS))
+        return empty_files_table(store).select(list(DATA_FILE_COLUMNS))
     store.many_entries(manifests, progress=progress)
-    parts = [_manifest_files(store, m, live_only=True).select(list(DATA_FILE_COLUMNS)) for m in manifests]
+    parts = [manifest_entries_table(store, m, live_only=True).select(list(DATA_FILE_COLUMNS)) for m in manifests]
     return pa.concat_tables(parts, promote_options="permissive")
 
 
@@ -295,7 +195,7 @@ def _child_changes(
     if only_b:
         store.many_entries(only_b, progress=progress)
         entries = pa.concat_tables(
-            [_manifest_files(store, m, live_only=False) for m in only_b], promote_options="permissive"
+            [manifest_entries_table(store, m, live_only=False) for m in only_b], promote_options="permissive"
         )
         by_b = pc.equal(entries.column("snapshot_id"), b.snapshot_id)
         added = entries.filter(pc.and_(by_b, pc.equal(entries.column("status"), 1))).select(list(DATA_FILE_COLUMNS))

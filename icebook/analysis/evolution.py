@@ -12,14 +12,12 @@ it is reported as unknown (never guessed).
 
 from __future__ import annotations
 
-import datetime as _dt
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
 import pandas as pd
 
-from icebook.analysis import _html
 from icebook.analysis._frames import frame
 from icebook.analysis.field_changes import (
     FieldChange,
@@ -86,30 +84,8 @@ class PredicateExplanation:
             ints=("spec_id",),
         )
 
-    def _predicate(self) -> str:
-        if self.op in ("is_null", "not_null"):
-            return f"{self.column} {'IS NULL' if self.op == 'is_null' else 'IS NOT NULL'}"
-        return f"{self.column} {self.op} {self.value!r}"
-
     def __repr__(self) -> str:
-        lines = [f"{self._predicate()} becomes:"]
-        for p in self.projections:
-            target = p.predicate if p.predicate is not None else "no partition predicate"
-            lines.append(f"  spec {p.spec_id}: {target}  ({p.reason})")
-        return "\n".join(lines)
-
-    def _repr_html_(self) -> str:
-        return _html.box(
-            _html.heading(f"{self._predicate()} becomes"),
-            _html.table(
-                ["spec", "partition field", "transform", "partition predicate", "why"],
-                [
-                    (p.spec_id, p.partition_field or "", p.transform or "", p.predicate or "(none)", p.reason)
-                    for p in self.projections
-                ],
-                row_colors=[None if p.predicate else _html.MUTED for p in self.projections],
-            ),
-        )
+        return f"<PredicateExplanation {self.column} {self.op} {self.value!r} in {len(self.projections)} specs>"
 
 
 @dataclass(frozen=True, slots=True, kw_only=True, eq=False)
@@ -154,57 +130,10 @@ class Evolution:
         return frame(rows, _TIMELINE_COLUMNS, ints=("id", "previous_id", "first_snapshot_id"))
 
     def __repr__(self) -> str:
-        lines = ["Evolution"]
-        for title, epochs in (
-            ("schemas", self.schemas),
-            ("partition specs", self.specs),
-            ("sort orders", self.sort_orders),
-        ):
-            lines.append(f"  {title}:")
-            for e in epochs:
-                lines.append(f"    {_epoch_line(e)}")
-                lines.extend(f"      {c}" for c in e.changes)
-        if len(self.property_history):
-            lines.append(f"  property changes: {len(self.property_history)}")
-        lines.extend(f"  note: {n}" for n in self.notes)
-        return "\n".join(lines)
-
-    def _repr_html_(self) -> str:
-        parts: list[Any] = [_html.heading("Evolution")]
-        for title, epochs in (
-            ("Schemas", self.schemas),
-            ("Partition specs", self.specs),
-            ("Sort orders", self.sort_orders),
-        ):
-            parts.append(_html.heading(title))
-            parts.append(
-                _html.table(
-                    ["id", "became current", "first snapshot", "definition", "changes"],
-                    [
-                        (
-                            f"{e.id}{' (current)' if e.is_current else ''}",
-                            _when(e.became_current_ms),
-                            e.first_snapshot_id if e.first_snapshot_id is not None else "",
-                            e.definition,
-                            "; ".join(str(c) for c in e.changes),
-                        )
-                        for e in epochs
-                    ],
-                )
-            )
-        if len(self.property_history):
-            parts.append(_html.heading("Property changes"))
-            parts.append(
-                _html.table(
-                    ["at", "kind", "property", "before", "after"],
-                    [
-                        (r.timestamp, r.kind, r.name, r.before or "", r.after or "")
-                        for r in self.property_history.itertuples(index=False)
-                    ],
-                )
-            )
-        parts.extend(_html.muted(f"note: {n}") for n in self.notes)
-        return _html.box(*parts)
+        return (
+            f"<Evolution {len(self.schemas)} schemas, {len(self.specs)} partition specs, "
+            f"{len(self.sort_orders)} sort orders>"
+        )
 
 
 _TIMELINE_COLUMNS = (
@@ -223,18 +152,6 @@ _TIMELINE_COLUMNS = (
 
 def _ts(ms: int | None) -> pd.Timestamp | None:
     return None if ms is None else pd.Timestamp(ms, unit="ms", tz="UTC")
-
-
-def _when(ms: int | None) -> str:
-    if ms is None:
-        return "unknown"
-    return _dt.datetime.fromtimestamp(ms / 1000, _dt.UTC).strftime("%Y-%m-%d %H:%M:%S")
-
-
-def _epoch_line(e: Epoch) -> str:
-    current = " (current)" if e.is_current else ""
-    first = f", first snapshot {e.first_snapshot_id}" if e.first_snapshot_id is not None else ""
-    return f"{e.id}{current}: {e.definition} [became current {_when(e.became_current_ms)}{first}]"
 
 
 # ---------------------------------------------------------------- building

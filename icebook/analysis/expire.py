@@ -26,7 +26,7 @@ from typing import Any
 import pandas as pd
 
 from icebook.analysis._frames import frame
-from icebook.analysis.lineage import ancestry
+from icebook.analysis.ancestry import ancestor_ids
 from icebook.analysis.manifests import ManifestStore
 from icebook.analysis.reachable import FileKind, TableFile, reachable
 from icebook.errors import IcebookError, MetadataError
@@ -303,7 +303,7 @@ def expire_preview(
     referenced: set[int] = set()
     for name, ref in kept_refs.items():
         if isinstance(ref, Branch):
-            chain = ancestry(metadata, ref.snapshot_id)
+            chain = ancestor_ids(metadata, ref.snapshot_id)
             referenced.update(chain)
             cutoff = (
                 r.now_ms - ref.max_snapshot_age_ms if ref.max_snapshot_age_ms is not None else r.expire_older_than_ms

@@ -27,12 +27,30 @@ from typing import Any, Literal, TypeAlias
 
 from icebook.errors import IcebookError
 from icebook.spec.schema import Schema
-from icebook.spec.types import DecimalType, FixedType, IcebergType, PrimitiveType, is_primitive
+from icebook.spec.types import (
+    DATE,
+    DOUBLE,
+    FLOAT,
+    NANOSECOND_TYPES,
+    STRING,
+    TIME,
+    TIMESTAMP_TYPES,
+    UTC_ADJUSTED_TYPES,
+    DecimalType,
+    FixedType,
+    IcebergType,
+    Primitive,
+    PrimitiveType,
+    is_primitive,
+)
 
 
 class FilterError(IcebookError):
     """A filter that cannot be parsed or bound: a syntax error (with its position) or an unknown column."""
 
+
+_TEMPORAL = frozenset({DATE, TIME, *TIMESTAMP_TYPES})
+"""Types whose physical values (ints) are written as quoted ISO text."""
 
 CompareOp = Literal["<", "<=", ">", ">=", "=", "!="]
 _NEGATE: dict[str, CompareOp] = {"<": ">=", "<=": ">", ">": "<=", ">=": "<", "=": "!=", "!=": "="}
@@ -83,7 +101,7 @@ class Compare:
         object.__setattr__(self, "value", value)
 
     def __str__(self) -> str:
-        return f"{self.ref} {self.op} {_show(self.value, self.ref.type)}"
+        return f"{self.ref} {self.op} {literal_text(self.value, self.ref.type)}"
 
 
 @dataclass(frozen=True, slots=True)
@@ -100,7 +118,7 @@ class In:
         object.__setattr__(self, "negated", negated)
 
     def __str__(self) -> str:
-        inner = ", ".join(_show(v, self.ref.type) for v in self.values)
+        inner = ", ".join(literal_text(v, self.ref.type) for v in self.values)
         return f"{self.ref} {'not in' if self.negated else 'in'} ({inner})"
 
 
@@ -192,14 +210,14 @@ def and_(*exprs: Expr) -> Expr:
     return out
 
 
-def _show(value: Any, t: IcebergType | None) -> str:
+def literal_text(value: Any, t: IcebergType | None) -> str:
+    """A literal as the filter syntax writes it: strings quoted, dates and times as quoted ISO text."""
     if isinstance(value, str):
         return "'" + value.replace("'", "''") + "'"
-    if t is not None and isinstance(value, int) and isinstance(t, PrimitiveType):
+    if isinstance(value, int) and isinstance(t, PrimitiveType) and t in _TEMPORAL:
         from icebook.spec.transforms import human_value
 
-        if t.name in ("date", "time") or t.name.startswith("timestamp"):
-            return "'" + human_value(value, t) + "'"
+        return "'" + human_value(value, t) + "'"
     return str(value)
 
 
@@ -431,11 +449,11 @@ def bind(expr: Expr | str | None, schema: Schema, *, case_sensitive: bool = Fals
     if isinstance(expr, In):
         return In(ref, tuple(convert_literal(v, t, ref.name) for v in expr.values), negated=expr.negated)
     if isinstance(expr, Unary):
-        if expr.op in ("is_nan", "not_nan") and str(t) not in ("float", "double"):
+        if expr.op in ("is_nan", "not_nan") and t not in (FLOAT, DOUBLE):
             raise FilterError(f"column {ref.name!r} is {t}: only float and double columns can be NaN")
         return Unary(expr.op, ref)
     if isinstance(expr, StartsWith):
-        if str(t) != "string":
+        if t != STRING:
             raise FilterError(f"column {ref.name!r} is {t}: 'starts with' needs a string column")
         return StartsWith(ref, str(expr.prefix), negated=expr.negated)
     raise FilterError(f"not a filter expression: {expr!r}")
@@ -475,7 +493,6 @@ def referenced_names(expr: Expr) -> list[str]:
 
 
 _EPOCH = _dt.datetime(1970, 1, 1)
-_EPOCH_UTC = _EPOCH.replace(tzinfo=_dt.UTC)
 
 
 def convert_literal(value: Any, t: IcebergType, column: str = "?") -> Any:
@@ -493,41 +510,41 @@ def convert_literal(value: Any, t: IcebergType, column: str = "?") -> Any:
             return value if isinstance(value, bytes) else str(value).encode()
         if not isinstance(t, PrimitiveType):
             raise FilterError(problem)
-        name = t.name
-        if name == "boolean":
-            if isinstance(value, bool):
-                return value
-            if isinstance(value, str) and value.lower() in ("true", "false"):
-                return value.lower() == "true"
-            raise FilterError(problem)
-        if name in ("int", "long"):
-            if isinstance(value, bool):
+        match t.name:
+            case Primitive.BOOLEAN:
+                if isinstance(value, bool):
+                    return value
+                if isinstance(value, str) and value.lower() in ("true", "false"):
+                    return value.lower() == "true"
                 raise FilterError(problem)
-            if isinstance(value, (int, str)) or (isinstance(value, Decimal) and value == value.to_integral_value()):
-                return int(value)
-            raise FilterError(f"{problem}: not a whole number")
-        if name in ("float", "double"):
-            return float(value)
-        if name == "string":
-            return value if isinstance(value, str) else str(value)
-        if name == "date":
-            if isinstance(value, _dt.datetime):
-                value = value.date()
-            if isinstance(value, str):
-                value = _dt.date.fromisoformat(value.strip()[:10]) if len(value.strip()) >= 10 else None
-            if isinstance(value, _dt.date):
-                return (value - _dt.date(1970, 1, 1)).days
-            raise FilterError(problem)
-        if name.startswith("timestamp"):
-            micros = _timestamp_micros(value, zoned=name.startswith("timestamptz"))
-            return micros * 1000 if name.endswith("_ns") else micros
-        if name == "time":
-            tv = _dt.time.fromisoformat(value) if isinstance(value, str) else value
-            return ((tv.hour * 60 + tv.minute) * 60 + tv.second) * 1_000_000 + tv.microsecond
-        if name == "uuid":
-            return value if isinstance(value, _uuid.UUID) else _uuid.UUID(str(value))
-        if name == "binary":
-            return value if isinstance(value, bytes) else str(value).encode()
+            case Primitive.INT | Primitive.LONG:
+                if isinstance(value, bool):
+                    raise FilterError(problem)
+                if isinstance(value, (int, str)) or (isinstance(value, Decimal) and value == value.to_integral_value()):
+                    return int(value)
+                raise FilterError(f"{problem}: not a whole number")
+            case Primitive.FLOAT | Primitive.DOUBLE:
+                return float(value)
+            case Primitive.STRING:
+                return value if isinstance(value, str) else str(value)
+            case Primitive.DATE:
+                if isinstance(value, _dt.datetime):
+                    value = value.date()
+                if isinstance(value, str):
+                    value = _dt.date.fromisoformat(value.strip()[:10]) if len(value.strip()) >= 10 else None
+                if isinstance(value, _dt.date):
+                    return (value - _dt.date(1970, 1, 1)).days
+                raise FilterError(problem)
+            case Primitive.TIMESTAMP | Primitive.TIMESTAMPTZ | Primitive.TIMESTAMP_NS | Primitive.TIMESTAMPTZ_NS:
+                micros = _timestamp_micros(value, zoned=t in UTC_ADJUSTED_TYPES)
+                return micros * 1000 if t in NANOSECOND_TYPES else micros
+            case Primitive.TIME:
+                tv = _dt.time.fromisoformat(value) if isinstance(value, str) else value
+                return ((tv.hour * 60 + tv.minute) * 60 + tv.second) * 1_000_000 + tv.microsecond
+            case Primitive.UUID:
+                return value if isinstance(value, _uuid.UUID) else _uuid.UUID(str(value))
+            case Primitive.BINARY:
+                return value if isinstance(value, bytes) else str(value).encode()
     except FilterError:
         raise
     except (ValueError, TypeError, InvalidOperation, AttributeError) as exc:
@@ -602,6 +619,7 @@ __all__ = [
     "and_",
     "bind",
     "convert_literal",
+    "literal_text",
     "parse_filter",
     "push_not",
     "referenced_ids",

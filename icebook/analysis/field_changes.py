@@ -15,7 +15,22 @@ from dataclasses import dataclass
 from icebook.spec.partitioning import PartitionSpec
 from icebook.spec.schema import Schema
 from icebook.spec.sort_order import SortOrder
-from icebook.spec.types import IcebergType, ListType, MapType, NestedField, StructType, is_primitive
+from icebook.spec.types import (
+    DATE,
+    DOUBLE,
+    FLOAT,
+    INT,
+    LONG,
+    TIMESTAMP,
+    TIMESTAMP_NS,
+    DecimalType,
+    IcebergType,
+    ListType,
+    MapType,
+    NestedField,
+    StructType,
+    is_primitive,
+)
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -71,7 +86,7 @@ def _parents(schema: Schema) -> dict[int, tuple[int, list[int]]]:
 
 
 # Spec ("Schema Evolution"): the valid primitive type promotions.
-_PROMOTIONS = {("int", "long"), ("float", "double"), ("date", "timestamp"), ("date", "timestamp_ns")}
+_PROMOTIONS = {(INT, LONG), (FLOAT, DOUBLE), (DATE, TIMESTAMP), (DATE, TIMESTAMP_NS)}
 
 
 def _type_kind(old: IcebergType, new: IcebergType) -> str | None:
@@ -81,9 +96,9 @@ def _type_kind(old: IcebergType, new: IcebergType) -> str | None:
         return None if type(old) is type(new) else "type_changed"
     if old == new:
         return None
-    if (str(old), str(new)) in _PROMOTIONS:
+    if (old, new) in _PROMOTIONS:
         return "type_promoted"
-    if str(old).startswith("decimal(") and str(new).startswith("decimal("):
+    if isinstance(old, DecimalType) and isinstance(new, DecimalType):
         return "type_promoted"  # decimal(P,S) -> decimal(P2,S) with P2 > P; Spark validates it
     return "type_changed"
 
@@ -198,13 +213,6 @@ def _source_names(schema: Schema | None, ids: Iterable[int]) -> str:
     if schema is None:
         return ",".join(f"#{i}" for i in ids)
     return ",".join(schema.find_column_name(i) or f"#{i}" for i in ids)
-
-
-def describe_partition_field(spec: PartitionSpec, field_id: int, schema: Schema | None) -> str:
-    pf = spec.field_by_id(field_id)
-    if pf is None:
-        return ""
-    return f"{pf.transform}({_source_names(schema, pf.source_ids)})"
 
 
 def spec_changes(

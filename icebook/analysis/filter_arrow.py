@@ -23,13 +23,13 @@ from icebook.analysis.expressions import (
     StartsWith,
     Unary,
 )
-from icebook.spec.types import IcebergType, PrimitiveType
+from icebook.spec.types import UUID, IcebergType
 
 
 def arrow_literal(value: Any, t: IcebergType) -> pa.Scalar:
     """A physical value of Iceberg type ``t`` as an Arrow scalar of ``arrow_type(t)``."""
     target = arrow_type(t)
-    if isinstance(t, PrimitiveType) and t.name == "uuid":
+    if t == UUID:
         return pa.scalar(value.bytes, target)
     if pa.types.is_timestamp(target) or pa.types.is_date(target) or pa.types.is_time(target):
         storage = pa.int32() if pa.types.is_date32(target) else pa.int64()

@@ -28,6 +28,7 @@ from dataclasses import dataclass
 import pandas as pd
 
 from icebook.analysis._frames import frame
+from icebook.analysis.ancestry import ancestor_ids
 from icebook.analysis.compaction import CompactionPreview, compaction_options, compaction_preview
 from icebook.analysis.delete_index import attach_like_reference
 from icebook.analysis.expire import ExpirePreview, GcDisabled, expire_preview, retention
@@ -40,14 +41,14 @@ from icebook.analysis.health_sections import (
     history_health,
     manifests_health,
 )
-from icebook.analysis.lineage import ancestry
 from icebook.analysis.orphans import OrphanReport, find_orphans
 from icebook.analysis.rewrite_previews import (
     DEFAULT_MANIFEST_TARGET,
     MANIFEST_TARGET_PROPERTY,
     manifest_rewrite_preview,
 )
-from icebook.analysis.scan import TableLike, plan_scan
+from icebook.analysis.scan import Level, plan_scan
+from icebook.analysis.table_like import TableLike
 from icebook.errors import IcebookError
 from icebook.io.fileio import FileIO
 from icebook.spec.snapshots import Snapshot
@@ -179,7 +180,7 @@ def health(
     if snapshot is not None:
         plan = plan_scan(table, snapshot)
         tasks = attach_like_reference(plan.tasks, metadata, store, snapshot)
-        deletes = [d.file for d in plan.decisions if d.level == "delete file" and d.file is not None]
+        deletes = [d.file for d in plan.decisions if d.level == Level.DELETE_FILE and d.file is not None]
     else:
         tasks, deletes = (), []
     files = files_health(tasks, deletes, options)
@@ -226,7 +227,7 @@ def _path_identifier(location: str) -> str:
 
 def _refs(table: TableLike, expirable: ExpirePreview | None, now: int) -> tuple[RefHealth, ...]:
     metadata = table.metadata
-    main = set(ancestry(metadata, metadata.current_snapshot_id))
+    main = set(ancestor_ids(metadata, metadata.current_snapshot_id))
     known = {s.snapshot_id: s for s in metadata.snapshots}
     fates = {r.name: r for r in expirable.refs} if expirable else {}
     out = []

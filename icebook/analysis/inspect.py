@@ -19,6 +19,7 @@ from typing import Any
 import pandas as pd
 import pyarrow as pa
 
+from icebook.analysis.ancestry import ancestor_ids
 from icebook.analysis.manifests import (
     ManifestStore,
     parallel_map,
@@ -30,6 +31,7 @@ from icebook.analysis.partitions import partition_summaries_arrow, partitions_ar
 from icebook.analysis.position_deletes import position_deletes_arrow
 from icebook.analysis.reachable import unique_manifests
 from icebook.analysis.resolve import At, resolve_snapshot
+from icebook.io.avro import ENTRY_COLUMNS
 from icebook.spec.manifest import ManifestContent, ManifestFile
 from icebook.spec.metadata import TableMetadata
 from icebook.spec.snapshots import Branch, Snapshot, snapshot_sequence_number
@@ -58,7 +60,6 @@ DATA_FILE_COLUMNS = (
     "content_offset",
     "content_size_in_bytes",
 )
-ENTRY_COLUMNS = ("status", "snapshot_id", "sequence_number", "file_sequence_number")
 # Nullable pandas dtypes, so a missing id shows as <NA> rather than turning the column into floats.
 _NULLABLE: dict[pa.DataType, Any] = {
     pa.int32(): pd.Int32Dtype(),
@@ -99,19 +100,8 @@ def snapshots_arrow(metadata: TableMetadata) -> pa.Table:
     )
 
 
-def current_ancestry(metadata: TableMetadata, start: int | None = None) -> list[int]:
-    """Snapshot ids from ``start`` (default: current) back through parents that still exist."""
-    out: list[int] = []
-    known = {s.snapshot_id: s for s in metadata.snapshots}
-    cursor = metadata.current_snapshot_id if start is None else start
-    while cursor is not None and cursor in known and cursor not in out:
-        out.append(cursor)
-        cursor = known[cursor].parent_snapshot_id
-    return out
-
-
 def history_arrow(metadata: TableMetadata) -> pa.Table:
-    ancestors = set(current_ancestry(metadata))
+    ancestors = set(ancestor_ids(metadata, metadata.current_snapshot_id))
     known = {s.snapshot_id: s for s in metadata.snapshots}
     log = metadata.snapshot_log
     return pa.table(
@@ -219,8 +209,9 @@ def manifests_arrow(metadata: TableMetadata, manifests: Iterable[ManifestFile]) 
 # ------------------------------------------------------------------ file-level tables
 
 
-def _manifest_files(store: ManifestStore, manifest: ManifestFile, *, live_only: bool) -> pa.Table:
-    """One manifest's entries with the partition re-shaped to the table-wide type."""
+def manifest_entries_table(store: ManifestStore, manifest: ManifestFile, *, live_only: bool) -> pa.Table:
+    """One manifest's entries (only ADDED and EXISTING when ``live_only``), the partition re-shaped to
+    the table-wide partition type so that manifests of every spec concatenate."""
     table = store.entries(manifest)
     if live_only:
         deleted = table.column("status").to_numpy() == 2
@@ -265,12 +256,12 @@ def manifest_files_arrow(
     def one_manifest(manifest: ManifestFile) -> pa.Table:
         # Decoding, reshaping and metrics per manifest, in the worker: the numpy and Arrow kernels
         # release the GIL, and nothing large is concatenated before the end.
-        files = _manifest_files(store, manifest, live_only=True).select(list(DATA_FILE_COLUMNS))
+        files = manifest_entries_table(store, manifest, live_only=True).select(list(DATA_FILE_COLUMNS))
         metrics = readable_metrics(files, schema, file=manifest.manifest_path)
         return files.append_column("readable_metrics", metrics)
 
     table = _concat(parallel_map(one_manifest, manifests, progress=progress, label="manifests"))
-    return _empty_files(store) if table is None else table
+    return empty_files_table(store) if table is None else table
 
 
 def entries_arrow(store: ManifestStore, snapshot: Snapshot | None, *, progress: bool = True) -> pa.Table:
@@ -286,10 +277,10 @@ def manifest_entries_arrow(
     metadata = store.metadata
     manifests = tuple(manifests)
     store.many_entries(manifests, progress=progress)
-    parts = [_manifest_files(store, m, live_only=False) for m in manifests]
+    parts = [manifest_entries_table(store, m, live_only=False) for m in manifests]
     table = _concat(parts)
     if table is None:
-        empty = _empty_files(store)
+        empty = empty_files_table(store)
         data_file = pa.StructArray.from_arrays(
             [empty.column(c).combine_chunks() for c in DATA_FILE_COLUMNS], names=list(DATA_FILE_COLUMNS)
         )
@@ -311,7 +302,8 @@ def manifest_entries_arrow(
     return out.append_column("data_file", data_file).append_column("readable_metrics", metrics)
 
 
-def _empty_files(store: ManifestStore) -> pa.Table:
+def empty_files_table(store: ManifestStore) -> pa.Table:
+    """A files table without rows (the columns of ``files_arrow``), for snapshots with no manifests."""
     from icebook.analysis.arrow_types import arrow_type
     from icebook.io.avro import entries_schema
 
@@ -409,6 +401,6 @@ class Inspector:
         """Every position deleted by a snapshot's position delete files and deletion vectors."""
 
         def unify(manifest: ManifestFile) -> pa.Table:
-            return _manifest_files(self._store, manifest, live_only=True)
+            return manifest_entries_table(self._store, manifest, live_only=True)
 
         return to_pandas(position_deletes_arrow(self._store, self._snapshot(at), unify=unify))

@@ -14,16 +14,15 @@ implementation's SnapshotSummary): ``source-snapshot-id`` (the picked snapshot),
 
 from __future__ import annotations
 
-import datetime as _dt
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from types import MappingProxyType
 
 import pandas as pd
 
-from icebook.analysis import _html
 from icebook.analysis._frames import frame
-from icebook.analysis.inspect import current_ancestry
+from icebook.analysis.ancestry import ancestor_ids
+from icebook.analysis.resolve import snapshot_id_from_text
 from icebook.spec.metadata import MAIN_BRANCH, TableMetadata
 from icebook.spec.snapshots import Branch, Snapshot
 
@@ -68,7 +67,7 @@ class LineageNode:
     @property
     def cherry_picked_from(self) -> int | None:
         raw = (self.snapshot.summary or {}).get(SOURCE_SNAPSHOT_ID)
-        return int(raw) if raw is not None and raw.lstrip("-").isdigit() else None
+        return None if raw is None else snapshot_id_from_text(raw)
 
     @property
     def published_wap_id(self) -> str | None:
@@ -77,9 +76,6 @@ class LineageNode:
     @property
     def wap_id(self) -> str | None:
         return (self.snapshot.summary or {}).get(WAP_ID)
-
-    def labels(self) -> list[str]:
-        return [*self.branches, *(f"tag: {t}" for t in self.tags)]
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -116,32 +112,13 @@ class HistoryPath:
             rows, ["side", "snapshot_id", "parent_id", "operation", "committed_at"], ints=("snapshot_id", "parent_id")
         )
 
-    def describe(self) -> str:
-        def ops(snaps: tuple[Snapshot, ...]) -> str:
-            return ", ".join(f"{s.operation} {s.snapshot_id}" for s in snaps) or "nothing"
-
-        if self.relation == "same":
-            return "same snapshot"
-        if self.relation == "a_before_b":
-            return f"{len(self.b_side)} commit(s) from a to b: {ops(self.b_side)}"
-        if self.relation == "b_before_a":
-            return f"b is an ancestor of a ({len(self.a_side)} commit(s) back): {ops(self.a_side)}"
-        if self.relation == "diverged":
-            return f"diverged at {self.common_ancestor}: a side {ops(self.a_side)}; b side {ops(self.b_side)}"
-        return "no common ancestor left (expired, or separate histories)"
-
-
-def ancestry(metadata: TableMetadata, snapshot_id: int | None) -> list[int]:
-    """``snapshot_id`` and its ancestors that still exist, newest first."""
-    return [] if snapshot_id is None else current_ancestry(metadata, snapshot_id)
-
 
 def history_path(metadata: TableMetadata, a: int | None, b: int | None) -> HistoryPath:
     """Walk parents from both snapshots to relate them (the operations between them)."""
     known = {s.snapshot_id: s for s in metadata.snapshots}
-    anc_a, anc_b = ancestry(metadata, a), ancestry(metadata, b)
+    anc_a, anc_b = ancestor_ids(metadata, a), ancestor_ids(metadata, b)
 
-    def side(chain: list[int], stop: int | None) -> tuple[Snapshot, ...]:
+    def side(chain: tuple[int, ...], stop: int | None) -> tuple[Snapshot, ...]:
         out = []
         for sid in chain:
             if sid == stop:
@@ -176,6 +153,7 @@ class Lineage:
     """The current snapshot and its ancestors, newest first."""
     refs: Mapping[str, str]
     """Ref name -> 'branch' or 'tag'."""
+    metadata: TableMetadata = field(repr=False, compare=False)
 
     @property
     def unreachable(self) -> tuple[int, ...]:
@@ -199,12 +177,7 @@ class Lineage:
 
     def ancestors(self, snapshot_id: int) -> tuple[int, ...]:
         """The snapshot and its ancestors still present, newest first."""
-        out: list[int] = []
-        cursor: int | None = snapshot_id
-        while cursor is not None and cursor in self.nodes and cursor not in out:
-            out.append(cursor)
-            cursor = self.nodes[cursor].parent_id
-        return tuple(out)
+        return ancestor_ids(self.metadata, snapshot_id)
 
     def common_ancestor(self, a: int, b: int) -> int | None:
         seen = set(self.ancestors(a))
@@ -231,69 +204,8 @@ class Lineage:
         ]
         return frame(rows, _COLUMNS, ints=("snapshot_id", "parent_id", "sequence_number", "cherry_picked_from"))
 
-    def graph_lines(self) -> list[tuple[str, LineageNode | None]]:
-        """(graph prefix, node) rows, newest first, like ``git log --graph``; node None for a joint row."""
-        order = sorted(
-            self.nodes.values(), key=lambda n: (n.snapshot.timestamp_ms, n.snapshot.sequence_number or 0), reverse=True
-        )
-        cols: list[int | None] = []
-        out: list[tuple[str, LineageNode | None]] = []
-        for node in order:
-            sid = node.snapshot_id
-            waiting = [i for i, c in enumerate(cols) if c == sid]
-            if len(waiting) > 1:
-                # Several lines (branches) meet at this snapshot: draw them joining, then drop the extras.
-                keep = waiting[0]
-                chars = [" "] * (2 * len(cols))
-                for i in range(len(cols)):
-                    chars[2 * i - 1 if i in waiting[1:] else 2 * i] = "/" if i in waiting[1:] else "|"
-                out.append(("".join(chars).rstrip(), None))
-                cols = [c for i, c in enumerate(cols) if i not in waiting[1:]]
-                idx = keep
-            elif waiting:
-                idx = waiting[0]
-            else:
-                cols.append(sid)
-                idx = len(cols) - 1
-            out.append(("".join("* " if i == idx else "| " for i in range(len(cols))), node))
-            parent = node.parent_id if node.parent_id in self.nodes else None
-            if parent is None:
-                del cols[idx]
-            else:
-                cols[idx] = parent
-        return out
-
     def __repr__(self) -> str:
-        lines = [f"Lineage: {len(self.nodes)} snapshots, refs {sorted(self.refs)}"]
-        for prefix, node in self.graph_lines():
-            lines.append(prefix if node is None else f"{prefix.rstrip()} {_line(node)}")
-        return "\n".join(lines)
-
-    def _repr_html_(self) -> str:
-        rows: list[tuple[object, ...]] = []
-        colors: list[str | None] = []
-        for prefix, node in self.graph_lines():
-            if node is None:
-                rows.append((_graph_cell(prefix), "", "", "", "", ""))
-                colors.append(None)
-                continue
-            notes = _notes(node)
-            rows.append(
-                (
-                    _graph_cell(prefix),
-                    node.snapshot_id,
-                    node.snapshot.operation or "",
-                    _when(node.snapshot.timestamp_ms),
-                    ", ".join(node.labels()),
-                    "; ".join(notes),
-                )
-            )
-            colors.append(None if node.reachable else _html.MUTED)
-        return _html.box(
-            _html.heading(f"Lineage: {len(self.nodes)} snapshots"),
-            _html.table(["graph", "snapshot", "operation", "committed at", "refs", "notes"], rows, row_colors=colors),
-            _html.muted("grey rows: not reachable from any branch or tag"),
-        )
+        return f"<Lineage {len(self.nodes)} snapshots, refs {sorted(self.refs)}, {len(self.unreachable)} unreachable>"
 
 
 _COLUMNS = (
@@ -312,50 +224,15 @@ _COLUMNS = (
 )
 
 
-def _graph_cell(prefix: str) -> _html.Markup:
-    return _html.Markup(f'<span style="white-space:pre">{_html.esc(prefix)}</span>')
-
-
-def _when(ms: int) -> str:
-    return _dt.datetime.fromtimestamp(ms / 1000, _dt.UTC).strftime("%Y-%m-%d %H:%M:%S")
-
-
-def _notes(node: LineageNode) -> list[str]:
-    notes = []
-    if not node.reachable:
-        notes.append("unreachable")
-    if node.parent_expired:
-        notes.append(f"parent {node.parent_id} expired")
-    if node.cherry_picked_from is not None:
-        notes.append(f"cherry-picked from {node.cherry_picked_from}")
-    if node.published_wap_id is not None:
-        notes.append(f"published WAP {node.published_wap_id}")
-    if node.wap_id is not None:
-        notes.append(f"staged WAP {node.wap_id}")
-    return notes
-
-
-def _line(node: LineageNode) -> str:
-    labels = node.labels()
-    text = f"{node.snapshot_id} {node.snapshot.operation or '?'} seq={node.snapshot.sequence_number}"
-    text += f" {_when(node.snapshot.timestamp_ms)}"
-    if labels:
-        text += f" ({', '.join(labels)})"
-    notes = _notes(node)
-    if notes:
-        text += f" [{'; '.join(notes)}]"
-    return text
-
-
 def lineage(metadata: TableMetadata) -> Lineage:
     """Build the DAG of ``metadata``'s snapshots (no file is read)."""
     snaps = sorted(metadata.snapshots, key=lambda s: (s.timestamp_ms, s.sequence_number or 0))
     known = {s.snapshot_id for s in snaps}
-    main = tuple(current_ancestry(metadata))
+    main = ancestor_ids(metadata, metadata.current_snapshot_id)
     main_set = set(main)
     reachable: dict[int, list[str]] = {}
     for name, ref in metadata.refs.items():
-        for sid in current_ancestry(metadata, ref.snapshot_id):
+        for sid in ancestor_ids(metadata, ref.snapshot_id):
             reachable.setdefault(sid, []).append(name)
     heads: dict[int, list[str]] = {}
     tags: dict[int, list[str]] = {}
@@ -385,4 +262,5 @@ def lineage(metadata: TableMetadata) -> Lineage:
         nodes=MappingProxyType(nodes),
         main_ancestry=main,
         refs=MappingProxyType({name: ref.type for name, ref in metadata.refs.items()}),
+        metadata=metadata,
     )

@@ -17,22 +17,38 @@ import pyarrow.compute as pc
 
 from icebook.analysis.arrow_types import arrow_type
 from icebook.spec.schema import Schema
-from icebook.spec.types import DecimalType, IcebergType, PrimitiveType, is_primitive
+from icebook.spec.types import (
+    BINARY,
+    BOOLEAN,
+    DATE,
+    DOUBLE,
+    FLOAT,
+    INT,
+    LONG,
+    STRING,
+    TIME,
+    TIMESTAMP_TYPES,
+    VARIANT,
+    DecimalType,
+    IcebergType,
+    PrimitiveType,
+    is_primitive,
+)
 from icebook.spec.values import decode_value
 
 # Appendix D little-endian fixed widths, and the numpy dtype each decodes to.
-_NUMPY: dict[str, tuple[int, str]] = {
-    "int": (4, "<i4"),
-    "date": (4, "<i4"),
-    "long": (8, "<i8"),
-    "time": (8, "<i8"),
-    "timestamp": (8, "<i8"),
-    "timestamptz": (8, "<i8"),
-    "timestamp_ns": (8, "<i8"),
-    "timestamptz_ns": (8, "<i8"),
-    "float": (4, "<f4"),
-    "double": (8, "<f8"),
+_NUMPY: dict[PrimitiveType, tuple[int, str]] = {
+    BOOLEAN: (1, "u1"),
+    INT: (4, "<i4"),
+    DATE: (4, "<i4"),
+    LONG: (8, "<i8"),
+    TIME: (8, "<i8"),
+    **dict.fromkeys(TIMESTAMP_TYPES, (8, "<i8")),
+    FLOAT: (4, "<f4"),
+    DOUBLE: (8, "<f8"),
 }
+_INTEGER_BACKED = frozenset({DATE, TIME, *TIMESTAMP_TYPES})
+"""Types whose Arrow values are built from the integers the spec stores (days, micros, nanos)."""
 _STAT_MAPS = (
     ("column_size", "column_sizes"),
     ("value_count", "value_counts"),
@@ -46,7 +62,7 @@ def readable_columns(schema: Schema) -> list[tuple[str, int, IcebergType]]:
     out = []
     for field_id, name in schema.id_to_name().items():
         t = schema.find_type(field_id)
-        if t is not None and is_primitive(t) and not (isinstance(t, PrimitiveType) and t.name == "variant"):
+        if t is not None and is_primitive(t) and t != VARIANT:
             out.append((name, field_id, t))
     return sorted(out)
 
@@ -82,11 +98,11 @@ def decode_bound_column(raw: pa.Array, t: IcebergType, *, file: str = "<manifest
     if len(raw) == 0 or raw.null_count == len(raw):
         return pa.nulls(len(raw), target)
     if isinstance(t, PrimitiveType):
-        if t.name == "string":
+        if t == STRING:
             return pc.cast(raw, pa.string())
-        if t.name == "binary":
+        if t == BINARY:
             return raw
-        width, dtype = (1, "u1") if t.name == "boolean" else _NUMPY.get(t.name, (0, ""))
+        width, dtype = _NUMPY.get(t, (0, ""))
         if width:
             fast = _fixed(raw, width, dtype, target)
             if fast is not None:
@@ -100,9 +116,7 @@ def decode_bound_column(raw: pa.Array, t: IcebergType, *, file: str = "<manifest
 
 
 def _physical(value: Any, t: IcebergType) -> Any:
-    if value is None or not isinstance(t, PrimitiveType):
-        return value
-    if t.name in ("timestamp", "timestamptz", "timestamp_ns", "timestamptz_ns", "time", "date"):
+    if value is not None and isinstance(t, PrimitiveType) and t in _INTEGER_BACKED:
         return int(value)
     return value
 

@@ -1,29 +1,51 @@
-"""How a predicate on a source column becomes a predicate on partition values (hidden partitioning).
+"""Inclusive projection: how a row predicate becomes a predicate on partition values (hidden
+partitioning). The scan planner and every explanation use this module, so they cannot disagree.
 
 Spec ("Scan Planning"): "Scan predicates are converted to partition predicates using an
 *inclusive projection*: if a scan predicate matches a row, then the partition predicate must
-match that row's partition." A projection may be looser than the row predicate (it may keep
-partitions without matching rows) but never stricter. Rules per transform, for ``col op v``:
+match that row's partition." A projection may keep partitions without matching rows, never drop
+one with them. Rules per transform, for ``col op v``:
 
-- identity: the same predicate on the partition value.
-- bucket[N]: only equality projects (``bucket = bucket(v)``); a range of hashes means nothing.
+- identity: the same predicate on the partition value (every operator, ``in``, ``starts with``).
+- ``is null`` / ``is not null``: every transform maps null to null, so they project as they are.
+- bucket[N]: ``=`` and ``in`` map to the values' buckets; a range of hashes means nothing.
 - truncate[W] and year/month/day/hour (order-preserving): ``=`` -> ``= T(v)``; ``<=``/``>=`` ->
-  ``<= T(v)``/``>= T(v)``; ``<`` -> ``<= T(v - 1)`` and ``>`` -> ``>= T(v + 1)`` for integers and
-  times (the next representable value); strings under truncate use ``<= T(v)``/``>= T(v)``.
-  ``!=`` never projects (a partition holds other values too).
-- ``IS NULL``/``IS NOT NULL``: every transform maps null to null, so they project as they are.
+  ``<= T(v)``/``>= T(v)``; ``<`` -> ``<= T(v - 1)`` and ``>`` -> ``>= T(v + 1)`` where the type
+  has a next value (integers, dates, times, timestamps, decimals by their scale), else
+  ``<= T(v)``/``>= T(v)``; ``in`` -> ``in`` of the transformed values; ``starts with`` on
+  truncated strings -> ``starts with`` (prefix within W) or ``= T(prefix)``.
+- ``!=``, ``not in``, ``not starts with``, NaN tests: only identity projects them (a partition of
+  any other transform also holds other values).
 - void and unknown transforms: no partition predicate.
 
-This module explains; it does not plan scans.
+A projection is expression data (``icebook.analysis.expressions``) on partition field ids, so one
+evaluator (``icebook.analysis.pruning.evaluate``) decides it against partition values or
+partition summaries.
 """
 
 from __future__ import annotations
 
-import datetime as _dt
 from dataclasses import dataclass
 from decimal import Decimal
 from typing import Any
 
+from icebook.analysis.expressions import (
+    AlwaysFalse,
+    AlwaysTrue,
+    And,
+    Compare,
+    Expr,
+    FilterError,
+    In,
+    Not,
+    Or,
+    Predicate,
+    Ref,
+    StartsWith,
+    Unary,
+    convert_literal,
+    push_not,
+)
 from icebook.errors import NotFound, UnsupportedFeature
 from icebook.spec.partitioning import PartitionField, PartitionSpec
 from icebook.spec.schema import Schema
@@ -33,21 +55,211 @@ from icebook.spec.transforms import (
     HourTransform,
     IdentityTransform,
     MonthTransform,
-    Transform,
     TruncateTransform,
     YearTransform,
-    human_value,
 )
-from icebook.spec.types import DecimalType, IcebergType, PrimitiveType
+from icebook.spec.types import (
+    DATE,
+    INT,
+    LONG,
+    STRING,
+    TIME,
+    TIMESTAMP,
+    TIMESTAMP_NS,
+    TIMESTAMPTZ,
+    TIMESTAMPTZ_NS,
+    DecimalType,
+    IcebergType,
+)
 
-OPS = ("=", "!=", "<", "<=", ">", ">=", "is_null", "not_null")
-_ALIASES = {"==": "=", "<>": "!=", "is null": "is_null", "is not null": "not_null", "not null": "not_null"}
-_TIME_TRANSFORMS = (YearTransform, MonthTransform, DayTransform, HourTransform)
+_ORDER_PRESERVING = (TruncateTransform, YearTransform, MonthTransform, DayTransform, HourTransform)
+_UNIT_STEP = frozenset({INT, LONG, DATE, TIME, TIMESTAMP, TIMESTAMPTZ, TIMESTAMP_NS, TIMESTAMPTZ_NS})
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class FieldProjection:
+    """One row predicate under one partition field: the partition predicate, or why there is none."""
+
+    spec_id: int
+    field: PartitionField
+    predicate: Predicate
+    """The row predicate (bound to a schema, negations pushed down)."""
+    projected: Predicate | None
+    """The partition predicate on ``field`` (its ref carries the partition field id and result
+    type); None when this field cannot prune with ``predicate``."""
+    reason: str
+
+    @property
+    def text(self) -> str | None:
+        """The partition predicate with values as partition paths show them (``ts_day >= 2024-01-03``)."""
+        if self.projected is None:
+            return None
+        return predicate_text(self.projected, self.field, self.predicate.ref.type)
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class SpecProjection:
+    """A row filter projected onto one partition spec: the partition filter and how each
+    predicate got there."""
+
+    spec_id: int
+    expr: Expr
+    """The partition filter: the row filter with each predicate replaced by the conjunction of its
+    projections (true where nothing projects)."""
+    fields: tuple[FieldProjection, ...]
+    """Every (row predicate, partition field on its column) pair, in filter order."""
+
+    def __str__(self) -> str:
+        return str(self.expr)
+
+
+def _next_value_step(source: IcebergType) -> Any:
+    """The distance to the next representable value (None for strings and binary: no such step)."""
+    if isinstance(source, DecimalType):
+        return Decimal(1).scaleb(-source.scale)
+    return 1 if source in _UNIT_STEP else None
+
+
+def project_predicate(p: Predicate, pf: PartitionField, spec_id: int) -> FieldProjection:
+    """The inclusive projection of one bound row predicate under one partition field (the rules above)."""
+    t, source = pf.transform, p.ref.type
+
+    def out(projected: Predicate | None, reason: str) -> FieldProjection:
+        return FieldProjection(spec_id=spec_id, field=pf, predicate=p, projected=projected, reason=reason)
+
+    if t.is_void:
+        return out(None, f"{pf.name} is void (always null): it cannot prune")
+    if len(pf.source_ids) != 1:
+        return out(None, f"{t} reads several columns: a predicate on one of them cannot be projected")
+    if source is None or not t.can_transform(source):
+        return out(None, f"transform {t} does not apply to {source}: no partition predicate")
+    part = Ref(pf.name, pf.field_id, t.result_type(source))
+    if isinstance(t, IdentityTransform):
+        reason = "identity: the same predicate on the partition value"
+        if isinstance(p, Compare):
+            return out(Compare(p.op, part, p.value), reason)
+        if isinstance(p, In):
+            return out(In(part, p.values, negated=p.negated), reason)
+        if isinstance(p, Unary):
+            return out(Unary(p.op, part), reason)
+        return out(StartsWith(part, p.prefix, negated=p.negated), reason)
+    if isinstance(p, Unary):
+        if p.op in ("is_null", "not_null"):
+            return out(Unary(p.op, part), "every transform maps null to null")
+        return out(None, f"{t} does not keep NaN: only identity projects {p.op.replace('_', ' ')}")
+
+    def apply(value: Any) -> Any:
+        return t.apply(value, source)
+
+    other_values = "cannot be projected: a partition also holds other values"
+    if isinstance(p, In):
+        if p.negated:
+            return out(None, f"not in {other_values}")
+        return out(In(part, tuple(dict.fromkeys(apply(v) for v in p.values))), f"{t}: each value maps to its own")
+    if isinstance(t, BucketTransform):
+        if isinstance(p, Compare) and p.op == "=":
+            return out(Compare("=", part, apply(p.value)), f"{t}: equality maps to the value's bucket")
+        return out(None, f"{t} only projects equality: bucket numbers do not preserve order")
+    if isinstance(p, StartsWith):
+        if p.negated:
+            return out(None, f"not starts with {other_values}")
+        if isinstance(t, TruncateTransform) and source == STRING:
+            if len(p.prefix) <= t.width:
+                return out(StartsWith(part, p.prefix), f"{t} keeps prefixes of up to {t.width} characters")
+            return out(Compare("=", part, p.prefix[: t.width]), f"{t}: every match truncates to the same value")
+        return out(None, f"{t} does not preserve prefixes")
+    if not isinstance(t, _ORDER_PRESERVING):
+        return out(None, f"transform {t} is not understood here: no partition predicate")
+    if p.op == "!=":
+        return out(None, f"!= {other_values}")
+    step = _next_value_step(source)
+    bound, op = p.value, p.op
+    if op == "<":
+        op, bound = "<=", (p.value - step if step is not None else p.value)  # x < v  <=>  x <= v - 1
+    elif op == ">":
+        op, bound = ">=", (p.value + step if step is not None else p.value)
+    why = f"{t} preserves order: inclusive projection of {p.op} is {op} on the transformed bound"
+    return out(Compare(op, part, apply(bound)), why)
+
+
+def project(expr: Expr, spec: PartitionSpec) -> SpecProjection:
+    """Inclusive projection of a bound row filter onto ``spec``'s partition fields."""
+    steps: list[FieldProjection] = []
+
+    def walk(e: Expr) -> Expr:
+        if isinstance(e, (AlwaysTrue, AlwaysFalse)):
+            return e
+        if isinstance(e, And):
+            return And(walk(e.left), walk(e.right))
+        if isinstance(e, Or):
+            return Or(walk(e.left), walk(e.right))
+        if isinstance(e, Not):  # cannot happen after push_not
+            return AlwaysTrue()
+        projected: Expr = AlwaysTrue()
+        for pf in spec.fields:
+            if e.ref.field_id not in pf.source_ids:
+                continue
+            step = project_predicate(e, pf, spec.spec_id)
+            steps.append(step)
+            if step.projected is not None:
+                projected = step.projected if isinstance(projected, AlwaysTrue) else And(projected, step.projected)
+        return projected
+
+    return SpecProjection(spec_id=spec.spec_id, expr=_simplify(walk(push_not(expr))), fields=tuple(steps))
+
+
+def _simplify(expr: Expr) -> Expr:
+    if isinstance(expr, And):
+        left, right = _simplify(expr.left), _simplify(expr.right)
+        if isinstance(left, AlwaysFalse) or isinstance(right, AlwaysFalse):
+            return AlwaysFalse()
+        if isinstance(left, AlwaysTrue):
+            return right
+        return left if isinstance(right, AlwaysTrue) else And(left, right)
+    if isinstance(expr, Or):
+        left, right = _simplify(expr.left), _simplify(expr.right)
+        if isinstance(left, AlwaysTrue) or isinstance(right, AlwaysTrue):
+            return AlwaysTrue()
+        if isinstance(left, AlwaysFalse):
+            return right
+        return left if isinstance(right, AlwaysFalse) else Or(left, right)
+    return expr
+
+
+def predicate_text(projected: Predicate, pf: PartitionField, source: IcebergType | None) -> str:
+    """A partition predicate with values written as partition paths write them."""
+    name = pf.name
+
+    def human(value: Any) -> str:
+        return pf.transform.to_human(value, source)
+
+    if isinstance(projected, Unary):
+        return f"{name} {'IS NULL' if projected.op == 'is_null' else 'IS NOT NULL'}"
+    if isinstance(projected, In):
+        return f"{name} {'NOT IN' if projected.negated else 'IN'} ({', '.join(human(v) for v in projected.values)})"
+    if isinstance(projected, StartsWith):
+        return f"{name} {'NOT STARTS WITH' if projected.negated else 'STARTS WITH'} {projected.prefix}"
+    return f"{name} {projected.op} {human(projected.value)}"
+
+
+# ----------------------------------------------------------------- one predicate, every spec
+
+OPS = ("=", "!=", "<", "<=", ">", ">=", "is_null", "not_null", "in", "not_in", "starts_with", "not_starts_with")
+_ALIASES = {
+    "==": "=",
+    "<>": "!=",
+    "is null": "is_null",
+    "is not null": "not_null",
+    "not null": "not_null",
+    "not in": "not_in",
+    "starts with": "starts_with",
+    "not starts with": "not_starts_with",
+}
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class Projection:
-    """One spec's view of the predicate: the partition predicate, or why there is none."""
+    """One spec's view of a predicate: the partition predicate, or why there is none."""
 
     spec_id: int
     partition_field: str | None
@@ -55,6 +267,8 @@ class Projection:
     predicate: str | None
     """E.g. ``ts_day >= 2024-01-03``; None when the spec cannot prune on this predicate."""
     reason: str
+    projected: Predicate | None = None
+    """``predicate`` as expression data, as the scan planner evaluates it."""
 
 
 def normalize_op(op: str) -> str:
@@ -65,87 +279,20 @@ def normalize_op(op: str) -> str:
     return key
 
 
-def to_physical(value: Any, source: IcebergType) -> Any:
-    """A user value (number, string, date, datetime) in the spec's physical representation of ``source``.
-
-    Timestamps and dates given as text are ISO-8601; a naive time is taken as UTC for
-    ``timestamptz`` (the stored value is UTC) and as written for ``timestamp``.
-    """
-    if isinstance(source, DecimalType):
-        return Decimal(str(value))
-    name = source.name if isinstance(source, PrimitiveType) else None
-    if name in ("int", "long"):
-        return int(value)
-    if name in ("float", "double"):
-        return float(value)
-    if name == "boolean":
-        return value if isinstance(value, bool) else str(value).lower() == "true"
-    if name == "date":
-        if isinstance(value, str):
-            value = _dt.date.fromisoformat(value[:10])
-        if isinstance(value, _dt.datetime):
-            value = value.date()
-        if isinstance(value, _dt.date):
-            return (value - _dt.date(1970, 1, 1)).days
-        return int(value)
-    if name in ("timestamp", "timestamptz", "timestamp_ns", "timestamptz_ns"):
-        per_second = 1_000_000_000 if name.endswith("_ns") else 1_000_000
-        if isinstance(value, str):
-            value = _dt.datetime.fromisoformat(value.replace("Z", "+00:00"))
-        if isinstance(value, _dt.date) and not isinstance(value, _dt.datetime):
-            value = _dt.datetime(value.year, value.month, value.day)
-        if isinstance(value, _dt.datetime):
-            if value.tzinfo is not None:
-                value = value.astimezone(_dt.UTC).replace(tzinfo=None)
-            delta = value - _dt.datetime(1970, 1, 1)
-            return (delta.days * 86_400 + delta.seconds) * per_second + delta.microseconds * (per_second // 1_000_000)
-        return int(value)
-    return value
-
-
-def _orderable_step(source: IcebergType) -> int | None:
-    """The step to the next representable value for ``<``/``>`` (None: not an integer-like type)."""
-    name = source.name if isinstance(source, PrimitiveType) else None
-    if name in ("int", "long", "date", "time", "timestamp", "timestamptz", "timestamp_ns", "timestamptz_ns"):
-        return 1
-    return None
-
-
-def project(
-    pf: PartitionField, transform: Transform, source: IcebergType, op: str, value: Any
-) -> tuple[str | None, str]:
-    """(partition predicate text or None, reason) for ``source_col op value`` under one partition field."""
-    name = pf.name
-    if transform.is_void:
-        return None, f"{name} is void (always null): it cannot prune"
+def _predicate(ref: Ref, t: IcebergType, op: str, value: Any) -> Predicate:
+    """``ref op value`` bound to type ``t``, ``value`` converted as a filter's literal is (``in``: a list)."""
     if op in ("is_null", "not_null"):
-        text = "IS NULL" if op == "is_null" else "IS NOT NULL"
-        return f"{name} {text}", "every transform maps null to null"
-    if op == "!=":
-        return None, "!= cannot be projected: a partition also holds other values"
-    if isinstance(transform, IdentityTransform):
-        return f"{name} {op} {human_value(value, source)}", "identity: same predicate on the partition value"
-    if isinstance(transform, BucketTransform):
-        if op != "=":
-            return None, f"{transform} only projects equality: bucket numbers do not preserve order"
-        result = transform.apply(value, source)
-        return f"{name} = {result}", f"{transform}: equality maps to the value's bucket"
-    if isinstance(transform, (TruncateTransform, *_TIME_TRANSFORMS)):
-        step = _orderable_step(source)
-        bound, out_op = value, op
-        if op == "<":
-            out_op = "<="
-            if step is not None:
-                bound = value - step  # x < v  <=>  x <= v - 1 for integer-like values
-        elif op == ">":
-            out_op = ">="
-            if step is not None:
-                bound = value + step
-        result = transform.apply(bound, source)
-        shown = transform.to_human(result, source)
-        why = f"{transform} preserves order: inclusive projection of {op} is {out_op} on the transformed bound"
-        return f"{name} {out_op} {shown}", why
-    return None, f"transform {transform} is not understood here: no partition predicate"
+        return Unary(op, ref)
+    if op in ("in", "not_in"):
+        if isinstance(value, (str, bytes)) or not hasattr(value, "__iter__"):
+            raise FilterError(f"{op.replace('_', ' ')} needs a list of values, not {value!r}")
+        values = tuple(convert_literal(v, t, ref.name) for v in value)
+        return In(ref, values, negated=op == "not_in")
+    if op in ("starts_with", "not_starts_with"):
+        if t != STRING:
+            raise FilterError(f"column {ref.name!r} is {t}: 'starts with' needs a string column")
+        return StartsWith(ref, str(value), negated=op == "not_starts_with")
+    return Compare(op, ref, convert_literal(value, t, ref.name))
 
 
 def explain_in_spec(spec: PartitionSpec, schema: Schema, column: str, op: str, value: Any) -> list[Projection]:
@@ -154,29 +301,37 @@ def explain_in_spec(spec: PartitionSpec, schema: Schema, column: str, op: str, v
     field = schema.find_field_by_name(column) or schema.find_field_by_name(column, case_sensitive=False)
     if field is None:
         raise NotFound(f"column {column!r}", available=schema.id_to_name().values())
-    physical = None if op in ("is_null", "not_null") else to_physical(value, field.type)
+    name = schema.find_column_name(field.field_id) or column
+    predicate = _predicate(Ref(name, field.field_id, field.type), field.type, op, value)
     matching = [pf for pf in spec.fields if field.field_id in pf.source_ids]
     if not matching:
         others = ", ".join(f"{pf.name}={pf.transform}" for pf in spec.fields) or "nothing"
-        return [
-            Projection(
-                spec_id=spec.spec_id,
-                partition_field=None,
-                transform=None,
-                predicate=None,
-                reason=f"spec {spec.spec_id} does not partition by {column} (it partitions by {others})",
-            )
-        ]
+        reason = f"spec {spec.spec_id} does not partition by {column} (it partitions by {others})"
+        return [Projection(spec_id=spec.spec_id, partition_field=None, transform=None, predicate=None, reason=reason)]
     out = []
     for pf in matching:
-        predicate, reason = project(pf, pf.transform, field.type, op, physical)
+        step = project_predicate(predicate, pf, spec.spec_id)
         out.append(
             Projection(
                 spec_id=spec.spec_id,
                 partition_field=pf.name,
                 transform=str(pf.transform),
-                predicate=predicate,
-                reason=reason,
+                predicate=step.text,
+                reason=step.reason,
+                projected=step.projected,
             )
         )
     return out
+
+
+__all__ = [
+    "OPS",
+    "FieldProjection",
+    "Projection",
+    "SpecProjection",
+    "explain_in_spec",
+    "normalize_op",
+    "predicate_text",
+    "project",
+    "project_predicate",
+]

@@ -1,22 +1,22 @@
-"""Inclusive pruning: project a row filter onto partition fields, and decide from bounds and counts
-whether a manifest or a file might hold a matching row (spec: "Scan Planning").
+"""Inclusive evaluation: decide from bounds, counts and partition values whether a manifest or a
+file might hold a row matching an expression (spec: "Scan Planning").
 
-Every decision comes with a reason in words (which summary, bound or partition value against
-which predicate), so that a scan plan can explain itself.
+One evaluator serves row filters against column stats and projected partition filters
+(``icebook.analysis.projection``) against partition values and partition summaries. Every
+decision comes with a reason in words (which summary, bound or partition value against which
+predicate), so that a scan plan can explain itself.
 """
 
 from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from decimal import Decimal
 from typing import Any
 
 from icebook.analysis.expressions import (
     AlwaysFalse,
     AlwaysTrue,
     And,
-    Compare,
     Expr,
     In,
     Not,
@@ -25,129 +25,10 @@ from icebook.analysis.expressions import (
     Ref,
     StartsWith,
     Unary,
-    _show,
+    literal_text,
     push_not,
 )
-from icebook.spec.partitioning import PartitionField, PartitionSpec
-from icebook.spec.transforms import (
-    BucketTransform,
-    DayTransform,
-    HourTransform,
-    IdentityTransform,
-    MonthTransform,
-    TruncateTransform,
-    YearTransform,
-)
-from icebook.spec.types import DecimalType, IcebergType, PrimitiveType
-
-# ------------------------------------------------------------------------------------- projection
-
-
-def project(expr: Expr, spec: PartitionSpec, source_types: dict[int, IcebergType]) -> Expr:
-    """Inclusive projection of a bound filter onto ``spec``'s partition fields (spec: "Scan Planning":
-    if a scan predicate matches a row, the partition predicate must match that row's partition)."""
-    return _simplify(_project(push_not(expr), spec, source_types))
-
-
-def _project(expr: Expr, spec: PartitionSpec, types: dict[int, IcebergType]) -> Expr:
-    if isinstance(expr, (AlwaysTrue, AlwaysFalse)):
-        return expr
-    if isinstance(expr, And):
-        return And(_project(expr.left, spec, types), _project(expr.right, spec, types))
-    if isinstance(expr, Or):
-        return Or(_project(expr.left, spec, types), _project(expr.right, spec, types))
-    if isinstance(expr, Not):  # cannot happen after push_not
-        return AlwaysTrue()
-    out: Expr = AlwaysTrue()
-    for pf in spec.fields:
-        if pf.source_ids != (expr.ref.field_id,):
-            continue
-        part = _project_predicate(expr, pf, types)
-        if part is not None:
-            out = part if isinstance(out, AlwaysTrue) else And(out, part)
-    return out
-
-
-def _unit(t: IcebergType) -> Any:
-    """The smallest step of an ordered source type (for turning < into <=)."""
-    if isinstance(t, DecimalType):
-        return Decimal(1).scaleb(-t.scale)
-    if isinstance(t, PrimitiveType) and t.name in (
-        "int",
-        "long",
-        "date",
-        "time",
-        "timestamp",
-        "timestamptz",
-        "timestamp_ns",
-        "timestamptz_ns",
-    ):
-        return 1
-    return None
-
-
-def _project_predicate(p: Predicate, pf: PartitionField, types: dict[int, IcebergType]) -> Expr | None:
-    t = pf.transform
-    source = p.ref.type
-    if source is None or t.is_void or not t.can_transform(source):
-        return None
-    pref = Ref(pf.name, pf.field_id, t.result_type(source))
-    if isinstance(t, IdentityTransform):
-        if isinstance(p, Compare):
-            return Compare(p.op, pref, p.value)
-        if isinstance(p, In):
-            return In(pref, p.values, negated=p.negated)
-        if isinstance(p, Unary):
-            return Unary(p.op, pref)
-        return StartsWith(pref, p.prefix, negated=p.negated)
-    if isinstance(p, Unary):
-        return Unary(p.op, pref) if p.op in ("is_null", "not_null") else None
-
-    def apply(v: Any) -> Any:
-        return t.apply(v, source)
-
-    if isinstance(p, In):
-        return None if p.negated else In(pref, tuple(dict.fromkeys(apply(v) for v in p.values)))
-    if isinstance(t, BucketTransform):
-        return Compare("=", pref, apply(p.value)) if isinstance(p, Compare) and p.op == "=" else None
-    if isinstance(p, StartsWith):
-        if isinstance(t, TruncateTransform) and str(source) == "string" and not p.negated:
-            if len(p.prefix) <= t.width:
-                return StartsWith(pref, p.prefix)
-            return Compare("=", pref, p.prefix[: t.width])
-        return None
-    monotone = (TruncateTransform, YearTransform, MonthTransform, DayTransform, HourTransform)
-    if not isinstance(t, monotone) or p.op == "!=":
-        return None
-    unit = _unit(source)
-    if p.op == "=":
-        return Compare("=", pref, apply(p.value))
-    if p.op == "<":
-        return Compare("<=", pref, apply(p.value - unit if unit is not None else p.value))
-    if p.op == "<=":
-        return Compare("<=", pref, apply(p.value))
-    if p.op == ">":
-        return Compare(">=", pref, apply(p.value + unit if unit is not None else p.value))
-    return Compare(">=", pref, apply(p.value))
-
-
-def _simplify(expr: Expr) -> Expr:
-    if isinstance(expr, And):
-        left, right = _simplify(expr.left), _simplify(expr.right)
-        if isinstance(left, AlwaysFalse) or isinstance(right, AlwaysFalse):
-            return AlwaysFalse()
-        if isinstance(left, AlwaysTrue):
-            return right
-        return left if isinstance(right, AlwaysTrue) else And(left, right)
-    if isinstance(expr, Or):
-        left, right = _simplify(expr.left), _simplify(expr.right)
-        if isinstance(left, AlwaysTrue) or isinstance(right, AlwaysTrue):
-            return AlwaysTrue()
-        if isinstance(left, AlwaysFalse):
-            return right
-        return left if isinstance(right, AlwaysFalse) else Or(left, right)
-    return expr
-
+from icebook.spec.types import DOUBLE, FLOAT
 
 # ------------------------------------------------------------------------------------- evaluation
 
@@ -216,7 +97,7 @@ def evaluate(expr: Expr, stats: dict[int, Stats]) -> Verdict:
 
 
 def _fmt(value: Any, ref: Ref) -> str:
-    return _show(value, ref.type)
+    return literal_text(value, ref.type)
 
 
 def _predicate(p: Predicate, s: Stats) -> Verdict:
@@ -257,7 +138,7 @@ def _predicate(p: Predicate, s: Stats) -> Verdict:
     if isinstance(v, float) and math.isnan(v):
         return _KEEP
     # Spark orders NaN above every number: a file that may hold NaN may match > and >=.
-    if p.op in (">", ">=", "!=") and s.may_nan is not False and str(p.ref.type) in ("float", "double"):
+    if p.op in (">", ">=", "!=") and s.may_nan is not False and p.ref.type in (FLOAT, DOUBLE):
         return _KEEP
     where = f"{label} {name} = {_fmt(lo, p.ref)}" if s.exact else ""
     if p.op in ("<", "<=") and lo is not None and (not _lt(lo, v) if p.op == "<" else _lt(v, lo)):
@@ -280,4 +161,4 @@ def _lt(a: Any, b: Any) -> bool:
         return False
 
 
-__all__ = ["Stats", "Verdict", "evaluate", "project", "value_stats"]
+__all__ = ["Stats", "Verdict", "evaluate", "value_stats"]

@@ -1,20 +1,67 @@
-"""Resolve ``at`` (a snapshot id, a branch or tag name, or a point in time) to a snapshot.
+"""``at``: what a user means by a point in a table's history, and the snapshot it names.
 
-Spec ("Point in Time Reads (Time Travel)"): reading as of a time uses the snapshot-log:
-the snapshot that was current on the main branch at that time, i.e. the last log entry
-whose timestamp is at or before it.
+``parse_at`` is the one place that reads ``at`` (an int, a datetime or date, a string, or an
+already typed point) into a typed point: a snapshot id, a ref (branch or tag) name, or a time.
+Text is read as the reference implementation reads ``VERSION AS OF``: text that is a whole
+number (ASCII digits) is a snapshot id; otherwise a branch or tag of the table; otherwise an
+ISO-8601 time. Times resolve by the spec's rule ("Point in Time Reads (Time Travel)"): the
+snapshot that was current on main then, i.e. the last snapshot-log entry at or before it.
 """
 
 from __future__ import annotations
 
 import datetime as _dt
+import re
+from collections.abc import Collection
+from dataclasses import dataclass
 from typing import TypeAlias
 
-from icebook.errors import NotFound
+from icebook.errors import IcebookError, NotFound
 from icebook.spec.metadata import TableMetadata
 from icebook.spec.snapshots import Snapshot
 
-At: TypeAlias = int | str | _dt.datetime | _dt.date | None
+
+class AtError(IcebookError):
+    """An ``at`` that is neither a snapshot id, a branch or tag name, nor a time (e.g. ``True``, ``""``, 1.5)."""
+
+
+@dataclass(frozen=True, slots=True)
+class AtSnapshot:
+    """A snapshot by id."""
+
+    snapshot_id: int
+
+
+@dataclass(frozen=True, slots=True)
+class AtRef:
+    """A branch or tag by name: its snapshot now."""
+
+    name: str
+
+
+@dataclass(frozen=True, slots=True)
+class AtTime:
+    """The snapshot current on main at this time (ms from the epoch, UTC)."""
+
+    timestamp_ms: int
+
+
+Point: TypeAlias = AtSnapshot | AtRef | AtTime
+At: TypeAlias = int | str | _dt.datetime | _dt.date | Point | None
+"""What every ``at`` parameter accepts; None means the current snapshot."""
+
+_LONG = re.compile(r"[+-]?[0-9]{1,19}")  # ASCII only: str.isdigit() also accepts '²' and '٣'
+_LONG_RANGE = range(-(2**63), 2**63)
+_WHAT = "a snapshot id, branch, tag or ISO-8601 time"
+
+
+def snapshot_id_from_text(text: str) -> int | None:
+    """The snapshot id a text spells (a 64-bit whole number in ASCII digits), else None."""
+    text = text.strip()
+    if not _LONG.fullmatch(text):
+        return None
+    value = int(text)
+    return value if value in _LONG_RANGE else None
 
 
 def to_epoch_ms(when: _dt.datetime | _dt.date | str) -> int:
@@ -24,12 +71,42 @@ def to_epoch_ms(when: _dt.datetime | _dt.date | str) -> int:
         try:
             when = _dt.datetime.fromisoformat(text)
         except ValueError:
-            raise NotFound(f"{when!r} is not a snapshot id, branch, tag or ISO-8601 time") from None
+            raise AtError(f"{when!r} is not {_WHAT}") from None
     if not isinstance(when, _dt.datetime):
         when = _dt.datetime(when.year, when.month, when.day)
     if when.tzinfo is None:
         when = when.replace(tzinfo=_dt.UTC)
     return int(when.timestamp() * 1000)
+
+
+def parse_at(at: At, refs: Collection[str]) -> Point | None:
+    """``at`` as a typed point of a table whose ref names are ``refs`` (None stays None: current).
+
+    Text: a whole number is a snapshot id (as Spark's ``VERSION AS OF``), then a name in ``refs``
+    is that ref, then an ISO-8601 time; anything else raises NotFound listing the refs. Values
+    of other types raise AtError. Nothing is looked up beyond ``refs``.
+    """
+    if at is None or isinstance(at, (AtSnapshot, AtRef, AtTime)):
+        return at
+    if isinstance(at, bool):  # bool is an int subclass; True is no snapshot id
+        raise AtError(f"{at!r} is not {_WHAT}")
+    if isinstance(at, int):
+        return AtSnapshot(at)
+    if isinstance(at, (_dt.datetime, _dt.date)):
+        return AtTime(to_epoch_ms(at))
+    if not isinstance(at, str):
+        raise AtError(f"{at!r} ({type(at).__name__}) is not {_WHAT}")
+    if not at.strip():
+        raise AtError(f"an empty text is not {_WHAT}")
+    snapshot_id = snapshot_id_from_text(at)
+    if snapshot_id is not None:
+        return AtSnapshot(snapshot_id)
+    if at in refs:
+        return AtRef(at)
+    try:
+        return AtTime(to_epoch_ms(at))
+    except AtError:
+        raise NotFound(f"no branch, tag or snapshot named {at!r}", available=sorted(refs)) from None
 
 
 def snapshot_as_of_time(metadata: TableMetadata, timestamp_ms: int) -> Snapshot:
@@ -40,9 +117,8 @@ def snapshot_as_of_time(metadata: TableMetadata, timestamp_ms: int) -> Snapshot:
             chosen = entry.snapshot_id
     if chosen is None:
         first = metadata.snapshot_log[0].timestamp_ms if metadata.snapshot_log else None
-        stamp = _dt.datetime.fromtimestamp(timestamp_ms / 1000, _dt.UTC).isoformat()
         hint = f"; the oldest entry of the snapshot log is at {_iso(first)}" if first is not None else ""
-        raise NotFound(f"no snapshot was current at {stamp}{hint}")
+        raise NotFound(f"no snapshot was current at {_iso(timestamp_ms)}{hint}")
     return metadata.snapshot_by_id(chosen)
 
 
@@ -52,22 +128,29 @@ def _iso(ms: int) -> str:
 
 def resolve_snapshot(metadata: TableMetadata, at: At) -> Snapshot | None:
     """The snapshot meant by ``at``; None means the current snapshot (None for an empty table)."""
-    if at is None:
+    point = parse_at(at, metadata.refs)
+    if point is None:
         return metadata.current_snapshot()
-    if isinstance(at, bool):
-        raise NotFound(f"{at!r} is not a snapshot id, branch, tag or time")
-    if isinstance(at, int):
-        return metadata.snapshot_by_id(at)
-    if isinstance(at, (_dt.datetime, _dt.date)):
-        return snapshot_as_of_time(metadata, to_epoch_ms(at))
-    if isinstance(at, str):
-        if at in metadata.refs:
-            return metadata.snapshot_by_id(metadata.refs[at].snapshot_id)
-        if at.lstrip("-").isdigit():
-            return metadata.snapshot_by_id(int(at))
-        try:
-            ms = to_epoch_ms(at)
-        except NotFound:
-            raise NotFound(f"no branch, tag or snapshot named {at!r}", available=sorted(metadata.refs)) from None
-        return snapshot_as_of_time(metadata, ms)
-    raise NotFound(f"{at!r} is not a snapshot id, branch, tag or time")
+    if isinstance(point, AtSnapshot):
+        return metadata.snapshot_by_id(point.snapshot_id)
+    if isinstance(point, AtRef):
+        ref = metadata.refs.get(point.name)
+        if ref is None:
+            raise NotFound(f"no branch or tag named {point.name!r}", available=sorted(metadata.refs))
+        return metadata.snapshot_by_id(ref.snapshot_id)
+    return snapshot_as_of_time(metadata, point.timestamp_ms)
+
+
+__all__ = [
+    "At",
+    "AtError",
+    "AtRef",
+    "AtSnapshot",
+    "AtTime",
+    "Point",
+    "parse_at",
+    "resolve_snapshot",
+    "snapshot_as_of_time",
+    "snapshot_id_from_text",
+    "to_epoch_ms",
+]

@@ -25,7 +25,8 @@ import pandas as pd
 from icebook.analysis._frames import frame
 from icebook.analysis.compaction import CandidateFile, CompactionOptions, bin_pack, compaction_options
 from icebook.analysis.manifests import ManifestStore
-from icebook.analysis.scan import TableLike, plan_scan
+from icebook.analysis.scan import Level, plan_scan
+from icebook.analysis.table_like import TableLike
 from icebook.spec.manifest import FileContent, ManifestContent, ManifestFile
 from icebook.spec.metadata import TableMetadata
 from icebook.spec.snapshots import Snapshot
@@ -220,7 +221,7 @@ def delete_rewrite_preview(
     deletes = [
         d.file
         for d in plan.decisions
-        if d.level == "delete file" and d.file is not None and d.file.content == FileContent.POSITION_DELETES
+        if d.level == Level.DELETE_FILE and d.file is not None and d.file.content == FileContent.POSITION_DELETES
     ]
     dangling = tuple(sorted({f.file_path for f in deletes if f.file_path not in applied}))
     names = _unified_names(table.metadata)

@@ -11,7 +11,8 @@ from __future__ import annotations
 from collections import defaultdict
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Any, Protocol
+from enum import StrEnum
+from typing import Any
 
 import pandas as pd
 import pyarrow as pa
@@ -19,21 +20,16 @@ import pyarrow.compute as pc
 
 from icebook.analysis.expressions import AlwaysTrue, Expr, FilterError, bind, push_not, referenced_ids
 from icebook.analysis.manifests import ManifestStore, source_schema_for, spec_partition_type
-from icebook.analysis.pruning import Stats, evaluate, project, value_stats
+from icebook.analysis.projection import SpecProjection, project
+from icebook.analysis.pruning import Stats, evaluate, value_stats
+from icebook.analysis.table_like import TableLike
 from icebook.spec.manifest import FileContent, ManifestContent, ManifestFile
 from icebook.spec.metadata import TableMetadata
-from icebook.spec.schema import Schema
+from icebook.spec.schema import DELETE_FILE_PATH_ID, Schema
 from icebook.spec.snapshots import Snapshot, snapshot_sequence_number
 from icebook.spec.transforms import IdentityTransform, human_value
-from icebook.spec.types import IcebergType
+from icebook.spec.types import DOUBLE, FLOAT, IcebergType
 from icebook.spec.values import decode_value
-
-FILE_PATH_ID = 2147483546  # reserved field id of file_path in position delete files (spec: "Reserved Field IDs")
-
-
-class TableLike(Protocol):
-    metadata: TableMetadata
-    store: ManifestStore
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -80,14 +76,38 @@ class ScanFile:
         return self.spec_id, tuple(v for _, v in self.partition)
 
 
+class Level(StrEnum):
+    """What a row of a scan plan is about."""
+
+    MANIFEST = "manifest"
+    DATA_FILE = "data file"
+    DELETE_FILE = "delete file"
+    DELETE_MATCH = "delete match"
+
+
+class Evidence(StrEnum):
+    """What a planner decision was made from, in the order the planner looks (spec: "Scan Planning")."""
+
+    FILE_COUNTS = "file counts"
+    """A manifest list's added and existing file counts (no live entries: nothing to read)."""
+    PARTITION_SUMMARY = "partition summary"
+    """A manifest's partition summaries against the projected partition filter."""
+    PARTITION_VALUE = "partition value"
+    """A file's partition tuple against the projected partition filter."""
+    COLUMN_STATS = "column stats"
+    """A file's column bounds and null/NaN counts against the row filter."""
+
+
 @dataclass(frozen=True, slots=True, kw_only=True)
 class Decision:
     """One manifest or file kept or skipped, and why."""
 
-    level: str  # "manifest" | "data file" | "delete file"
+    level: Level
     path: str
     kept: bool
     reason: str
+    evidence: Evidence | None = None
+    """What skipped it (None when kept: nothing ruled it out)."""
     spec_id: int | None = None
     manifest_path: str | None = None
     file: ScanFile | None = None
@@ -136,8 +156,8 @@ class ScanPlan:
     location: str
     tasks: tuple[ScanTask, ...]
     decisions: tuple[Decision, ...]
-    partition_filters: tuple[tuple[int, str], ...] = ()
-    """(spec id, the filter projected onto that spec's partition fields)."""
+    projections: tuple[SpecProjection, ...] = ()
+    """The filter projected onto each partition spec of the scanned manifests, as the planner used it."""
     skipped: tuple[Decision, ...] = field(default=())
 
     def __post_init__(self) -> None:
@@ -164,9 +184,12 @@ class ScanPlan:
             f"Filter: {self.filter}",
             f"Columns: {', '.join(self.columns)}",
         ]
-        for spec_id, text in self.partition_filters:
-            lines.append(f"Partition filter for spec {spec_id}: {text}")
-        for level in ("manifest", "data file", "delete file"):
+        for projection in self.projections:
+            lines.append(f"Partition filter for spec {projection.spec_id}: {projection.expr}")
+            for step in projection.fields:
+                target = step.text or "no partition predicate"
+                lines.append(f"  {step.predicate} -> {target} ({step.reason})")
+        for level in (Level.MANIFEST, Level.DATA_FILE, Level.DELETE_FILE):
             items = [d for d in self.decisions if d.level == level]
             kept = sum(d.kept for d in items)
             lines.append("")
@@ -196,7 +219,7 @@ class ScanPlan:
             f = d.file
             rows.append(
                 {
-                    "level": d.level,
+                    "level": d.level.value,
                     "path": d.path,
                     "kept": d.kept,
                     "reason": d.reason,
@@ -212,7 +235,7 @@ class ScanPlan:
             for m in task.matches:
                 rows.append(
                     {
-                        "level": "delete match",
+                        "level": Level.DELETE_MATCH.value,
                         "path": m.delete.file_path,
                         "kept": m.applies,
                         "reason": m.reason,
@@ -284,20 +307,25 @@ def plan_scan(
     bound = bind(filter, schema)
     nnf = push_not(bound)
     cols = resolve_columns(schema, columns)
-    source_types = {fid: t for fid in referenced_ids(bound) if (t := schema.find_type(fid)) is not None}
     manifests = store.manifest_list(snapshot)
     decisions: list[Decision] = []
-    projected: dict[int, Expr] = {}
+    projected: dict[int, SpecProjection] = {}
     kept: list[ManifestFile] = []
     for m in manifests:
-        spec = metadata.spec_by_id(m.partition_spec_id)
         if m.partition_spec_id not in projected:
-            projected[m.partition_spec_id] = project(nnf, spec, source_types)
-        keep, why_not = _manifest_verdict(metadata, m, projected[m.partition_spec_id])
-        kind = "deletes" if m.content == ManifestContent.DELETES else "data"
+            projected[m.partition_spec_id] = project(nnf, metadata.spec_by_id(m.partition_spec_id))
+        keep, why_not, evidence = _manifest_verdict(metadata, m, projected[m.partition_spec_id].expr)
+        kind = (m.content or ManifestContent.DATA).label
         reason = f"{kind}, spec {m.partition_spec_id}" + ("" if keep else f": {why_not}")
         decisions.append(
-            Decision(level="manifest", path=m.manifest_path, kept=keep, reason=reason, spec_id=m.partition_spec_id)
+            Decision(
+                level=Level.MANIFEST,
+                path=m.manifest_path,
+                kept=keep,
+                reason=reason,
+                evidence=None if keep else evidence,
+                spec_id=m.partition_spec_id,
+            )
         )
         if keep:
             kept.append(m)
@@ -306,14 +334,12 @@ def plan_scan(
     deletes: list[ScanFile] = []
     for m in kept:
         for f, stats in _live_files(store, metadata, m, schema, referenced_ids(bound)):
-            part = {
-                pf.field_id: value_stats(v)
-                for pf, (_, v) in zip(metadata.spec_by_id(f.spec_id).fields, f.partition, strict=False)
-            }
-            verdict = evaluate(projected[m.partition_spec_id], part)
+            part = partition_value_stats(metadata, f)
+            verdict, evidence = evaluate(projected[m.partition_spec_id].expr, part), Evidence.PARTITION_VALUE
+            # Position deletes carry bounds of file_path and pos, not of the table's columns.
             if verdict.might_match and f.content != FileContent.POSITION_DELETES:
-                verdict = evaluate(nnf, stats)
-            level = "data file" if f.content == FileContent.DATA else "delete file"
+                verdict, evidence = evaluate(nnf, stats), Evidence.COLUMN_STATS
+            level = Level.DATA_FILE if f.content == FileContent.DATA else Level.DELETE_FILE
             why = verdict.reason if not verdict.might_match else _keep_text(f)
             decisions.append(
                 Decision(
@@ -321,6 +347,7 @@ def plan_scan(
                     path=f.file_path,
                     kept=verdict.might_match,
                     reason=why,
+                    evidence=None if verdict.might_match else evidence,
                     spec_id=f.spec_id,
                     manifest_path=m.manifest_path,
                     file=f,
@@ -338,7 +365,7 @@ def plan_scan(
         location=metadata.location,
         tasks=tasks,
         decisions=tuple(decisions),
-        partition_filters=tuple((sid, str(e)) for sid, e in sorted(projected.items())),
+        projections=tuple(p for _, p in sorted(projected.items())),
     )
 
 
@@ -346,27 +373,45 @@ def _keep_text(f: ScanFile) -> str:
     return f"{f.kind}, {f.record_count} rows, data seq {f.sequence_number}, partition {_partition_text(f)}"
 
 
-def _manifest_verdict(metadata: TableMetadata, m: ManifestFile, projected: Expr) -> tuple[bool, str]:
-    counts = (m.added_files_count, m.existing_files_count)
-    if all(c is not None for c in counts) and sum(c or 0 for c in counts) == 0:
-        return False, "no ADDED or EXISTING entries (file counts)"
-    if isinstance(projected, AlwaysTrue) or m.partitions is None:
-        return True, ""
+def partition_value_stats(metadata: TableMetadata, f: ScanFile) -> dict[int, Stats]:
+    """A file's partition tuple as exact stats by partition field id (what projected filters read)."""
+    fields = metadata.spec_by_id(f.spec_id).fields
+    return {pf.field_id: value_stats(v) for pf, (_, v) in zip(fields, f.partition, strict=False)}
+
+
+def partition_summary_stats(metadata: TableMetadata, m: ManifestFile) -> dict[int, Stats]:
+    """A manifest's partition summaries as stats by partition field id (empty when it has none)."""
+    if m.partitions is None:
+        return {}
     ptype = spec_partition_type(metadata, m.partition_spec_id)
     stats: dict[int, Stats] = {}
     for pfield, summary in zip(ptype.fields, m.partitions, strict=False):
         lower = _decode(summary.lower_bound, pfield.type, m.manifest_path)
         upper = _decode(summary.upper_bound, pfield.type, m.manifest_path)
+        # "lower_bound ... null if all values are null or NaN": all null only if no NaN can hide there
+        # (an undecodable bound is not a missing one).
+        all_null = summary.contains_null and summary.lower_bound is None
+        if all_null and pfield.type in (FLOAT, DOUBLE):
+            all_null = summary.contains_nan is False
         stats[pfield.field_id] = Stats(
             lower=lower,
             upper=upper,
             may_null=summary.contains_null,
-            all_null=lower is None and upper is None,
+            all_null=all_null,
             may_nan=summary.contains_nan,
             label="partition summary",
         )
-    verdict = evaluate(projected, stats)
-    return verdict.might_match, verdict.reason
+    return stats
+
+
+def _manifest_verdict(metadata: TableMetadata, m: ManifestFile, projected: Expr) -> tuple[bool, str, Evidence]:
+    counts = (m.added_files_count, m.existing_files_count)
+    if all(c is not None for c in counts) and sum(c or 0 for c in counts) == 0:
+        return False, "no ADDED or EXISTING entries (file counts)", Evidence.FILE_COUNTS
+    if isinstance(projected, AlwaysTrue) or m.partitions is None:
+        return True, "", Evidence.PARTITION_SUMMARY
+    verdict = evaluate(projected, partition_summary_stats(metadata, m))
+    return verdict.might_match, verdict.reason, Evidence.PARTITION_SUMMARY
 
 
 def _decode(raw: bytes | None, t: IcebergType, file: str) -> Any:
@@ -424,8 +469,8 @@ def _live_files(
             for c in ("lower_bounds", "upper_bounds", "null_value_counts", "value_counts", "nan_value_counts")
         )
     is_delete_manifest = m.content == ManifestContent.DELETES
-    fp_lower = _lookup(entries, "lower_bounds", FILE_PATH_ID) if is_delete_manifest else [None] * n
-    fp_upper = _lookup(entries, "upper_bounds", FILE_PATH_ID) if is_delete_manifest else [None] * n
+    fp_lower = _lookup(entries, "lower_bounds", DELETE_FILE_PATH_ID) if is_delete_manifest else [None] * n
+    fp_upper = _lookup(entries, "upper_bounds", DELETE_FILE_PATH_ID) if is_delete_manifest else [None] * n
     out = []
     for i in range(n):
         eq = cols["equality_ids"][i]
@@ -577,10 +622,14 @@ def _seq(d: ScanFile, f: ScanFile, op: str) -> str:
 __all__ = [
     "Decision",
     "DeleteMatch",
+    "Evidence",
+    "Level",
     "ScanFile",
     "ScanPlan",
     "ScanTask",
     "match_deletes",
+    "partition_summary_stats",
+    "partition_value_stats",
     "plan_scan",
     "resolve_columns",
     "snapshot_schema",

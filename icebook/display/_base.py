@@ -7,47 +7,16 @@ HTML. Widgets send plain JSON and the browser side writes it with ``textContent`
 from __future__ import annotations
 
 import datetime as _dt
+import enum
 import html
 from collections.abc import Iterable, Mapping, Sequence
-from typing import Any, Protocol
+from typing import Any
 
 import pandas as pd
-import pyarrow as pa
 
-from icebook.analysis.manifests import ManifestStore
-from icebook.io.fileio import FileIO
-from icebook.spec.metadata import TableMetadata
-from icebook.spec.snapshots import Ref, Snapshot
-
-
-class TableLike(Protocol):
-    """What the views need of ``icebook.Table`` (display must not import the table module)."""
-
-    metadata: TableMetadata
-    metadata_location: str
-    fileio: FileIO
-    store: ManifestStore
-
-    @property
-    def location(self) -> str: ...
-
-    @property
-    def snapshots(self) -> tuple[Snapshot, ...]: ...
-
-    @property
-    def refs(self) -> Mapping[str, Ref]: ...
-
-    @property
-    def inspect(self) -> Any:
-        """Spark-shaped metadata tables (``files(at)``, ``partitions(at)``, ...)."""
-
-    def snapshot(self, at: Any) -> Snapshot: ...
-
-    def read(
-        self, at: Any = None, filter: str | None = None, columns: list[str] | None = None, engine: Any = "arrow"
-    ) -> pa.Table: ...
-
-    def sql(self, query: str, at: Any = None, *, as_spark: bool = False) -> Any: ...
+from icebook.analysis.table_like import TableLike as TableLike  # the views import it from here
+from icebook.display.assets import STYLESHEET
+from icebook.spec.manifest import FileContent
 
 
 class Markup(str):
@@ -59,6 +28,43 @@ def esc(value: Any) -> str:
     if isinstance(value, Markup):
         return str(value)
     return html.escape("" if value is None else str(value), quote=True)
+
+
+def label(member: enum.Enum) -> str:
+    """How a spec constant reads in prose: ``FileContent.POSITION_DELETES`` -> ``position deletes``."""
+    return member.name.lower().replace("_", " ")
+
+
+def constant_name(kind: type[enum.IntEnum], value: Any) -> str:
+    """The spec's name of a constant (``ADDED``, ``POSITION_DELETES``); the raw value when it is unknown."""
+    try:
+        return kind(value).name
+    except (TypeError, ValueError):
+        return str(value)
+
+
+def content_label(code: Any) -> str:
+    """``data``, ``position deletes`` or ``equality deletes`` for a ``data_file.content`` code; the code
+    itself when the spec defines no such content (a corrupt or newer table)."""
+    try:
+        return label(FileContent(int(code)))
+    except (TypeError, ValueError):
+        return str(code)
+
+
+_CHANGE_CLASSES = {
+    "added": "ib-added",
+    "set": "ib-added",
+    "dropped": "ib-removed",
+    "removed": "ib-removed",
+    "voided": "ib-removed",
+    "unset": "ib-removed",
+}
+
+
+def change_class(kind: str) -> str:
+    """The CSS class of a schema/spec/sort-order/property change kind: green added, red removed, else changed."""
+    return _CHANGE_CLASSES.get(kind, "ib-changed")
 
 
 def human_bytes(n: int | float | None) -> str:
@@ -93,9 +99,7 @@ def base_name(path: str) -> str:
 
 def frame(body: str, *, cls: str = "") -> str:
     """Wrap static HTML in the icebook root element with the shared stylesheet inlined once."""
-    from icebook.widgets import read_asset
-
-    css = read_asset("icebook.css")
+    css = STYLESHEET.read_text(encoding="utf-8")
     return f'<div class="icebook {esc(cls)}"><style>{css}</style>{body}</div>'
 
 
@@ -167,6 +171,8 @@ class StaticHTML:
         data, meta = parent if isinstance(parent, tuple) else (parent, {})
         if data is None:
             data = {}
+        if "text/html" in (kwargs.get("exclude") or ()):
+            return data, meta
         try:
             data["text/html"] = self._repr_html_()
         except Exception as exc:  # a fallback must never break the live view

@@ -18,8 +18,9 @@ import altair as alt
 import numpy as np
 import pandas as pd
 
+from icebook.analysis.ancestry import ancestor_ids
 from icebook.analysis.evolution import Evolution
-from icebook.display._base import TableLike, cell_text, esc
+from icebook.display._base import TableLike, cell_text, content_label
 
 VL_VERSION = "5.20"
 OP_COLORS = alt.Scale(
@@ -64,18 +65,13 @@ class VegaChart:
         svg: str = vlc.vega_to_svg(self.vega)
         return svg
 
-    def to_html(self) -> str:
-        """The static SVG in an HTML fragment. Not ``_repr_html_``: IPython would add it to the bundle,
-        and JupyterLab would show it instead of the interactive vega rendering."""
-        return f'<div class="icebook ib-chart" title="{esc(self.title)}">{self.to_svg()}</div>'
-
 
 # ---------------------------------------------------------------- data
 
 
 def snapshot_metrics(table: TableLike) -> pd.DataFrame:
     """One row per snapshot and metric (records, data files, bytes) from snapshot summaries."""
-    main = set(_main_ancestry(table))
+    main = set(ancestor_ids(table.metadata, table.metadata.current_snapshot_id))
     rows = []
     for s in table.snapshots:
         summary = s.summary or {}
@@ -94,16 +90,6 @@ def snapshot_metrics(table: TableLike) -> pd.DataFrame:
             if value is not None:
                 rows.append({**base, "metric": metric, "value": value})
     return pd.DataFrame(rows, columns=["committed_at", "snapshot_id", "operation", "line", "metric", "value"])
-
-
-def _main_ancestry(table: TableLike) -> list[int]:
-    out: list[int] = []
-    cursor = table.metadata.current_snapshot_id
-    ids = {s.snapshot_id: s for s in table.snapshots}
-    while cursor is not None and cursor in ids and cursor not in out:
-        out.append(cursor)
-        cursor = ids[cursor].parent_snapshot_id
-    return out
 
 
 def _int(value: Any) -> int | None:
@@ -125,14 +111,11 @@ def size_bins(sizes: pd.Series, content: pd.Series, bins: int = 30) -> pd.DataFr
     # 10 ** log10(x) can land just below x: pin the outer edges so the extremes are counted.
     edges[0], edges[-1] = min(edges[0], sizes.min()), max(edges[-1], sizes.max())
     rows = []
-    names = {0: "data", 1: "position deletes", 2: "equality deletes"}
     for code, group in sizes.groupby(content.astype(int)):
         counts, _ = np.histogram(group.to_numpy(), bins=edges)
         for i, n in enumerate(counts):
             if n:
-                rows.append(
-                    {"content": names.get(int(code), str(code)), "lo": edges[i], "hi": edges[i + 1], "files": int(n)}
-                )
+                rows.append({"content": content_label(code), "lo": edges[i], "hi": edges[i + 1], "files": int(n)})
     return pd.DataFrame(rows, columns=["content", "lo", "hi", "files"])
 
 

@@ -1,41 +1,17 @@
-"""Compare two points of a table: added/removed files, rows, partitions, and metadata changes.
-
-``diff_html(d)`` renders a ``SnapshotDiff`` (green = added, red = removed); ``DiffView`` lets the user
-pick the two sides (snapshots or refs) from dropdowns and recomputes it.
-"""
+"""Compare two points of a table in a widget: pick the two sides (snapshots or refs) from dropdowns, and see
+the ``SnapshotDiff`` rendered by ``icebook.display.diff_render``."""
 
 from __future__ import annotations
 
 from typing import Any
 
 import ipywidgets as W
-import pandas as pd
 
 from icebook.analysis.diff import SnapshotDiff
 from icebook.analysis.diff import diff as analysis_diff
-from icebook.display._base import (
-    StaticHTML,
-    TableLike,
-    cell_text,
-    esc,
-    frame,
-    human_bytes,
-    human_count,
-    short_path,
-    when,
-)
+from icebook.display._base import StaticHTML, TableLike, esc, frame, when
+from icebook.display.diff_render import diff_html
 from icebook.spec.snapshots import Branch
-
-CONTENT = {0: "data", 1: "position deletes", 2: "equality deletes"}
-CHANGE_CLASS = {
-    "added": "ib-added",
-    "set": "ib-added",
-    "dropped": "ib-removed",
-    "removed": "ib-removed",
-    "voided": "ib-removed",
-    "unset": "ib-removed",
-}
-FILE_ROWS = 100
 
 
 def compute_diff(table: TableLike, a: Any, b: Any = None) -> SnapshotDiff:
@@ -56,107 +32,6 @@ def point_options(table: TableLike) -> list[tuple[str, Any]]:
     for s in reversed(table.snapshots):
         options.append((f"{s.snapshot_id} · {s.operation or '?'} · {when(s.timestamp_ms)}", s.snapshot_id))
     return options
-
-
-def _card(label: str, added: int, removed: int, *, fmt: Any = human_count) -> str:
-    return (
-        f'<div class="ib-card"><div class="ib-card-label">{esc(label)}</div>'
-        f'<span class="ib-added">+{esc(fmt(added))}</span> <span class="ib-removed">−{esc(fmt(removed))}</span></div>'
-    )
-
-
-def _partition_text(part: Any) -> str:
-    if not part:
-        return "unpartitioned"
-    if isinstance(part, dict):
-        return "(" + ", ".join(f"{k}={cell_text(v, 40)}" for k, v in part.items()) + ")"
-    return cell_text(part)
-
-
-def _files_table(d: SnapshotDiff, location: str) -> str:
-    rows = []
-    for change, files in (("added", d.added_files), ("removed", d.removed_files)):
-        for r in files.head(FILE_ROWS).to_dict("records"):
-            rows.append(
-                f'<tr class="ib-row-{change}"><td>{"+" if change == "added" else "−"} {esc(change)}</td>'
-                f"<td>{esc(CONTENT.get(int(r['content']), r['content']))}</td>"
-                f"<td><code>{esc(short_path(str(r['file_path']), location))}</code></td>"
-                f"<td>{esc(_partition_text(r['partition']))}</td><td>{esc(human_count(r['record_count']))}</td>"
-                f"<td>{esc(human_bytes(r['file_size_in_bytes']))}</td></tr>"
-            )
-    hidden = max(len(d.added_files) - FILE_ROWS, 0) + max(len(d.removed_files) - FILE_ROWS, 0)
-    if not rows:
-        return '<div class="ib-muted">No file was added or removed.</div>'
-    more = f'<div class="ib-muted">… {hidden:,} more files (d.added_files / d.removed_files)</div>' if hidden else ""
-    head = "".join(f"<th>{h}</th>" for h in ("change", "content", "file", "partition", "records", "size"))
-    return (
-        f'<div class="ib-scroll"><table class="ib-grid ib-diff-files"><thead><tr>{head}</tr></thead>'
-        f"<tbody>{''.join(rows)}</tbody></table></div>{more}"
-    )
-
-
-def _partitions_table(df: pd.DataFrame) -> str:
-    if not len(df):
-        return ""
-    rows = []
-    for r in df.head(FILE_ROWS).itertuples(index=False):
-        net = int(r.net_records)  # type: ignore[arg-type]
-        cls = "ib-added" if net > 0 else "ib-removed" if net < 0 else ""
-        rows.append(
-            f"<tr><td>{esc(_partition_text(r.partition))}</td><td>{esc(r.spec_id)}</td>"
-            f'<td class="ib-added">+{r.added_data_files}</td><td class="ib-removed">−{r.removed_data_files}</td>'
-            f'<td class="ib-added">+{r.added_delete_files}</td><td class="ib-removed">−{r.removed_delete_files}</td>'
-            f'<td class="{cls}">{net:+,}</td></tr>'
-        )
-    head = "".join(
-        f"<th>{h}</th>" for h in ("partition", "spec", "+data", "−data", "+deletes", "−deletes", "net records")
-    )
-    return (
-        '<div class="ib-h">Partitions</div><div class="ib-scroll"><table class="ib-grid">'
-        f"<thead><tr>{head}</tr></thead><tbody>{''.join(rows)}</tbody></table></div>"
-    )
-
-
-def _changes_table(d: SnapshotDiff) -> str:
-    changes = d.changes()
-    if not len(changes):
-        return '<div class="ib-muted">No schema, partition spec, sort order or property change.</div>'
-    rows = []
-    for r in changes.itertuples(index=False):
-        cls = CHANGE_CLASS.get(str(r.kind), "ib-changed")
-        rows.append(
-            f'<tr class="{cls}"><td>{esc(r.what)}</td><td>{esc(r.kind)}</td><td>{esc(cell_text(r.field_id))}</td>'
-            f"<td><code>{esc(r.name)}</code></td><td>{esc(cell_text(r.before))}</td><td>{esc(cell_text(r.after))}</td></tr>"
-        )
-    head = "".join(f"<th>{h}</th>" for h in ("what", "change", "id", "name", "before", "after"))
-    return f'<table class="ib-grid"><thead><tr>{head}</tr></thead><tbody>{"".join(rows)}</tbody></table>'
-
-
-def diff_html(d: SnapshotDiff, location: str = "") -> str:
-    """A SnapshotDiff as static HTML (every value escaped)."""
-    c = d.counts()
-    sid_a = d.a.snapshot_id if d.a is not None else "empty table"
-    sid_b = d.b.snapshot_id if d.b is not None else "empty table"
-    cards = "".join(
-        (
-            _card("data files", c["added_data_files"], c["removed_data_files"]),
-            _card("delete files", c["added_delete_files"], c["removed_delete_files"]),
-            _card("records", c["added_records"], c["removed_records"]),
-            _card("bytes", c["added_bytes"], c["removed_bytes"], fmt=human_bytes),
-            _card("manifests", len(d.added_manifests), len(d.removed_manifests)),
-        )
-    )
-    shared = f"{len(d.shared_manifests)} manifests shared, {d.manifests_read} read"
-    notes = "".join(f'<div class="ib-muted">note: {esc(n)}</div>' for n in d.notes)
-    body = (
-        f'<div class="ib-h">Snapshot {esc(sid_a)} → {esc(sid_b)}</div>'
-        f'<div class="ib-muted">{esc(d.path.describe())} · {esc(shared)}</div>'
-        f'<div class="ib-cards">{cards}</div>'
-        f'<div class="ib-h">Files</div>{_files_table(d, location)}'
-        f"{_partitions_table(d.partition_changes)}"
-        f'<div class="ib-h">Schema, partition spec, sort order and properties</div>{_changes_table(d)}{notes}'
-    )
-    return frame(body, cls="ib-diff")
 
 
 class DiffView(StaticHTML, W.VBox):  # type: ignore[misc]

@@ -1,23 +1,70 @@
-"""IPython formatters for models that cannot carry ``_repr_html_`` themselves (spec/ is stdlib-only)."""
+"""IPython shows icebook's results through the renderer registry, with or without ``%load_ext icebook``.
+
+Results are plain data without ``_repr_html_``; this teaches IPython's formatters, for every type in
+``icebook.display.registry``: text/plain (``render_text``), text/html (``render_html``: the static view a
+saved notebook keeps) and, in a kernel, the live widget (a widget-view bundle next to the static HTML).
+It runs when a table is opened inside IPython and on ``%load_ext icebook``; outside IPython it does
+nothing and imports nothing.
+"""
 
 from __future__ import annotations
 
+import sys
+import weakref
 from typing import Any
 
-from icebook.display.summary import snapshot_html
-from icebook.spec.snapshots import Snapshot
+_TAUGHT: weakref.WeakKeyDictionary[Any, int] = weakref.WeakKeyDictionary()
+"""Shell -> how many registered types it has been taught (a type registered later is taught on the next call)."""
+WIDGET_MIMETYPE = "application/vnd.jupyter.widget-view+json"
+
+
+def current_shell() -> Any | None:
+    """The running IPython shell, without importing IPython when the program never did."""
+    ipython = sys.modules.get("IPython")
+    if ipython is None:
+        return None
+    return ipython.get_ipython()
 
 
 def register_formatters(ip: Any = None) -> bool:
-    """Show ``Snapshot`` objects as HTML cards in IPython; returns False outside IPython."""
-    if ip is None:
-        try:
-            from IPython import get_ipython
-        except ImportError:
-            return False
-        ip = get_ipython()
-    if ip is None:
+    """Register the registry's renderers with ``ip`` (default: the running shell); False outside IPython."""
+    shell = ip if ip is not None else current_shell()
+    if shell is None:
         return False
-    html = ip.display_formatter.formatters["text/html"]
-    html.for_type(Snapshot, lambda s: snapshot_html(s))
+    from icebook.display.registry import registered, render_html
+
+    types = registered()
+    if _TAUGHT.get(shell) == len(types):
+        return True
+    display = shell.display_formatter
+    for cls, entry in types.items():
+        display.formatters["text/plain"].for_type(cls, _plain)
+        display.formatters["text/html"].for_type(cls, render_html)
+        if entry.widget is not None:
+            display.mimebundle_formatter.for_type(cls, _live)
+    _TAUGHT[shell] = len(types)
     return True
+
+
+def _plain(obj: Any, printer: Any, cycle: bool) -> None:
+    from icebook.display.registry import render_text
+
+    printer.text(render_text(obj))
+
+
+def _live(obj: Any) -> dict[str, Any] | None:
+    """The widget-view part of the live view's bundle; only in a kernel (a terminal cannot show widgets)."""
+    shell = current_shell()
+    if shell is None or getattr(shell, "kernel", None) is None:
+        return None
+    from icebook.display.registry import render_widget
+
+    widget = render_widget(obj)
+    if widget is None:
+        return None
+    # The static HTML comes from the text/html formatter: the widget need not render it again.
+    bundle = widget._repr_mimebundle_(exclude={"text/html"})
+    data = bundle[0] if isinstance(bundle, tuple) else bundle
+    if not data or WIDGET_MIMETYPE not in data:
+        return None
+    return {WIDGET_MIMETYPE: data[WIDGET_MIMETYPE]}

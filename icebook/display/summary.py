@@ -1,9 +1,10 @@
-"""Static HTML summaries of a table and of one snapshot (``Table._repr_html_`` and friends)."""
+"""Summaries of a table, of one snapshot and of a scan plan, as text and as static HTML."""
 
 from __future__ import annotations
 
 from typing import Any
 
+from icebook.analysis.scan import ScanPlan
 from icebook.display._base import TableLike, badge, esc, frame, human_bytes, human_count, kv_table, when
 from icebook.spec.metadata import TableMetadata
 from icebook.spec.snapshots import Branch, Snapshot
@@ -67,6 +68,15 @@ def table_html(table: TableLike) -> str:
     return frame(body, cls="ib-table-card")
 
 
+def snapshot_text(snapshot: Snapshot) -> str:
+    """One line (snapshots are often shown many at a time): id, operation, sequence number, time, parent."""
+    parent = "none" if snapshot.parent_snapshot_id is None else snapshot.parent_snapshot_id
+    return (
+        f"Snapshot {snapshot.snapshot_id} ({snapshot.operation or '?'}, seq {snapshot.sequence_number}, "
+        f"{when(snapshot.timestamp_ms)}, parent {parent}, schema {snapshot.schema_id})"
+    )
+
+
 def snapshot_html(snapshot: Snapshot, metadata: TableMetadata | None = None) -> str:
     """One snapshot: its fields with their spec meaning, its refs, and its summary."""
     rows = []
@@ -100,3 +110,25 @@ def _int(value: Any) -> int | None:
         return None if value is None else int(value)
     except ValueError:
         return None
+
+
+PLAN_LINES = 400
+"""Lines of a plan's explanation shown in a notebook; ``plan.explain()`` has all of them."""
+
+
+def plan_text(plan: ScanPlan) -> str:
+    """The scan plan's own explanation (every manifest and file kept or skipped and why, and the deletes),
+    cut after ``PLAN_LINES`` lines."""
+    lines = plan.explain().splitlines()
+    if len(lines) <= PLAN_LINES:
+        return "\n".join(lines)
+    return "\n".join([*lines[:PLAN_LINES], f"… {len(lines) - PLAN_LINES:,} more lines: plan.explain() has them all"])
+
+
+def plan_html(plan: ScanPlan) -> str:
+    body = (
+        f'<div class="ib-h">Scan of snapshot {esc(plan.snapshot_id)}: {len(plan.tasks)} data files to read, '
+        f"{len(plan.delete_files)} delete files to apply, {len(plan.skipped)} skipped</div>"
+        f'<pre class="ib-explain">{esc(plan_text(plan))}</pre>'
+    )
+    return frame(body, cls="ib-scan")

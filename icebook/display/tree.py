@@ -1,4 +1,4 @@
-"""The metadata tree: an anywidget that loads children from Python on expand, and a static fallback.
+"""The metadata tree as a live widget: children load from Python on expand (``TreeSource``, the one walker).
 
 Protocol (anywidget custom messages, JSON only):
   browser -> kernel  {"type": "children", "req", "view", "id", "offset"} | {"type": "details", "req", "view", "id"}
@@ -16,9 +16,12 @@ from typing import Any
 import anywidget
 import traitlets
 
-from icebook.display._base import StaticHTML, TableLike, badge, esc, frame, human_count
-from icebook.display.tree_nodes import PAGE, Node, TreeSource
-from icebook.widgets import read_asset
+from icebook.display._base import StaticHTML, TableLike
+from icebook.display.assets import STYLESHEET, widget_module
+from icebook.display.registry import render_html
+from icebook.display.tree_ids import NodeId, NodeKind
+from icebook.display.tree_nodes import PAGE, TreeSource
+from icebook.display.tree_render import MetadataTree
 
 SNAPSHOT_ID_JSON = {
     "to_json": lambda value, widget: None if value is None else str(value),
@@ -33,8 +36,8 @@ class TreeWidget(StaticHTML, anywidget.AnyWidget):  # type: ignore[misc]
     ``at`` (a snapshot id) re-roots the tree at that snapshot; None shows the whole metadata file.
     """
 
-    _esm = read_asset("tree.js")
-    _css = read_asset("icebook.css")
+    _esm = widget_module("tree.js")
+    _css = STYLESHEET
 
     roots = traitlets.List(trait=traitlets.Dict()).tag(sync=True)
     expand = traitlets.List(trait=traitlets.Unicode()).tag(sync=True)
@@ -52,14 +55,24 @@ class TreeWidget(StaticHTML, anywidget.AnyWidget):  # type: ignore[misc]
         self.at = at
         self._rerooted(None)
 
+    @classmethod
+    def of(cls, tree: MetadataTree) -> TreeWidget:
+        """The live view of a ``MetadataTree`` (what ``%ice tree`` gives)."""
+        return cls(tree.table, tree.snapshot_id)
+
     @property
     def source(self) -> TreeSource:
         return self._source
 
     def _rerooted(self, _change: Any) -> None:
         at = self.at
+        opened = (
+            [NodeId(kind=NodeKind.METADATA)]
+            if at is None
+            else [NodeId(kind=NodeKind.SNAPSHOT, snapshot_id=at), NodeId(kind=NodeKind.MANIFEST_LIST, snapshot_id=at)]
+        )
         with self.hold_sync():
-            self.expand = ["meta"] if at is None else [f"s:{at}", f"ml:{at}"]
+            self.expand = [str(node) for node in opened]
             self.roots = self._source.root(at)
 
     def _on_message(self, _widget: Any, content: dict[str, Any], _buffers: Any) -> None:
@@ -78,95 +91,10 @@ class TreeWidget(StaticHTML, anywidget.AnyWidget):  # type: ignore[misc]
             self.send({**base, "type": "error", "message": f"{type(exc).__name__}: {exc}"})
 
     def _repr_html_(self) -> str:
-        return tree_html(self._table, self.at)
+        return render_html(MetadataTree(table=self._table, snapshot_id=self.at))
 
 
 def tree_widget(table: TableLike, at: Any = None, *, page_size: int = PAGE) -> TreeWidget:
     """The tree of ``table``; ``at`` (snapshot id, ref name or time) re-roots it at one snapshot."""
     snapshot_id = None if at is None else table.snapshot(at).snapshot_id
     return TreeWidget(table, snapshot_id, page_size=page_size)
-
-
-# ---------------------------------------------------------------------- static fallback
-
-STATIC_MANIFESTS = 20
-STATIC_ENTRIES = 50
-
-
-def tree_html(
-    table: TableLike, at: Any = None, *, manifests: int = STATIC_MANIFESTS, entries: int = STATIC_ENTRIES
-) -> str:
-    """The tree as nested ``<details>`` (no kernel needed): the metadata file, its snapshots, refs,
-    schemas, specs, sort orders and properties, and, for ``at`` (default: the current snapshot),
-    its manifests with their first ``entries`` files."""
-    source = TreeSource(table)
-    snapshot = table.snapshot(at) if at is not None else table.metadata.current_snapshot()
-    sid = None if snapshot is None else snapshot.snapshot_id
-    plan = _StaticPlan(sid, manifests, entries)
-    body = "".join(_static_node(source, node, plan) for node in source.root())
-    note = (
-        f'<div class="ib-muted ib-caption">Static view: snapshot {esc(sid)} with its first {manifests} manifests '
-        f"and {entries} files per manifest. Run <code>t.tree()</code> in a live kernel to expand everything.</div>"
-    )
-    return frame(f'<div class="ib-tree ib-static">{body}</div>{note}', cls="ib-tree-static")
-
-
-class _StaticPlan:
-    def __init__(self, snapshot_id: int | None, manifests: int, entries: int) -> None:
-        self.sid = snapshot_id
-        self.manifests = manifests
-        self.entries = entries
-
-    def expand(self, node_id: str) -> bool:
-        if node_id == "meta" or node_id.startswith("g:"):
-            return True
-        return (self.sid is not None and node_id in (f"s:{self.sid}", f"ml:{self.sid}")) or (
-            node_id.startswith(f"m:{self.sid}:")
-        )
-
-    def opened(self, node_id: str) -> bool:
-        return node_id in ("meta", "g:snapshots", f"s:{self.sid}", f"ml:{self.sid}")
-
-    def limit(self, node_id: str) -> int:
-        return self.entries if node_id.startswith("m:") else self.manifests if node_id.startswith("ml:") else 500
-
-
-def _static_node(source: TreeSource, node: Node, plan: _StaticPlan) -> str:
-    head = _node_summary(node)
-    node_id = node["id"]
-    if node.get("n") == 0 or node_id.startswith("r:"):
-        return f'<div class="ib-node ib-leaf">{head}</div>'
-    if not plan.expand(node_id):
-        return (
-            f'<details class="ib-node"><summary>{head}</summary>'
-            '<div class="ib-muted ib-children">not expanded in the static view</div></details>'
-        )
-    total, children = source.children(node_id, 0, plan.limit(node_id))
-    parts = [_static_node(source, child, plan) for child in children]
-    if total > len(children):
-        parts.append(f'<div class="ib-muted ib-more">… {esc(human_count(total - len(children)))} more</div>')
-    opened = " open" if plan.opened(node_id) else ""
-    return (
-        f'<details class="ib-node"{opened}><summary>{head}</summary>'
-        f'<div class="ib-children">{"".join(parts)}</div></details>'
-    )
-
-
-def _node_summary(node: Node) -> str:
-    kind = str(node.get("kind", ""))
-    label = esc(node.get("label", ""))
-    if node.get("parts"):
-        label = "".join(
-            f'<span class="ib-part ib-part-{esc(role)}" title="{esc(role)}: {esc(meaning)}">{esc(text)}</span>'
-            for text, role, meaning in node["parts"]
-        )
-    facts = "".join(
-        f'<span class="ib-fact ib-f-{esc(flag)}"><span class="ib-fk">{esc(k)}</span> '
-        f'<span class="ib-fv">{esc(v)}</span>{"<sup>i</sup>" if flag == "inherited" else ""}</span>'
-        for k, v, flag in node.get("facts", [])
-    )
-    badges = "".join(badge(text, cls) for text, cls in node.get("badges", []))
-    count = "" if node.get("n") in (None, 0) else f' <span class="ib-muted">({esc(human_count(node["n"]))})</span>'
-    return (
-        f'<span class="ib-kind ib-kind-{esc(kind)}">{esc(kind.replace("_", " "))}</span> ' if kind != "group" else ""
-    ) + f'<span class="ib-label">{label}</span>{count}{badges} <span class="ib-facts">{facts}</span>'

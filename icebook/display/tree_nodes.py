@@ -1,37 +1,40 @@
-"""The metadata tree as plain JSON nodes, computed lazily one page at a time.
+"""The metadata tree as plain JSON nodes, computed lazily one page at a time: the one tree walker.
 
 metadata file -> snapshots / refs / schemas / specs / sort orders / properties;
 snapshot -> manifest list -> manifests -> data and delete files (manifest entries).
 
-A node is a small dict: ``id`` (path-like, parsed back by ``children`` and ``details``),
-``kind``, ``label``, ``parts`` (file-name segments with their meaning), ``facts`` (name, value,
-flag), ``badges`` and ``n`` (number of children; 0 = leaf, None = unknown until read). Nothing
-here is HTML: the browser writes these strings with ``textContent``, the static renderer escapes.
+``TreeSource`` is the only code that walks a table's tree: the live widget asks it for pages of
+children over widget messages, and ``icebook.display.tree_render`` walks it for the static
+``<details>`` HTML and for the command line's text tree.
+
+A node is a small dict (JSON for the widget): ``id`` (a ``NodeId`` as text), ``kind``, ``label``,
+``parts`` (file-name segments with their meaning), ``facts`` (name, value, flag), ``badges`` and ``n``
+(number of children; 0 = leaf, None = unknown until read). Nothing here is HTML: the browser writes
+these strings with ``textContent``, the static renderer escapes them.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import fields as dc_fields
 from functools import cached_property
 from typing import Any
 
 from icebook.analysis.manifests import spec_partition_type
-from icebook.display._base import TableLike, base_name, human_bytes, human_count, when
+from icebook.display._base import TableLike, base_name, constant_name, human_bytes, human_count, when
+from icebook.display.tree_ids import Group, Item, NodeId, NodeKind
 from icebook.errors import IcebookError, NotFound
 from icebook.io.avro import read_manifest_entry
 from icebook.spec.filenames import parse_file_name
 from icebook.spec.manifest import DataFile, EntryStatus, FileContent, ManifestContent, ManifestEntry, ManifestFile
 from icebook.spec.metadata import TableMetadata
-from icebook.spec.snapshots import Branch, Snapshot
+from icebook.spec.snapshots import Branch, Ref, Snapshot
 from icebook.spec.transforms import human_value
 from icebook.spec.types import IcebergType
 from icebook.spec.values import decode_value, to_human
 
 PAGE = 200
 Node = dict[str, Any]
-STATUS = {0: "EXISTING", 1: "ADDED", 2: "DELETED"}
-CONTENT = {0: "DATA", 1: "POSITION_DELETES", 2: "EQUALITY_DELETES"}
 _SUMMARY_FACTS = (
     ("added-data-files", "+files"),
     ("deleted-data-files", "-files"),
@@ -84,22 +87,24 @@ class TreeSource:
             if ref.snapshot_id == snapshot_id
         ]
 
-    def _snapshot(self, sid: str) -> Snapshot:
-        return self.metadata.snapshot_by_id(int(sid))
+    def _snapshot(self, node: NodeId) -> Snapshot:
+        assert node.snapshot_id is not None
+        return self.metadata.snapshot_by_id(node.snapshot_id)
 
-    def _manifests(self, sid: str) -> tuple[ManifestFile, ...]:
-        return self.table.store.manifest_list(self._snapshot(sid))
+    def _manifests(self, node: NodeId) -> tuple[ManifestFile, ...]:
+        return self.table.store.manifest_list(self._snapshot(node))
 
-    def _manifest(self, sid: str, index: str) -> ManifestFile:
-        manifests = self._manifests(sid)
-        i = int(index)
-        if not 0 <= i < len(manifests):
-            raise NotFound(f"manifest {i} of snapshot {sid}")
+    def _manifest(self, node: NodeId) -> ManifestFile:
+        manifests = self._manifests(node)
+        i = node.manifest
+        if i is None or not 0 <= i < len(manifests):
+            raise NotFound(f"manifest {i} of snapshot {node.snapshot_id}")
         return manifests[i]
 
     # ------------------------------------------------------------------ nodes
 
     def root(self, at: int | None = None) -> list[Node]:
+        """The top nodes: the metadata file, or with ``at`` that one snapshot."""
         if at is None:
             return [self.metadata_node()]
         return [self.snapshot_node(self.metadata.snapshot_by_id(at))]
@@ -114,28 +119,35 @@ class TreeSource:
             ["updated", when(md.last_updated_ms), ""],
         ]
         return {
-            "id": "meta",
+            "id": str(NodeId(kind=NodeKind.METADATA)),
             "kind": "metadata",
             "label": base_name(self.table.metadata_location),
             "parts": _parts(self.table.metadata_location),
             "facts": facts,
             "badges": [],
-            "n": 6,
+            "n": len(Group),
         }
 
     def groups(self) -> list[Node]:
         md = self.metadata
-        items = [
-            ("snapshots", "Snapshots", len(md.snapshots)),
-            ("refs", "Refs (branches and tags)", len(self.table.refs)),
-            ("schemas", "Schemas", len(md.schemas)),
-            ("specs", "Partition specs", len(md.partition_specs)),
-            ("sorts", "Sort orders", len(md.sort_orders)),
-            ("props", "Properties", len(md.properties)),
-        ]
+        sizes = {
+            Group.SNAPSHOTS: len(md.snapshots),
+            Group.REFS: len(self.table.refs),
+            Group.SCHEMAS: len(md.schemas),
+            Group.SPECS: len(md.partition_specs),
+            Group.SORTS: len(md.sort_orders),
+            Group.PROPS: len(md.properties),
+        }
         return [
-            {"id": f"g:{key}", "kind": "group", "label": label, "facts": [], "badges": [], "n": n}
-            for key, label, n in items
+            {
+                "id": str(NodeId(kind=NodeKind.GROUP, group=g)),
+                "kind": "group",
+                "label": g.title,
+                "facts": [],
+                "badges": [],
+                "n": n,
+            }
+            for g, n in sizes.items()
         ]
 
     def snapshot_node(self, s: Snapshot) -> Node:
@@ -150,7 +162,7 @@ class TreeSource:
         if s.snapshot_id == self.metadata.current_snapshot_id:
             badges.append(["current", "ib-current"])
         return {
-            "id": f"s:{s.snapshot_id}",
+            "id": str(NodeId(kind=NodeKind.SNAPSHOT, snapshot_id=s.snapshot_id)),
             "kind": "snapshot",
             "label": str(s.snapshot_id),
             "facts": facts,
@@ -161,7 +173,7 @@ class TreeSource:
     def manifest_list_node(self, s: Snapshot) -> Node:
         path = s.manifest_list or ""
         return {
-            "id": f"ml:{s.snapshot_id}",
+            "id": str(NodeId(kind=NodeKind.MANIFEST_LIST, snapshot_id=s.snapshot_id)),
             "kind": "manifest_list",
             "label": base_name(path),
             "parts": _parts(path),
@@ -170,11 +182,11 @@ class TreeSource:
             "n": None,
         }
 
-    def manifest_node(self, sid: str, index: int, m: ManifestFile) -> Node:
+    def manifest_node(self, sid: int, index: int, m: ManifestFile) -> Node:
         inherited = {i.field for i in m.inherited}
-        content = "DELETES" if m.content == ManifestContent.DELETES else "DATA"
+        content = constant_name(ManifestContent, m.content or 0)
         facts = [
-            ["content", content, "delete" if content == "DELETES" else ""],
+            ["content", content, "delete" if m.content == ManifestContent.DELETES else ""],
             ["spec", str(m.partition_spec_id), ""],
             ["seq", _opt(m.sequence_number), "inherited" if "sequence_number" in inherited else ""],
             ["min seq", _opt(m.min_sequence_number), "inherited" if "min_sequence_number" in inherited else ""],
@@ -192,7 +204,7 @@ class TreeSource:
         counts = (m.added_files_count, m.existing_files_count, m.deleted_files_count)
         n = None if any(c is None for c in counts) else sum(c or 0 for c in counts)
         return {
-            "id": f"m:{sid}:{index}",
+            "id": str(NodeId(kind=NodeKind.MANIFEST, snapshot_id=sid, manifest=index)),
             "kind": "manifest",
             "label": base_name(m.manifest_path),
             "parts": _parts(m.manifest_path),
@@ -201,17 +213,25 @@ class TreeSource:
             "n": n,
         }
 
-    def entry_nodes(self, sid: str, index: int, offset: int, limit: int) -> tuple[int, list[Node]]:
-        m = self._manifest(sid, str(index))
+    def entry_nodes(self, node: NodeId, offset: int, limit: int) -> tuple[int, list[Node]]:
+        m = self._manifest(node)
         entries = self.table.store.entries(m)
         total = entries.num_rows
         rows = entries.slice(offset, limit).to_pylist()
         spec_fields = spec_partition_type(self.metadata, m.partition_spec_id).fields
-        return total, [self._entry_node(sid, index, offset + j, row, spec_fields) for j, row in enumerate(rows)]
+        assert node.snapshot_id is not None and node.manifest is not None
+        return total, [
+            self._entry_node(
+                NodeId(kind=NodeKind.ENTRY, snapshot_id=node.snapshot_id, manifest=node.manifest, position=offset + j),
+                row,
+                spec_fields,
+            )
+            for j, row in enumerate(rows)
+        ]
 
-    def _entry_node(self, sid: str, index: int, pos: int, row: Mapping[str, Any], spec_fields: Any) -> Node:
-        status = STATUS.get(row["status"], str(row["status"]))
-        content = CONTENT.get(row["content"], str(row["content"]))
+    def _entry_node(self, node: NodeId, row: Mapping[str, Any], spec_fields: Any) -> Node:
+        status = constant_name(EntryStatus, row["status"])
+        content = constant_name(FileContent, row["content"])
         facts = [
             ["status", status, status.lower()],
             ["content", content, "delete" if row["content"] else ""],
@@ -232,7 +252,7 @@ class TreeSource:
         if row.get("referenced_data_file"):
             facts.append(["refers to", base_name(row["referenced_data_file"]), ""])
         return {
-            "id": f"e:{sid}:{index}:{pos}",
+            "id": str(node),
             "kind": "delete_file" if row["content"] else "data_file",
             "label": base_name(row["file_path"]),
             "facts": facts,
@@ -276,47 +296,71 @@ class TreeSource:
 
     # ------------------------------------------------------------------ children (paged)
 
-    def children(self, node_id: str, offset: int = 0, limit: int | None = None) -> tuple[int, list[Node]]:
+    def children(self, node_id: str | NodeId, offset: int = 0, limit: int | None = None) -> tuple[int, list[Node]]:
         """(total number of children, one page of them) for the node ``node_id``."""
-        limit = limit or self.page_size
+        node = node_id if isinstance(node_id, NodeId) else NodeId.parse(node_id)
+        return self._child_pages[node.kind](self, node, offset, limit or self.page_size)
+
+    def _group_children(self, node: NodeId, offset: int, limit: int) -> tuple[int, list[Node]]:
         md = self.metadata
-        kind, _, rest = node_id.partition(":")
-        if node_id == "meta":
-            items = self.groups()
-        elif node_id == "g:snapshots":
+        group = node.group
+        if group is Group.SNAPSHOTS:  # newest first; only the page is built
             snaps = sorted(md.snapshots, key=lambda s: (s.timestamp_ms, s.sequence_number or 0), reverse=True)
             return len(snaps), [self.snapshot_node(s) for s in snaps[offset : offset + limit]]
-        elif node_id == "g:refs":
+        items: list[Node]
+        if group is Group.REFS:
             items = [self.ref_node(name) for name in sorted(self.table.refs, key=lambda n: (n != "main", n))]
-        elif node_id == "g:schemas":
-            items = [self.leaf(f"x:schema:{i}", "schema", str(s), []) for i, s in sorted(md.schemas.items())]
-        elif node_id == "g:specs":
-            items = [self.leaf(f"x:spec:{i}", "spec", str(s), []) for i, s in sorted(md.partition_specs.items())]
-        elif node_id == "g:sorts":
-            items = [self.leaf(f"x:sort:{i}", "sort_order", str(s), []) for i, s in sorted(md.sort_orders.items())]
-        elif node_id == "g:props":
-            items = [self.leaf(f"x:prop:{k}", "property", k, [["=", v, ""]]) for k, v in sorted(md.properties.items())]
-        elif kind == "r":
-            ref = self.table.refs[rest]
-            items = [self.snapshot_node(md.snapshot_by_id(ref.snapshot_id))]
-        elif kind == "s":
-            items = [self.manifest_list_node(self._snapshot(rest))]
-        elif kind == "ml":
-            manifests = self._manifests(rest)
-            page = manifests[offset : offset + limit]
-            return len(manifests), [self.manifest_node(rest, offset + i, m) for i, m in enumerate(page)]
-        elif kind == "m":
-            sid, index = rest.split(":")
-            return self.entry_nodes(sid, int(index), offset, limit)
+        elif group is Group.PROPS:
+            items = [
+                self.leaf(NodeId(kind=NodeKind.ITEM, item=Item.PROP, name=k), "property", k, [["=", v, ""]])
+                for k, v in sorted(md.properties.items())
+            ]
         else:
-            return 0, []
-        return len(items), items[offset : offset + limit]
+            item, kind, by_id = {
+                Group.SCHEMAS: (Item.SCHEMA, "schema", md.schemas),
+                Group.SPECS: (Item.SPEC, "spec", md.partition_specs),
+                Group.SORTS: (Item.SORT, "sort_order", md.sort_orders),
+            }[group]  # type: ignore[index]
+            items = [
+                self.leaf(NodeId(kind=NodeKind.ITEM, item=item, name=str(i)), kind, str(obj), [])
+                for i, obj in sorted(by_id.items())
+            ]
+        return _page(items, offset, limit)
+
+    def _ref_children(self, node: NodeId, offset: int, limit: int) -> tuple[int, list[Node]]:
+        ref = self._ref(node)
+        return _page([self.snapshot_node(self.metadata.snapshot_by_id(ref.snapshot_id))], offset, limit)
+
+    def _manifest_list_children(self, node: NodeId, offset: int, limit: int) -> tuple[int, list[Node]]:
+        manifests = self._manifests(node)
+        assert node.snapshot_id is not None
+        page = manifests[offset : offset + limit]
+        return len(manifests), [self.manifest_node(node.snapshot_id, offset + i, m) for i, m in enumerate(page)]
+
+    _child_pages: Mapping[NodeKind, Callable[[TreeSource, NodeId, int, int], tuple[int, list[Node]]]] = {
+        NodeKind.METADATA: lambda self, node, offset, limit: _page(self.groups(), offset, limit),
+        NodeKind.GROUP: _group_children,
+        NodeKind.REF: _ref_children,
+        NodeKind.SNAPSHOT: lambda self, node, offset, limit: _page(
+            [self.manifest_list_node(self._snapshot(node))], offset, limit
+        ),
+        NodeKind.MANIFEST_LIST: _manifest_list_children,
+        NodeKind.MANIFEST: entry_nodes,
+        NodeKind.ENTRY: lambda self, node, offset, limit: (0, []),
+        NodeKind.ITEM: lambda self, node, offset, limit: (0, []),
+    }
+
+    def _ref(self, node: NodeId) -> Ref:
+        ref = self.table.refs.get(node.name or "")
+        if ref is None:
+            raise NotFound(f"no branch or tag named {node.name!r}", available=sorted(self.table.refs))
+        return ref
 
     def ref_node(self, name: str) -> Node:
         ref = self.table.refs[name]
         kind = "branch" if isinstance(ref, Branch) else "tag"
         return {
-            "id": f"r:{name}",
+            "id": str(NodeId(kind=NodeKind.REF, name=name)),
             "kind": "ref",
             "label": name,
             "facts": [["type", kind, kind], ["snapshot", str(ref.snapshot_id), ""]],
@@ -325,57 +369,69 @@ class TreeSource:
         }
 
     @staticmethod
-    def leaf(node_id: str, kind: str, label: str, facts: list[list[str]]) -> Node:
-        return {"id": node_id, "kind": kind, "label": label, "facts": facts, "badges": [], "n": 0}
+    def leaf(node: NodeId, kind: str, label: str, facts: list[list[str]]) -> Node:
+        return {"id": str(node), "kind": kind, "label": label, "facts": facts, "badges": [], "n": 0}
 
     # ------------------------------------------------------------------ details
 
-    def details(self, node_id: str) -> dict[str, Any]:
+    def details(self, node_id: str | NodeId) -> dict[str, Any]:
         """Title, file-name parts and (field, value, spec explanation, inheritance note) rows."""
+        node = node_id if isinstance(node_id, NodeId) else NodeId.parse(node_id)
+        return self._detail_builders[node.kind](self, node)
+
+    def _metadata_details(self, node: NodeId) -> dict[str, Any]:
+        rows = _model_rows(self.metadata, skip={"snapshots", "snapshot_log", "metadata_log", "wire_keys"})
+        return _details("Table metadata", self.table.metadata_location, rows)
+
+    def _snapshot_details(self, node: NodeId) -> dict[str, Any]:
+        s = self._snapshot(node)
+        return _details(f"Snapshot {s.snapshot_id}", None, _model_rows(s))
+
+    def _manifest_list_details(self, node: NodeId) -> dict[str, Any]:
+        s = self._snapshot(node)
+        rows = [["manifest_list", _opt(s.manifest_list), s.FIELD_DOCS["manifest_list"], ""]]
+        return _details("Manifest list", s.manifest_list, rows)
+
+    def _manifest_details(self, node: NodeId) -> dict[str, Any]:
+        m = self._manifest(node)
+        return _details("Manifest", m.manifest_path, _model_rows(m, explain=m.explain))
+
+    def _entry_details(self, node: NodeId) -> dict[str, Any]:
+        entry = read_manifest_entry(self.table.fileio, self._manifest(node), node.position or 0)
+        return _details(f"Manifest entry {node.position}", entry.data_file.file_path, self.entry_rows(entry))
+
+    def _ref_details(self, node: NodeId) -> dict[str, Any]:
+        ref = self._ref(node)
+        return _details(f"{ref.type.capitalize()} {node.name}", None, _model_rows(ref))
+
+    def _item_details(self, node: NodeId) -> dict[str, Any]:
         md = self.metadata
-        kind, _, rest = node_id.partition(":")
-        if node_id == "meta":
-            rows = _model_rows(md, skip={"snapshots", "snapshot_log", "metadata_log", "wire_keys"})
-            return _details("Table metadata", self.table.metadata_location, rows)
-        if kind == "s":
-            s = self._snapshot(rest)
-            return _details(f"Snapshot {s.snapshot_id}", None, _model_rows(s))
-        if kind == "ml":
-            s = self._snapshot(rest)
-            rows = [["manifest_list", _opt(s.manifest_list), s.FIELD_DOCS["manifest_list"], ""]]
-            return _details("Manifest list", s.manifest_list, rows)
-        if kind == "m":
-            sid, index = rest.split(":")
-            m = self._manifest(sid, index)
-            return _details("Manifest", m.manifest_path, _model_rows(m, explain=m.explain))
-        if kind == "e":
-            sid, index, pos = rest.split(":")
-            m = self._manifest(sid, index)
-            entry = read_manifest_entry(self.table.fileio, m, int(pos))
-            return _details(f"Manifest entry {pos}", entry.data_file.file_path, self.entry_rows(entry))
-        if kind == "r":
-            ref = self.table.refs[rest]
-            return _details(f"{ref.type.capitalize()} {rest}", None, _model_rows(ref))
-        if kind == "x":
-            what, _, key = rest.partition(":")
-            if what == "prop":
-                doc = md.FIELD_DOCS["properties"]
-                return _details(f"Property {key}", None, [[key, _opt(md.properties.get(key)), doc, ""]])
-            obj: Any = {
-                "schema": md.schemas.get(int(key)) if what == "schema" else None,
-                "spec": md.partition_specs.get(int(key)) if what == "spec" else None,
-                "sort": md.sort_orders.get(int(key)) if what == "sort" else None,
-            }[what]
-            return _details(str(obj), None, _model_rows(obj) if obj is not None else [])
-        if kind == "g":
-            return _details(rest.capitalize(), None, [])
-        return _details(node_id, None, [])
+        key = node.name or ""
+        if node.item is Item.PROP:
+            doc = md.FIELD_DOCS["properties"]
+            return _details(f"Property {key}", None, [[key, _opt(md.properties.get(key)), doc, ""]])
+        by_id: Mapping[int, Any] = {Item.SCHEMA: md.schemas, Item.SPEC: md.partition_specs, Item.SORT: md.sort_orders}[
+            node.item  # type: ignore[index]
+        ]
+        obj = by_id.get(int(key)) if key.lstrip("-").isdigit() else None
+        return _details(str(obj), None, _model_rows(obj) if obj is not None else [])
+
+    _detail_builders: Mapping[NodeKind, Callable[[TreeSource, NodeId], dict[str, Any]]] = {
+        NodeKind.METADATA: _metadata_details,
+        NodeKind.GROUP: lambda self, node: _details(str(node.group and node.group.value).capitalize(), None, []),
+        NodeKind.REF: _ref_details,
+        NodeKind.SNAPSHOT: _snapshot_details,
+        NodeKind.MANIFEST_LIST: _manifest_list_details,
+        NodeKind.MANIFEST: _manifest_details,
+        NodeKind.ENTRY: _entry_details,
+        NodeKind.ITEM: _item_details,
+    }
 
     def entry_rows(self, entry: ManifestEntry) -> list[list[str]]:
         rows: list[list[str]] = []
         for name in ("status", "snapshot_id", "sequence_number", "file_sequence_number"):
             value = getattr(entry, name)
-            text = EntryStatus(value).name if name == "status" else _opt(value)
+            text = constant_name(EntryStatus, value) if name == "status" else _opt(value)
             rows.append([name, text, entry.FIELD_DOCS.get(name, ""), entry.explain(name) or ""])
         df = entry.data_file
         spec_fields = spec_partition_type(self.metadata, df.spec_id).fields
@@ -385,7 +441,7 @@ class TreeSource:
                 continue
             value = getattr(df, name)
             if name == "content":
-                text = FileContent(value).name
+                text = constant_name(FileContent, value)
             elif name == "partition":
                 text = self.partition_text(value, spec_fields)
             elif name in ("lower_bounds", "upper_bounds"):
@@ -401,6 +457,10 @@ class TreeSource:
 
     def _named_map(self, value: Mapping[int, Any]) -> str:
         return "; ".join(f"{k} {self.columns.get(k, ('?', None))[0]}: {v}" for k, v in sorted(value.items()))
+
+
+def _page(items: Sequence[Node], offset: int, limit: int) -> tuple[int, list[Node]]:
+    return len(items), list(items[offset : offset + limit])
 
 
 def _opt(value: Any) -> str:

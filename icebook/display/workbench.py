@@ -13,8 +13,10 @@ import ipywidgets as W
 
 from icebook.display._base import StaticHTML, TableLike, esc, frame
 from icebook.display.lineage_view import LineageWidget
+from icebook.display.registry import render_html
 from icebook.display.summary import table_html
-from icebook.display.tree import TreeWidget, tree_html
+from icebook.display.tree import TreeWidget
+from icebook.display.tree_render import MetadataTree
 
 TABS = ("History", "Diff", "Evolution", "Query", "Charts", "Table")
 
@@ -100,7 +102,7 @@ class Workbench(StaticHTML, W.VBox):  # type: ignore[misc]
         return out
 
     def _repr_html_(self) -> str:
-        return table_html(self._table) + tree_html(self._table)
+        return table_html(self._table) + render_html(MetadataTree(table=self._table))
 
 
 def explore(table: TableLike) -> Workbench:

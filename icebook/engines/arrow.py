@@ -12,7 +12,7 @@ from __future__ import annotations
 import threading
 from collections.abc import Collection, Sequence
 from concurrent.futures import ThreadPoolExecutor
-from typing import Any, Protocol
+from typing import Any
 
 import numpy as np
 import pyarrow as pa
@@ -22,31 +22,23 @@ import pyarrow.parquet as pq
 from icebook.analysis.arrow_types import arrow_type
 from icebook.analysis.expressions import AlwaysTrue, Expr, convert_literal, referenced_ids
 from icebook.analysis.filter_arrow import to_arrow
-from icebook.analysis.manifests import ManifestStore
 from icebook.analysis.scan import ScanFile, ScanPlan, ScanTask, plan_scan
+from icebook.analysis.table_like import TableLike
 from icebook.errors import EngineError, IcebookError, NotFound, UnsupportedFeature
 from icebook.io.fileio import FileIO
 from icebook.io.puffin import read_deletion_vector
 from icebook.spec.metadata import TableMetadata
-from icebook.spec.schema import Schema
+from icebook.spec.schema import DELETE_FILE_PATH_ID, DELETE_POS_ID, Schema
 from icebook.spec.snapshots import Snapshot
 from icebook.spec.transforms import IdentityTransform
 from icebook.spec.types import IcebergType, ListType, MapType, NestedField, StructType
 
 FIELD_ID = b"PARQUET:field_id"
-DELETE_FILE_PATH_ID = 2147483546
-DELETE_POS_ID = 2147483545
 _THREADS = 8
 
 
-class ReadableTable(Protocol):
-    metadata: TableMetadata
-    store: ManifestStore
-    fileio: FileIO
-
-
 def read(
-    table: ReadableTable,
+    table: TableLike,
     snapshot: Snapshot,
     filter: Expr | str | None = None,
     columns: Sequence[str] | None = None,
@@ -63,7 +55,7 @@ def read(
 
 
 def read_live_rows(
-    table: ReadableTable, snapshot: Snapshot, files: Collection[str] | None = None, *, schema: Schema | None = None
+    table: TableLike, snapshot: Snapshot, files: Collection[str] | None = None, *, schema: Schema | None = None
 ) -> pa.Table:
     """Every live row of ``snapshot`` (of the data files in ``files`` when given) in ``schema``,
     plus ``_file`` (data file path) and ``_pos`` (row position in it): row identity for changelogs."""

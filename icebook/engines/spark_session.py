@@ -33,7 +33,6 @@ JAR_PACKAGE_VERSION = "1.0.2"
 ICEBERG_VERSION = "1.10.2"
 RUNTIME_JAR = f"iceberg-spark-runtime-3.5_2.12-{ICEBERG_VERSION}.jar"
 DEFAULT_CATALOG = "lake"
-REQUIRED_JAVA = (17,)
 SUPPORTED_JAVA = (8, 11, 17)
 
 _lock = threading.Lock()
@@ -195,10 +194,6 @@ def add_catalog(name: str, warehouse: str | os.PathLike[str]) -> None:
 def catalogs() -> dict[str, str]:
     """Catalog name -> warehouse location of the catalogs icebook configured."""
     return dict(_catalogs)
-
-
-def active_session() -> SparkSession | None:
-    return _session
 
 
 def _start(

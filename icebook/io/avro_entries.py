@@ -25,12 +25,13 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from icebook.errors import IcebookError, MetadataError
-from icebook.io.avro_header import MAGIC, _read_long, _Truncated, header_from_metadata, parse_container_header
+from icebook.io.avro_header import header_from_bytes, parse_container_header, write_container_header
 from icebook.io.avro_list import iter_avro_records, read_bytes_for
-from icebook.io.avro_schema import ManifestLayout, manifest_layout
-from icebook.spec.manifest import EntryStatus, ManifestFile, ManifestHeader
+from icebook.io.avro_schema import ManifestLayout, inheritance_version, manifest_layout
+from icebook.spec.manifest import EntryStatus, ManifestFile
 
 ENTRY_COLUMNS = ("status", "snapshot_id", "sequence_number", "file_sequence_number")
+"""The manifest_entry fields outside data_file, in spec order (the first columns of an entries table)."""
 INHERITED_FLAGS = (
     "snapshot_id_inherited",
     "sequence_number_inherited",
@@ -81,7 +82,6 @@ def entries_schema(partition_type: pa.StructType) -> pa.Schema:
 
 # Columns computed by icebook rather than decoded: spec_id comes from the manifest.
 _COMPUTED = {"spec_id"}
-_NOT_IN_TABLE = {"block_size_in_bytes", "distinct_counts", "partition_type"}
 
 
 # ---------------------------------------------------------------------------- decoders
@@ -154,19 +154,6 @@ def _top_level(layout: ManifestLayout, names: Sequence[str]) -> list[str]:
     return wanted
 
 
-def _encode_long(value: int) -> bytes:
-    zigzag = (value << 1) ^ (value >> 63)
-    out = bytearray()
-    while True:
-        byte = zigzag & 0x7F
-        zigzag >>= 7
-        if zigzag:
-            out.append(byte | 0x80)
-        else:
-            out.append(byte)
-            return bytes(out)
-
-
 def _without_empty_partition(data: bytes, layout: ManifestLayout) -> bytes:
     """The same file with the zero-field ``partition`` record removed from its Avro schema.
 
@@ -183,13 +170,7 @@ def _without_empty_partition(data: bytes, layout: ManifestLayout) -> bytes:
             record = f["type"] if isinstance(f["type"], dict) else next(b for b in f["type"] if b != "null")
             record["fields"] = [g for g in record["fields"] if g["name"] != part_name]
     meta["avro.schema"] = json.dumps(schema).encode("utf-8")
-    header = bytearray(MAGIC)
-    header += _encode_long(len(meta))
-    for key, value in meta.items():
-        k = key.encode("utf-8")
-        header += _encode_long(len(k)) + k + _encode_long(len(value)) + value
-    header += _encode_long(0) + sync
-    return bytes(header) + data[header_len:]
+    return write_container_header(meta, sync) + data[header_len:]
 
 
 def decode_polars_avro(data: bytes, layout: ManifestLayout, targets: dict[str, pa.DataType]) -> Decoded:
@@ -257,8 +238,9 @@ def available_decoders() -> tuple[str, ...]:
 # ------------------------------------------------------------------------ inheritance
 
 
-def _inherit(decoded: Decoded, n: int, manifest: ManifestFile, layout: ManifestLayout, version: int | None) -> Decoded:
-    """Vectorised ``inherit_snapshot_id`` / ``inherit_sequence_numbers`` / ``inherit_first_row_ids``."""
+def _inherit(decoded: Decoded, n: int, manifest: ManifestFile, version: int) -> Decoded:
+    """Vectorised ``inherit_snapshot_id`` / ``inherit_sequence_numbers`` / ``inherit_first_row_ids`` of
+    ``icebook.spec.manifest`` (the definition; a test holds this equal to them on every scenario manifest)."""
     out = dict(decoded)
     if "snapshot_id" in out:
         col = out["snapshot_id"]
@@ -269,7 +251,7 @@ def _inherit(decoded: Decoded, n: int, manifest: ManifestFile, layout: ManifestL
         else:
             out["snapshot_id_inherited"] = pa.array([False] * n, pa.bool_())
     # "When reading v1 manifests with no sequence number column, sequence numbers ... default to 0."
-    v1_style = version == 1 or "sequence_number" not in layout.entry_names
+    v1_style = version == 1
     status = out.get("status")
     for name in ("sequence_number", "file_sequence_number"):
         if name not in out:
@@ -299,37 +281,6 @@ def _inherit(decoded: Decoded, n: int, manifest: ManifestFile, layout: ManifestL
 
 
 # ----------------------------------------------------------------------------- public
-
-
-def header_from_bytes(data: bytes, path: str) -> ManifestHeader:
-    """The header of an in-memory manifest, after checking the file's block framing.
-
-    Every data block must be whole and end with the header's sync marker; a truncated or
-    spliced file is reported here rather than decoded into fewer rows than it claims.
-    """
-    try:
-        meta, sync, pos = parse_container_header(data)
-    except (ValueError, UnicodeDecodeError) as exc:
-        raise MetadataError(path, None, f"corrupt Avro header: {exc}", kind="manifest") from None
-    except _Truncated:
-        raise MetadataError(path, None, "truncated Avro header", kind="manifest") from None
-    block = 0
-    while pos < len(data):
-        try:
-            count, pos = _read_long(data, pos)
-            size, pos = _read_long(data, pos)
-        except (_Truncated, ValueError):
-            raise MetadataError(path, None, f"truncated Avro block {block} header", kind="manifest") from None
-        if count < 0 or size < 0 or pos + size + 16 > len(data):
-            raise MetadataError(
-                path, None, f"truncated Avro block {block} ({count} records, {size} bytes)", kind="manifest"
-            )
-        pos += size
-        if data[pos : pos + 16] != sync:
-            raise MetadataError(path, None, f"corrupt Avro block {block}: sync marker mismatch", kind="manifest")
-        pos += 16
-        block += 1
-    return header_from_metadata(path, meta)
 
 
 def _needed(columns: Sequence[str] | None, schema: pa.Schema) -> list[str]:
@@ -396,7 +347,7 @@ def read_manifest_entries(
     if decoded is None:
         raise MetadataError(path, None, "cannot decode: " + "; ".join(failures), kind="manifest")
     n = _row_count(decoded, data, layout, path)
-    version = header.format_version if header.format_version is not None else manifest.format_version
+    version = inheritance_version(header, layout, manifest)
     if "content" in targets and "content" not in decoded:  # v1: "all v1 files are data files"
         decoded["content"] = pa.array([0] * n, pa.int32())
     if "spec_id" in targets:
@@ -405,7 +356,7 @@ def read_manifest_entries(
     for name, type_ in targets.items():  # columns this file's schema does not have (older versions)
         if name not in decoded:
             decoded[name] = pa.nulls(n, type_)
-    full = _inherit(decoded, n, manifest, layout, version)
+    full = _inherit(decoded, n, manifest, version)
     return pa.Table.from_arrays([full[name] for name in needed], schema=pa.schema([schema.field(c) for c in needed]))
 
 
@@ -415,4 +366,4 @@ def _row_count(decoded: Decoded, data: bytes, layout: ManifestLayout, path: str)
     return sum(1 for _ in iter_avro_records(data, path, "manifest"))
 
 
-__all__ = ["INHERITED_FLAGS", "available_decoders", "entries_schema", "read_manifest_entries"]
+__all__ = ["ENTRY_COLUMNS", "INHERITED_FLAGS", "available_decoders", "entries_schema", "read_manifest_entries"]

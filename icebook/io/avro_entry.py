@@ -2,15 +2,14 @@
 
 from __future__ import annotations
 
-import json
 from collections.abc import Mapping
 from dataclasses import replace
 from typing import Any
 
 from icebook.errors import MetadataError, NotFound
-from icebook.io.avro_entries import header_from_bytes
+from icebook.io.avro_header import header_from_bytes
 from icebook.io.avro_list import iter_avro_records, read_bytes_for
-from icebook.io.avro_schema import ManifestLayout, manifest_layout
+from icebook.io.avro_schema import ManifestLayout, inheritance_version, manifest_layout
 from icebook.io.fileio import FileIO
 from icebook.spec.manifest import (
     DataFile,
@@ -19,6 +18,7 @@ from icebook.spec.manifest import (
     ManifestEntry,
     ManifestFile,
     first_row_id_note,
+    inherit_first_row_ids,
     inherit_sequence_numbers,
     inherit_snapshot_id,
 )
@@ -88,31 +88,31 @@ def read_manifest_entry(fileio: FileIO, manifest: ManifestFile, index: int) -> M
     data = read_bytes_for(fileio, path, "manifest")
     header = header_from_bytes(data, path)
     layout = manifest_layout(header)
-    version = header.format_version if header.format_version is not None else manifest.format_version
-    if "sequence_number" not in layout.entry_names:
-        version = 1  # "v1 manifests with no sequence number column"
+    version = inheritance_version(header, layout, manifest)
     spec_id = header.partition_spec_id if header.partition_spec_id is not None else manifest.partition_spec_id
     df_name = layout.entry_names["data_file"]
     names = layout.entry_names
-    running = 0  # record_count of preceding data files with null first_row_id
     if index < 0:
         raise NotFound(f"manifest {path}: entry {index} (negative index)")
+    # First row ids depend on every earlier entry (spec: "First Row ID Inheritance"): collect what
+    # the rule reads up to this entry, then apply the named rule to the whole prefix.
+    contents: list[int] = []
+    record_counts: list[int] = []
+    first_row_ids: list[int | None] = []
     count = 0
     for i, rec in enumerate(iter_avro_records(data, path, "manifest")):
         count = i + 1
         df = rec[df_name]
-        raw_first = df.get(layout.data_file_names.get("first_row_id", ""), None)
-        raw_content = df.get(layout.data_file_names.get("content", ""), 0) or 0
-        is_null_data = raw_first is None and int(raw_content) == FileContent.DATA
+        contents.append(int(df.get(layout.data_file_names.get("content", ""), 0) or 0))
+        record_counts.append(df[layout.data_file_names["record_count"]])
+        first_row_ids.append(df.get(layout.data_file_names.get("first_row_id", ""), None))
         if i < index:
-            if is_null_data:
-                running += int(df[layout.data_file_names["record_count"]])
             continue
         data_file = _data_file(df, layout, spec_id, path)
         notes = []
-        if is_null_data and manifest.first_row_id is not None:
-            value = manifest.first_row_id + running
-            data_file = _replace_first_row_id(data_file, value)
+        values, inherited = inherit_first_row_ids(contents, record_counts, first_row_ids, manifest)
+        if inherited[-1] and (value := values[-1]) is not None:
+            data_file = replace(data_file, first_row_id=value)
             notes.append(first_row_id_note(value, manifest))
         snapshot_id, note = inherit_snapshot_id(rec.get(names.get("snapshot_id", "")), manifest)
         if note is not None:
@@ -141,16 +141,4 @@ def read_manifest_entry(fileio: FileIO, manifest: ManifestFile, index: int) -> M
     raise NotFound(f"manifest {path}: entry {index} (the manifest has {count} entries)")
 
 
-def _replace_first_row_id(df: DataFile, value: int) -> DataFile:
-    return replace(df, first_row_id=value)
-
-
-def partition_spec_fields(header_partition_spec: str | None) -> list[dict[str, Any]]:
-    """The partition-spec JSON array of a manifest header, parsed (empty when absent)."""
-    if not header_partition_spec:
-        return []
-    parsed = json.loads(header_partition_spec)
-    return parsed.get("fields", []) if isinstance(parsed, dict) else list(parsed)
-
-
-__all__ = ["partition_spec_fields", "read_manifest_entry"]
+__all__ = ["read_manifest_entry"]

@@ -7,9 +7,6 @@ metadata table).
 
 from __future__ import annotations
 
-import json
-from typing import Any
-
 from icebook.errors import IcebookError, MetadataError, NotFound
 from icebook.io.fileio import FileIO
 from icebook.spec.manifest import ManifestContent, ManifestHeader
@@ -71,6 +68,31 @@ def parse_container_header(buf: bytes) -> tuple[dict[str, bytes], bytes, int]:
     if pos + 16 > len(buf):
         raise _Truncated
     return meta, buf[pos : pos + 16], pos + 16
+
+
+def _write_long(value: int) -> bytes:
+    """Avro zig-zag varint long (the inverse of ``_read_long``)."""
+    zigzag = (value << 1) ^ (value >> 63)
+    out = bytearray()
+    while True:
+        byte = zigzag & 0x7F
+        zigzag >>= 7
+        if zigzag:
+            out.append(byte | 0x80)
+        else:
+            out.append(byte)
+            return bytes(out)
+
+
+def write_container_header(meta: dict[str, bytes], sync: bytes) -> bytes:
+    """The bytes of an Avro container header (the inverse of ``parse_container_header``)."""
+    header = bytearray(MAGIC)
+    header += _write_long(len(meta))
+    for key, value in meta.items():
+        k = key.encode("utf-8")
+        header += _write_long(len(k)) + k + _write_long(len(value)) + value
+    header += _write_long(0) + sync
+    return bytes(header)
 
 
 def read_container_metadata(fileio: FileIO, path: str, *, kind: str = "manifest") -> dict[str, bytes]:
@@ -135,6 +157,37 @@ def header_from_metadata(path: str, raw: dict[str, bytes]) -> ManifestHeader:
     )
 
 
+def header_from_bytes(data: bytes, path: str) -> ManifestHeader:
+    """The header of an in-memory manifest, after checking the file's block framing.
+
+    Every data block must be whole and end with the header's sync marker; a truncated or
+    spliced file is reported here rather than decoded into fewer rows than it claims.
+    """
+    try:
+        meta, sync, pos = parse_container_header(data)
+    except (ValueError, UnicodeDecodeError) as exc:
+        raise MetadataError(path, None, f"corrupt Avro header: {exc}", kind="manifest") from None
+    except _Truncated:
+        raise MetadataError(path, None, "truncated Avro header", kind="manifest") from None
+    block = 0
+    while pos < len(data):
+        try:
+            count, pos = _read_long(data, pos)
+            size, pos = _read_long(data, pos)
+        except (_Truncated, ValueError):
+            raise MetadataError(path, None, f"truncated Avro block {block} header", kind="manifest") from None
+        if count < 0 or size < 0 or pos + size + 16 > len(data):
+            raise MetadataError(
+                path, None, f"truncated Avro block {block} ({count} records, {size} bytes)", kind="manifest"
+            )
+        pos += size
+        if data[pos : pos + 16] != sync:
+            raise MetadataError(path, None, f"corrupt Avro block {block}: sync marker mismatch", kind="manifest")
+        pos += 16
+        block += 1
+    return header_from_metadata(path, meta)
+
+
 def read_manifest_header(fileio: FileIO, path: str) -> ManifestHeader:
     """The Avro file metadata of a manifest (schema, partition-spec, ids, format-version, content).
 
@@ -143,14 +196,11 @@ def read_manifest_header(fileio: FileIO, path: str) -> ManifestHeader:
     return header_from_metadata(path, read_container_metadata(fileio, path))
 
 
-def avro_schema_json(header: ManifestHeader) -> dict[str, Any]:
-    try:
-        schema = json.loads(header.avro_schema)
-    except json.JSONDecodeError as exc:
-        raise MetadataError(header.path, "avro.schema", f"invalid JSON: {exc}", kind="manifest") from None
-    if not isinstance(schema, dict) or schema.get("type") != "record":
-        raise MetadataError(header.path, "avro.schema", "expected a record schema", kind="manifest")
-    return schema
-
-
-__all__ = ["MAGIC", "avro_schema_json", "header_from_metadata", "parse_container_header", "read_manifest_header"]
+__all__ = [
+    "MAGIC",
+    "header_from_bytes",
+    "header_from_metadata",
+    "parse_container_header",
+    "read_manifest_header",
+    "write_container_header",
+]

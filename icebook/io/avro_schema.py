@@ -14,7 +14,7 @@ from typing import Any
 import pyarrow as pa
 
 from icebook.errors import MetadataError
-from icebook.spec.manifest import ManifestHeader
+from icebook.spec.manifest import ManifestFile, ManifestHeader
 
 # manifest_entry field ids (spec: "Manifest Entry Fields").
 ENTRY_FIELD_IDS = {"status": 0, "snapshot_id": 1, "sequence_number": 3, "file_sequence_number": 4, "data_file": 2}
@@ -189,6 +189,15 @@ def manifest_layout(header: ManifestHeader) -> ManifestLayout:
     return layout
 
 
+def inheritance_version(header: ManifestHeader, layout: ManifestLayout, manifest: ManifestFile) -> int:
+    """The format version whose inheritance rules apply to this manifest's entries: 1 when the file
+    has no sequence number column (spec: "Sequence Number Inheritance": "v1 manifests with no
+    sequence number column"), else the header's format-version, else the manifest list's."""
+    if "sequence_number" not in layout.entry_names:
+        return 1
+    return header.format_version if header.format_version is not None else manifest.format_version
+
+
 def check_partition_arity(header: ManifestHeader, layout: ManifestLayout) -> None:
     """The partition tuple must have one field per field of the manifest's partition spec."""
     if header.partition_spec is None:
@@ -218,5 +227,6 @@ __all__ = [
     "ManifestLayout",
     "PartitionField",
     "avro_to_arrow",
+    "inheritance_version",
     "manifest_layout",
 ]

@@ -74,7 +74,7 @@ def find_current_metadata(fileio: FileIO, metadata_dir: str, entries: Sequence[F
     files = {base_name(e.path): e.path for e in entries if not e.is_dir}
     if VERSION_HINT in files:
         hint = fileio.read_bytes(files[VERSION_HINT]).decode("utf-8", errors="replace").strip()
-        if hint.isdigit():
+        if hint.isascii() and hint.isdigit():  # int() rejects "²", which isdigit() accepts
             for candidate in _hadoop_candidates(int(hint)):
                 if candidate in files:
                     return files[candidate]

@@ -11,10 +11,11 @@ import pyarrow.parquet as pq
 
 from icebook.errors import IcebookError, MetadataError, NotFound, UnsupportedFeature
 from icebook.io.fileio import FileIO
+from icebook.spec.schema import DELETE_FILE_PATH_ID, DELETE_POS_ID
 
-FILE_PATH_ID = 2147483546
-POS_ID = 2147483545
-ROW_ID = 2147483544
+FILE_PATH_ID = DELETE_FILE_PATH_ID
+POS_ID = DELETE_POS_ID
+ROW_ID = 2147483544  # the optional ``row`` struct (spec: "Reserved Field IDs")
 _FIELD_ID = b"PARQUET:field_id"
 
 

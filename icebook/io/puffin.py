@@ -16,7 +16,7 @@ from typing import Any, ClassVar
 import numpy as np
 import pyarrow as pa
 
-from icebook.errors import IcebookError, MetadataError, NotFound, UnsupportedFeature
+from icebook.errors import IcebookError, MetadataError, NotFound
 from icebook.io.fileio import FileIO
 
 MAGIC = b"PFA1"
@@ -276,15 +276,9 @@ def read_deletion_vector(fileio: FileIO, path: str, offset: int, length: int) ->
     return decode_deletion_vector(_read_range(fileio, path, offset, length), path=path)
 
 
-def check_blob_type(blob: BlobMetadata) -> None:
-    if blob.type != "deletion-vector-v1":
-        raise UnsupportedFeature(f"blob type {blob.type!r} is not a deletion vector")
-
-
 __all__ = [
     "BlobMetadata",
     "PuffinFile",
-    "check_blob_type",
     "decode_deletion_vector",
     "decode_roaring32",
     "read_blob",

@@ -17,11 +17,6 @@ from icebook.errors import MetadataError
 EMPTY_MAP: Mapping[Any, Any] = MappingProxyType({})
 
 
-def frozen_map(d: Mapping[Any, Any]) -> Mapping[Any, Any]:
-    """A read-only view of a copy of ``d`` (insertion order kept)."""
-    return MappingProxyType(dict(d))
-
-
 def _kind(value: Any) -> str:
     if value is None:
         return "null"

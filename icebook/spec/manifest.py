@@ -20,6 +20,11 @@ class ManifestContent(IntEnum):
     DATA = 0
     DELETES = 1
 
+    @property
+    def label(self) -> str:
+        """``data`` or ``deletes``, as the manifest header's ``content`` key spells it."""
+        return self.name.lower()
+
 
 class FileContent(IntEnum):
     """data_file.content (134): data, position deletes or equality deletes."""
@@ -28,6 +33,11 @@ class FileContent(IntEnum):
     POSITION_DELETES = 1
     EQUALITY_DELETES = 2
 
+    @property
+    def label(self) -> str:
+        """``data``, ``position deletes`` or ``equality deletes``."""
+        return self.name.lower().replace("_", " ")
+
 
 class EntryStatus(IntEnum):
     """manifest_entry.status (0): used to track additions and deletions."""
@@ -35,6 +45,11 @@ class EntryStatus(IntEnum):
     EXISTING = 0
     ADDED = 1
     DELETED = 2
+
+    @property
+    def label(self) -> str:
+        """``EXISTING``, ``ADDED`` or ``DELETED``, as the reference implementation prints a status."""
+        return self.name
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)

@@ -126,6 +126,7 @@ class TableMetadata:
             "extras": "Top-level keys that icebook does not model, kept as written.",
             "defaults_applied": "Values not written in the file but defined by the spec for this format version.",
             "wire_keys": "The top-level keys present in the JSON file.",
+            "metadata_file": "The metadata file this was read from (not a field of the file).",
         }
     )
 
@@ -155,6 +156,8 @@ class TableMetadata:
     extras: Mapping[str, Any] = field(default_factory=empty_map)
     defaults_applied: tuple[AppliedDefault, ...] = ()
     wire_keys: frozenset[str] = frozenset()
+    metadata_file: str = field(default="", compare=False)
+    """Where this was read from, so that problems found later (a parent cycle) can name the file."""
     _snapshot_index: Mapping[int, Snapshot] = field(init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
@@ -197,6 +200,10 @@ class TableMetadata:
             return self._snapshot_index[snapshot_id]
         except KeyError:
             raise NotFound(f"snapshot {snapshot_id}", available=self._snapshot_index) from None
+
+    def find_snapshot(self, snapshot_id: int | None) -> Snapshot | None:
+        """The snapshot with this id, or None when there is none (expired, or never existed)."""
+        return None if snapshot_id is None else self._snapshot_index.get(snapshot_id)
 
     def current_snapshot(self) -> Snapshot | None:
         return None if self.current_snapshot_id is None else self.snapshot_by_id(self.current_snapshot_id)
@@ -449,6 +456,7 @@ def parse_table_metadata(obj: Any, *, file: str) -> TableMetadata:
         extras=w.extras(_KNOWN_KEYS),
         defaults_applied=tuple(defaults),
         wire_keys=frozenset(w.obj),
+        metadata_file=file,
     )
 
 

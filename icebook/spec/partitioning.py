@@ -16,7 +16,7 @@ from icebook.errors import MetadataError, NotFound, UnsupportedFeature
 from icebook.spec._json import Wire, empty_map
 from icebook.spec.schema import Schema
 from icebook.spec.transforms import Transform, UnknownTransform, parse_transform
-from icebook.spec.types import INT, NestedField, PrimitiveType, StructType
+from icebook.spec.types import INT, UNKNOWN, NestedField, StructType
 
 PARTITION_DATA_ID_START = 1000
 """First partition field id the reference implementation assigns (spec: "Partition Evolution")."""
@@ -177,7 +177,7 @@ def partition_type(spec: PartitionSpec, schema: Schema) -> StructType:
 
 def _result_type(pf: PartitionField, schema: Schema, spec: PartitionSpec) -> Any:
     if isinstance(pf.transform, UnknownTransform):
-        return PrimitiveType("unknown")
+        return UNKNOWN
     if len(pf.source_ids) != 1:
         raise UnsupportedFeature(f"partition field {pf.name!r}: multi-argument transform {pf.transform}")
     source = schema.find_field(pf.source_ids[0])
@@ -191,21 +191,6 @@ def _result_type(pf: PartitionField, schema: Schema, spec: PartitionSpec) -> Any
     return pf.transform.result_type(source.type)
 
 
-def partition_spec_to_json(spec: PartitionSpec) -> dict[str, Any]:
-    """The Appendix C JSON form (defaulted v1 field ids are written out)."""
-    out_fields: list[dict[str, Any]] = []
-    for f in spec.fields:
-        d: dict[str, Any] = {}
-        if f.source_id is not None and len(f.source_ids) == 1:
-            d["source-id"] = f.source_id
-        else:
-            d["source-ids"] = list(f.source_ids)
-        d.update({"field-id": f.field_id, "name": f.name, "transform": str(f.transform)})
-        d.update(f.extras)
-        out_fields.append(d)
-    return {"spec-id": spec.spec_id, "fields": out_fields, **spec.extras}
-
-
 __all__ = [
     "PARTITION_DATA_ID_START",
     "PartitionField",
@@ -215,6 +200,5 @@ __all__ = [
     "parse_partition_field",
     "parse_partition_fields",
     "parse_partition_spec",
-    "partition_spec_to_json",
     "partition_type",
 ]

@@ -17,6 +17,12 @@ from icebook.spec.types import IcebergType, ListType, MapType, NestedField, Stru
 
 _SCHEMA_KEYS = ("type", "fields", "schema-id", "identifier-field-ids")
 
+# Spec "Reserved Field IDs": metadata columns that may appear in data and delete file schemas.
+DELETE_FILE_PATH_ID = 2147483546
+"""``file_path``: path of a data file, in position delete files (string)."""
+DELETE_POS_ID = 2147483545
+"""``pos``: ordinal position of a row in that data file, in position delete files (long)."""
+
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class Schema:
@@ -146,4 +152,4 @@ def parse_schema(raw: Any, *, file: str, where: str = "schema", default_schema_i
     return schema
 
 
-__all__ = ["Schema", "parse_schema"]
+__all__ = ["DELETE_FILE_PATH_ID", "DELETE_POS_ID", "Schema", "parse_schema"]

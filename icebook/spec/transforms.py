@@ -18,17 +18,29 @@ import re
 import struct
 import uuid
 from abc import ABC, abstractmethod
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from decimal import Decimal
 from typing import Any
 
 from icebook.errors import UnsupportedFeature
 from icebook.spec.types import (
+    BINARY,
     DATE,
     INT,
+    LONG,
+    NANOSECOND_TYPES,
+    STRING,
+    TIME,
+    TIMESTAMP_TYPES,
+    UNKNOWN,
+    UTC_ADJUSTED_TYPES,
+    UUID,
+    VARIANT,
     DecimalType,
     FixedType,
     IcebergType,
+    Primitive,
     PrimitiveType,
 )
 
@@ -145,8 +157,25 @@ def _to_micros(value: int, source: IcebergType) -> int:
     return value // 1000 if _is_ns(source) else value
 
 
-def _is_ns(t: IcebergType) -> bool:
-    return isinstance(t, PrimitiveType) and t.name in ("timestamp_ns", "timestamptz_ns")
+def _names(types: Iterable[PrimitiveType]) -> frozenset[Primitive]:
+    return frozenset(t.name for t in types)
+
+
+def _of(t: IcebergType | None, family: frozenset[Primitive]) -> bool:
+    """Whether ``t`` is a primitive type of ``family`` (by name: hashing a type is slower, and these run
+    once per value)."""
+    return isinstance(t, PrimitiveType) and t.name in family
+
+
+_NANOS = _names(NANOSECOND_TYPES)
+_TIMESTAMPS = _names(TIMESTAMP_TYPES)
+_UTC = _names(UTC_ADJUSTED_TYPES)
+_INTEGERS = _names((INT, LONG))
+_STRINGS = _names((STRING,))
+
+
+def _is_ns(t: IcebergType | None) -> bool:
+    return _of(t, _NANOS)
 
 
 def _days_of(value: int, source: IcebergType) -> int:
@@ -200,14 +229,13 @@ def human_value(value: Any, source: IcebergType | None) -> str:
     """The reference implementation's human string of a value of type ``source``."""
     if value is None:
         return "null"
-    if isinstance(source, PrimitiveType) and isinstance(value, int) and not isinstance(value, bool):
-        name = source.name
-        if name == "date":
+    if isinstance(value, int) and not isinstance(value, bool):
+        if _of(source, _DATES):
             return human_date(value)
-        if name == "time":
+        if _of(source, _TIMES):
             return human_time(value)
-        if name.startswith("timestamp"):
-            return human_timestamp(value, nanos=name.endswith("_ns"), zoned=name.startswith("timestamptz"))
+        if _of(source, _TIMESTAMPS):
+            return human_timestamp(value, nanos=_is_ns(source), zoned=_of(source, _UTC))
     if isinstance(value, bool):
         return "true" if value else "false"
     if isinstance(value, (bytes, bytearray, memoryview)):
@@ -222,27 +250,12 @@ def human_value(value: Any, source: IcebergType | None) -> str:
 
 # ---------------------------------------------------------------- transforms
 
-_BUCKET_SOURCES = frozenset(
-    [
-        "int",
-        "long",
-        "date",
-        "time",
-        "timestamp",
-        "timestamptz",
-        "timestamp_ns",
-        "timestamptz_ns",
-        "string",
-        "uuid",
-        "binary",
-    ]
-)
-_TIME_SOURCES = frozenset(["date", "timestamp", "timestamptz", "timestamp_ns", "timestamptz_ns"])
-_TRUNCATE_SOURCES = frozenset(["int", "long", "string", "binary"])
-
-
-def _prim(t: IcebergType) -> str | None:
-    return t.name if isinstance(t, PrimitiveType) else None
+# Source types each transform accepts (spec: "Partition Transforms", the "Source types" column).
+_BUCKET_SOURCES = _names((INT, LONG, DATE, TIME, *TIMESTAMP_TYPES, STRING, UUID, BINARY))
+_TIME_SOURCES = _names((DATE, *TIMESTAMP_TYPES))
+_TRUNCATE_SOURCES = _names((INT, LONG, STRING, BINARY))
+_DATES = _names((DATE,))
+_TIMES = _names((TIME,))
 
 
 class Transform(ABC):
@@ -297,13 +310,29 @@ class IdentityTransform(Transform):
     def can_transform(self, source: IcebergType) -> bool:
         if isinstance(source, (DecimalType, FixedType)):
             return True
-        return _prim(source) not in (None, "variant")
+        return isinstance(source, PrimitiveType) and source != VARIANT
 
     def _result_type(self, source: IcebergType) -> IcebergType:
         return source
 
     def _apply(self, value: Any, source: IcebergType) -> Any:
         return value
+
+
+def _uuid_hash(value: Any) -> int:
+    b = value.bytes if isinstance(value, uuid.UUID) else uuid.UUID(str(value)).bytes
+    return hash_bytes(b)  # 16 bytes, big endian (Appendix B note 4)
+
+
+# Appendix B hashes of the types that are not hashed as a long.
+_HASHES: dict[Primitive, Callable[[Any], int]] = {
+    Primitive.STRING: lambda v: hash_bytes(v.encode("utf-8")),
+    Primitive.UUID: _uuid_hash,
+    Primitive.BINARY: lambda v: hash_bytes(bytes(v)),
+    Primitive.BOOLEAN: lambda v: hash_long(1 if v else 0),
+    Primitive.FLOAT: lambda v: hash_double(float(v)),
+    Primitive.DOUBLE: lambda v: hash_double(float(v)),
+}
 
 
 @dataclass(frozen=True, slots=True)
@@ -320,7 +349,7 @@ class BucketTransform(Transform):
         return f"bucket[{self.num_buckets}]"
 
     def can_transform(self, source: IcebergType) -> bool:
-        return isinstance(source, (DecimalType, FixedType)) or _prim(source) in _BUCKET_SOURCES
+        return isinstance(source, (DecimalType, FixedType)) or _of(source, _BUCKET_SOURCES)
 
     def _result_type(self, source: IcebergType) -> IcebergType:
         return INT
@@ -335,19 +364,10 @@ class BucketTransform(Transform):
             return hash_bytes(min_big_endian(unscaled(value, source.scale)))
         if isinstance(source, FixedType):
             return hash_bytes(bytes(value))
-        name = _prim(source)
-        if name == "string":
-            return hash_bytes(value.encode("utf-8"))
-        if name == "uuid":
-            b = value.bytes if isinstance(value, uuid.UUID) else uuid.UUID(str(value)).bytes
-            return hash_bytes(b)  # 16 bytes, big endian (Appendix B note 4)
-        if name == "binary":
-            return hash_bytes(bytes(value))
-        if name == "boolean":
-            return hash_long(1 if value else 0)
-        if name in ("float", "double"):
-            return hash_double(float(value))
-        return hash_long(_to_micros(int(value), source))
+        by_type = _HASHES.get(source.name) if isinstance(source, PrimitiveType) else None
+        if by_type is not None:
+            return by_type(value)
+        return hash_long(_to_micros(int(value), source))  # ints, longs, dates, times, timestamps
 
     def to_human(self, value: Any, source: IcebergType | None = None) -> str:
         return "null" if value is None else str(value)
@@ -368,7 +388,7 @@ class TruncateTransform(Transform):
         return f"truncate[{self.width}]"
 
     def can_transform(self, source: IcebergType) -> bool:
-        return isinstance(source, DecimalType) or _prim(source) in _TRUNCATE_SOURCES
+        return isinstance(source, DecimalType) or _of(source, _TRUNCATE_SOURCES)
 
     def _result_type(self, source: IcebergType) -> IcebergType:
         return source
@@ -378,10 +398,9 @@ class TruncateTransform(Transform):
         if isinstance(source, DecimalType):
             u = unscaled(value, source.scale)
             return decimal_from_unscaled(u - (u % w), source.scale)  # Python's % is non-negative for w > 0
-        name = _prim(source)
-        if name in ("int", "long"):
+        if _of(source, _INTEGERS):
             return value - (value % w)
-        if name == "string":
+        if _of(source, _STRINGS):
             return value[:w]  # str indexes by code point
         return bytes(value)[:w]
 
@@ -399,7 +418,7 @@ class YearTransform(Transform):
         return "year"
 
     def can_transform(self, source: IcebergType) -> bool:
-        return _prim(source) in _TIME_SOURCES
+        return _of(source, _TIME_SOURCES)
 
     def _result_type(self, source: IcebergType) -> IcebergType:
         return INT
@@ -419,7 +438,7 @@ class MonthTransform(Transform):
         return "month"
 
     def can_transform(self, source: IcebergType) -> bool:
-        return _prim(source) in _TIME_SOURCES
+        return _of(source, _TIME_SOURCES)
 
     def _result_type(self, source: IcebergType) -> IcebergType:
         return INT
@@ -443,7 +462,7 @@ class DayTransform(Transform):
         return "day"
 
     def can_transform(self, source: IcebergType) -> bool:
-        return _prim(source) in _TIME_SOURCES
+        return _of(source, _TIME_SOURCES)
 
     def _result_type(self, source: IcebergType) -> IcebergType:
         return DATE
@@ -463,7 +482,7 @@ class HourTransform(Transform):
         return "hour"
 
     def can_transform(self, source: IcebergType) -> bool:
-        return _prim(source) in _TIME_SOURCES - {"date"}
+        return _of(source, _TIMESTAMPS)
 
     def _result_type(self, source: IcebergType) -> IcebergType:
         return INT
@@ -516,7 +535,7 @@ class UnknownTransform(Transform):
         return True
 
     def _result_type(self, source: IcebergType) -> IcebergType:
-        return PrimitiveType("unknown")
+        return UNKNOWN
 
     def _apply(self, value: Any, source: IcebergType) -> Any:
         raise UnsupportedFeature(f"cannot apply unknown transform {self.text!r}")

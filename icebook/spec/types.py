@@ -8,22 +8,50 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from enum import StrEnum
 from typing import Any
 
 from icebook.errors import MetadataError
+
+
+class Primitive(StrEnum):
+    """The primitive types without parameters (spec: "Primitive Types"), by their type strings."""
+
+    UNKNOWN = "unknown"
+    BOOLEAN = "boolean"
+    INT = "int"
+    LONG = "long"
+    FLOAT = "float"
+    DOUBLE = "double"
+    DATE = "date"
+    TIME = "time"
+    TIMESTAMP = "timestamp"
+    TIMESTAMPTZ = "timestamptz"
+    TIMESTAMP_NS = "timestamp_ns"
+    TIMESTAMPTZ_NS = "timestamptz_ns"
+    STRING = "string"
+    UUID = "uuid"
+    BINARY = "binary"
+    VARIANT = "variant"
+
+    def __repr__(self) -> str:
+        return repr(self.value)
 
 
 @dataclass(frozen=True, slots=True)
 class PrimitiveType:
     """A primitive type without parameters, e.g. ``int`` or ``timestamptz``.
 
-    ``name`` is the spec's type string.
+    ``name`` is the spec's type string, as a ``Primitive`` (a text is read into one).
     """
 
-    name: str
+    name: Primitive
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "name", Primitive(self.name))
 
     def __str__(self) -> str:
-        return self.name
+        return str(self.name)
 
 
 @dataclass(frozen=True, slots=True)
@@ -118,41 +146,31 @@ class MapType:
 
 IcebergType = PrimitiveType | DecimalType | FixedType | GeoType | StructType | ListType | MapType
 
-PRIMITIVE_NAMES = frozenset(
-    {
-        "unknown",
-        "boolean",
-        "int",
-        "long",
-        "float",
-        "double",
-        "date",
-        "time",
-        "timestamp",
-        "timestamptz",
-        "timestamp_ns",
-        "timestamptz_ns",
-        "string",
-        "uuid",
-        "binary",
-        "variant",
-    }
-)
 
-BOOLEAN = PrimitiveType("boolean")
-INT = PrimitiveType("int")
-LONG = PrimitiveType("long")
-FLOAT = PrimitiveType("float")
-DOUBLE = PrimitiveType("double")
-DATE = PrimitiveType("date")
-TIME = PrimitiveType("time")
-TIMESTAMP = PrimitiveType("timestamp")
-TIMESTAMPTZ = PrimitiveType("timestamptz")
-TIMESTAMP_NS = PrimitiveType("timestamp_ns")
-TIMESTAMPTZ_NS = PrimitiveType("timestamptz_ns")
-STRING = PrimitiveType("string")
-UUID = PrimitiveType("uuid")
-BINARY = PrimitiveType("binary")
+BOOLEAN = PrimitiveType(Primitive.BOOLEAN)
+INT = PrimitiveType(Primitive.INT)
+LONG = PrimitiveType(Primitive.LONG)
+FLOAT = PrimitiveType(Primitive.FLOAT)
+DOUBLE = PrimitiveType(Primitive.DOUBLE)
+DATE = PrimitiveType(Primitive.DATE)
+TIME = PrimitiveType(Primitive.TIME)
+TIMESTAMP = PrimitiveType(Primitive.TIMESTAMP)
+TIMESTAMPTZ = PrimitiveType(Primitive.TIMESTAMPTZ)
+TIMESTAMP_NS = PrimitiveType(Primitive.TIMESTAMP_NS)
+TIMESTAMPTZ_NS = PrimitiveType(Primitive.TIMESTAMPTZ_NS)
+STRING = PrimitiveType(Primitive.STRING)
+UUID = PrimitiveType(Primitive.UUID)
+BINARY = PrimitiveType(Primitive.BINARY)
+VARIANT = PrimitiveType(Primitive.VARIANT)
+UNKNOWN = PrimitiveType(Primitive.UNKNOWN)
+
+_PRIMITIVE_NAMES = frozenset(p.value for p in Primitive)
+
+# Families the rules of the spec speak of.
+TIMESTAMP_TYPES = frozenset({TIMESTAMP, TIMESTAMPTZ, TIMESTAMP_NS, TIMESTAMPTZ_NS})
+NANOSECOND_TYPES = frozenset({TIMESTAMP_NS, TIMESTAMPTZ_NS})
+UTC_ADJUSTED_TYPES = frozenset({TIMESTAMPTZ, TIMESTAMPTZ_NS})
+"""``timestamptz`` and ``timestamptz_ns``: stored as UTC."""
 
 _DECIMAL = re.compile(r"^decimal\(\s*(\d+)\s*,\s*(\d+)\s*\)$")
 _FIXED = re.compile(r"^fixed\[\s*(\d+)\s*\]$")
@@ -167,8 +185,8 @@ def parse_type(raw: Any, *, file: str = "<metadata>", where: str = "type") -> Ic
     """Parse a type from its JSON form (Appendix C); errors name ``file`` and ``where``."""
     if isinstance(raw, str):
         text = raw.strip()
-        if text in PRIMITIVE_NAMES:
-            return PrimitiveType(text)
+        if text in _PRIMITIVE_NAMES:
+            return PrimitiveType(Primitive(text))
         if m := _DECIMAL.match(text):
             return DecimalType(int(m.group(1)), int(m.group(2)))
         if m := _FIXED.match(text):
@@ -285,13 +303,18 @@ __all__ = [
     "FLOAT",
     "INT",
     "LONG",
+    "NANOSECOND_TYPES",
     "STRING",
     "TIME",
     "TIMESTAMP",
     "TIMESTAMPTZ",
     "TIMESTAMPTZ_NS",
     "TIMESTAMP_NS",
+    "TIMESTAMP_TYPES",
+    "UNKNOWN",
+    "UTC_ADJUSTED_TYPES",
     "UUID",
+    "VARIANT",
     "DecimalType",
     "FixedType",
     "GeoType",
@@ -299,6 +322,7 @@ __all__ = [
     "ListType",
     "MapType",
     "NestedField",
+    "Primitive",
     "PrimitiveType",
     "StructType",
     "is_primitive",

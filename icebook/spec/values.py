@@ -38,22 +38,108 @@ from __future__ import annotations
 import datetime as _dt
 import struct
 import uuid as _uuid
+from collections.abc import Callable
 from decimal import Context, Decimal
 from typing import Any
 
 from icebook.errors import MetadataError, UnsupportedFeature
-from icebook.spec.types import DecimalType, FixedType, GeoType, IcebergType, PrimitiveType
+from icebook.spec.types import DecimalType, FixedType, GeoType, IcebergType, Primitive, PrimitiveType
 
 EPOCH_DATE = _dt.date(1970, 1, 1)
 EPOCH = _dt.datetime(1970, 1, 1)
 MICROS_PER_DAY = 86_400_000_000
 NANOS_PER_DAY = 86_400_000_000_000
 
-_FIXED_WIDTH = {"int": 4, "date": 4, "float": 4, "time": 8, "timestamptz": 8, "timestamptz_ns": 8}
+_FIXED_WIDTH = {
+    Primitive.INT: 4,
+    Primitive.DATE: 4,
+    Primitive.FLOAT: 4,
+    Primitive.TIME: 8,
+    Primitive.TIMESTAMPTZ: 8,
+    Primitive.TIMESTAMPTZ_NS: 8,
+}
 
 
 def _fail(file: str, field: str, problem: str) -> MetadataError:
     return MetadataError(file, field, problem, kind="bound in")
+
+
+# Decoders of the primitive types without parameters: (bytes, their length, type name, file, field) -> value.
+# Dispatch is by table: matching an enum member per case costs an attribute lookup each (hot path).
+_Decoder = Callable[[bytes, int, Primitive, str, str], Any]
+
+
+def _little_endian(raw: bytes, n: int, name: Primitive, file: str, field: str) -> int:
+    return int.from_bytes(raw, "little", signed=True)
+
+
+def _boolean(raw: bytes, n: int, name: Primitive, file: str, field: str) -> bool:
+    if n != 1:
+        raise _fail(file, field, f"boolean must be 1 byte, found {n}")
+    return raw != b"\x00"
+
+
+def _long(raw: bytes, n: int, name: Primitive, file: str, field: str) -> int:
+    # 4 bytes: written as int before int -> long promotion (spec: "Schema Evolution").
+    if n not in (4, 8):
+        raise _fail(file, field, f"long must be 8 bytes (or 4 if promoted from int), found {n}")
+    return int.from_bytes(raw, "little", signed=True)
+
+
+def _timestamp(raw: bytes, n: int, name: Primitive, file: str, field: str) -> int:
+    if n == 4:  # written as date before date -> timestamp promotion (v3)
+        days = int.from_bytes(raw, "little", signed=True)
+        return days * (MICROS_PER_DAY if name is Primitive.TIMESTAMP else NANOS_PER_DAY)
+    if n != 8:
+        raise _fail(file, field, f"{name} must be 8 bytes (or 4 if promoted from date), found {n}")
+    return int.from_bytes(raw, "little", signed=True)
+
+
+def _float(raw: bytes, n: int, name: Primitive, file: str, field: str) -> float:
+    return float(struct.unpack("<f", raw)[0])
+
+
+def _double(raw: bytes, n: int, name: Primitive, file: str, field: str) -> float:
+    if n == 4:  # written as float before float -> double promotion
+        return float(struct.unpack("<f", raw)[0])
+    if n != 8:
+        raise _fail(file, field, f"double must be 8 bytes (or 4 if promoted from float), found {n}")
+    return float(struct.unpack("<d", raw)[0])
+
+
+def _string(raw: bytes, n: int, name: Primitive, file: str, field: str) -> str:
+    try:
+        return raw.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise _fail(file, field, f"string bound is not valid UTF-8: {exc}") from None
+
+
+def _uuid_value(raw: bytes, n: int, name: Primitive, file: str, field: str) -> _uuid.UUID:
+    if n != 16:
+        raise _fail(file, field, f"uuid must be 16 bytes, found {n}")
+    return _uuid.UUID(bytes=raw)
+
+
+def _binary(raw: bytes, n: int, name: Primitive, file: str, field: str) -> bytes:
+    return raw
+
+
+_DECODERS: dict[Primitive, _Decoder] = {
+    Primitive.BOOLEAN: _boolean,
+    Primitive.INT: _little_endian,
+    Primitive.DATE: _little_endian,
+    Primitive.TIME: _little_endian,
+    Primitive.TIMESTAMPTZ: _little_endian,
+    Primitive.TIMESTAMPTZ_NS: _little_endian,
+    Primitive.LONG: _long,
+    Primitive.TIMESTAMP: _timestamp,
+    Primitive.TIMESTAMP_NS: _timestamp,
+    Primitive.FLOAT: _float,
+    Primitive.DOUBLE: _double,
+    Primitive.STRING: _string,
+    Primitive.UUID: _uuid_value,
+    Primitive.BINARY: _binary,
+}
 
 
 def decode_value(raw: bytes, type_: IcebergType, *, field: str = "bound", file: str = "<value>") -> Any:
@@ -76,51 +162,14 @@ def decode_value(raw: bytes, type_: IcebergType, *, field: str = "bound", file: 
         if n not in (16, 24, 32):
             raise _fail(file, field, f"{type_} bound must be 16, 24 or 32 bytes (x:y[:z[:m]]), found {n}")
         return struct.unpack(f"<{n // 8}d", raw)
-    if not isinstance(type_, PrimitiveType):
+    name = type_.name if isinstance(type_, PrimitiveType) else None
+    decoder = None if name is None else _DECODERS.get(name)
+    if name is None or decoder is None:
         raise UnsupportedFeature(f"{file}: {field}: no binary single-value serialization for {type_}")
-    name = type_.name
-    if name == "boolean":
-        if n != 1:
-            raise _fail(file, field, f"boolean must be 1 byte, found {n}")
-        return raw != b"\x00"
-    if name in _FIXED_WIDTH and n != _FIXED_WIDTH[name]:
-        raise _fail(file, field, f"{name} must be {_FIXED_WIDTH[name]} bytes, found {n}")
-    if name in ("int", "date"):
-        return int.from_bytes(raw, "little", signed=True)
-    if name in ("time", "timestamptz", "timestamptz_ns"):
-        return int.from_bytes(raw, "little", signed=True)
-    if name == "long":
-        # 4 bytes: written as int before int -> long promotion (spec: "Schema Evolution").
-        if n not in (4, 8):
-            raise _fail(file, field, f"long must be 8 bytes (or 4 if promoted from int), found {n}")
-        return int.from_bytes(raw, "little", signed=True)
-    if name in ("timestamp", "timestamp_ns"):
-        if n == 4:  # written as date before date -> timestamp promotion (v3)
-            days = int.from_bytes(raw, "little", signed=True)
-            return days * (MICROS_PER_DAY if name == "timestamp" else NANOS_PER_DAY)
-        if n != 8:
-            raise _fail(file, field, f"{name} must be 8 bytes (or 4 if promoted from date), found {n}")
-        return int.from_bytes(raw, "little", signed=True)
-    if name == "float":
-        return struct.unpack("<f", raw)[0]
-    if name == "double":
-        if n == 4:  # written as float before float -> double promotion
-            return struct.unpack("<f", raw)[0]
-        if n != 8:
-            raise _fail(file, field, f"double must be 8 bytes (or 4 if promoted from float), found {n}")
-        return struct.unpack("<d", raw)[0]
-    if name == "string":
-        try:
-            return raw.decode("utf-8")
-        except UnicodeDecodeError as exc:
-            raise _fail(file, field, f"string bound is not valid UTF-8: {exc}") from None
-    if name == "uuid":
-        if n != 16:
-            raise _fail(file, field, f"uuid must be 16 bytes, found {n}")
-        return _uuid.UUID(bytes=raw)
-    if name == "binary":
-        return raw
-    raise UnsupportedFeature(f"{file}: {field}: no binary single-value serialization for {name}")
+    width = _FIXED_WIDTH.get(name)
+    if width is not None and n != width:
+        raise _fail(file, field, f"{name} must be {width} bytes, found {n}")
+    return decoder(raw, n, name, file, field)
 
 
 def _micros_to_datetime(micros: int) -> _dt.datetime:
@@ -135,6 +184,16 @@ def _nanos_iso(nanos: int, tz: bool) -> str:
     return text + ("+00:00" if tz else "")
 
 
+_PYTHON_OBJECTS: dict[Primitive, Callable[[int], Any]] = {
+    Primitive.DATE: lambda v: EPOCH_DATE + _dt.timedelta(days=v),
+    Primitive.TIME: lambda v: (EPOCH + _dt.timedelta(microseconds=v)).time(),
+    Primitive.TIMESTAMP: _micros_to_datetime,
+    Primitive.TIMESTAMPTZ: lambda v: _micros_to_datetime(v).replace(tzinfo=_dt.UTC),
+    Primitive.TIMESTAMP_NS: lambda v: _micros_to_datetime(v // 1000),
+    Primitive.TIMESTAMPTZ_NS: lambda v: _micros_to_datetime(v // 1000).replace(tzinfo=_dt.UTC),
+}
+
+
 def to_python_object(value: Any, type_: IcebergType) -> Any:
     """``value`` as Spark/PySpark would hand it back: dates, times and datetimes as objects.
 
@@ -143,52 +202,57 @@ def to_python_object(value: Any, type_: IcebergType) -> Any:
     """
     if value is None or not isinstance(type_, PrimitiveType):
         return value
-    name = type_.name
-    if name == "date":
-        return EPOCH_DATE + _dt.timedelta(days=value)
-    if name == "time":
-        return (EPOCH + _dt.timedelta(microseconds=value)).time()
-    if name in ("timestamp", "timestamptz"):
-        d = _micros_to_datetime(value)
-        return d.replace(tzinfo=_dt.UTC) if name == "timestamptz" else d
-    if name in ("timestamp_ns", "timestamptz_ns"):
-        d = _micros_to_datetime(value // 1000)
-        return d.replace(tzinfo=_dt.UTC) if name == "timestamptz_ns" else d
-    return value
+    convert = _PYTHON_OBJECTS.get(type_.name)
+    return value if convert is None else convert(value)
+
+
+_HUMAN: dict[Primitive, Callable[[Any], str]] = {
+    Primitive.BOOLEAN: lambda v: "true" if v else "false",
+    Primitive.DATE: lambda v: _PYTHON_OBJECTS[Primitive.DATE](v).isoformat(),
+    Primitive.TIME: lambda v: _PYTHON_OBJECTS[Primitive.TIME](v).isoformat(),
+    Primitive.TIMESTAMP: lambda v: _micros_to_datetime(v).isoformat(),
+    Primitive.TIMESTAMPTZ: lambda v: _micros_to_datetime(v).isoformat() + "+00:00",
+    Primitive.TIMESTAMP_NS: lambda v: _nanos_iso(v, False),
+    Primitive.TIMESTAMPTZ_NS: lambda v: _nanos_iso(v, True),
+    Primitive.FLOAT: lambda v: repr(float(v)),
+    Primitive.DOUBLE: lambda v: repr(float(v)),
+    Primitive.BINARY: lambda v: "0x" + bytes(v).hex().upper(),
+}
 
 
 def to_human(value: Any, type_: IcebergType) -> str:
     """Text for a decoded value, in the form Spark's ``readable_metrics`` shows it (ISO dates/times)."""
     if value is None:
         return "null"
-    if isinstance(type_, DecimalType):
-        return str(value)
     if isinstance(type_, GeoType):
         return "POINT (" + " ".join(repr(c) for c in value) + ")"
-    if isinstance(type_, PrimitiveType):
-        name = type_.name
-        if name == "boolean":
-            return "true" if value else "false"
-        if name == "date":
-            return to_python_object(value, type_).isoformat()
-        if name == "time":
-            return to_python_object(value, type_).isoformat()
-        if name == "timestamp":
-            return _micros_to_datetime(value).isoformat()
-        if name == "timestamptz":
-            return _micros_to_datetime(value).isoformat() + "+00:00"
-        if name in ("timestamp_ns", "timestamptz_ns"):
-            return _nanos_iso(value, name == "timestamptz_ns")
-        if name in ("float", "double"):
-            return repr(float(value))
-        if name == "uuid":
-            return str(value)
-        if name == "binary":
-            return "0x" + bytes(value).hex().upper()
-        return str(value)
+    if isinstance(type_, PrimitiveType) and (human := _HUMAN.get(type_.name)) is not None:
+        return human(value)
     if isinstance(type_, FixedType):
         return "0x" + bytes(value).hex().upper()
     return str(value)
+
+
+def _eight_bytes(value: Any) -> bytes:
+    return int(value).to_bytes(8, "little", signed=True)
+
+
+_ENCODERS: dict[Primitive, Callable[[Any], bytes]] = {
+    Primitive.BOOLEAN: lambda v: b"\x01" if v else b"\x00",
+    Primitive.INT: lambda v: int(v).to_bytes(4, "little", signed=True),
+    Primitive.DATE: lambda v: int(v).to_bytes(4, "little", signed=True),
+    Primitive.LONG: _eight_bytes,
+    Primitive.TIME: _eight_bytes,
+    Primitive.TIMESTAMP: _eight_bytes,
+    Primitive.TIMESTAMPTZ: _eight_bytes,
+    Primitive.TIMESTAMP_NS: _eight_bytes,
+    Primitive.TIMESTAMPTZ_NS: _eight_bytes,
+    Primitive.FLOAT: lambda v: struct.pack("<f", v),
+    Primitive.DOUBLE: lambda v: struct.pack("<d", v),
+    Primitive.STRING: lambda v: str(v).encode("utf-8"),
+    Primitive.UUID: lambda v: v.bytes if isinstance(v, _uuid.UUID) else _uuid.UUID(str(v)).bytes,
+    Primitive.BINARY: bytes,
+}
 
 
 def encode_value(value: Any, type_: IcebergType) -> bytes:
@@ -200,26 +264,10 @@ def encode_value(value: Any, type_: IcebergType) -> bytes:
         return unscaled.to_bytes(length, "big", signed=True)
     if isinstance(type_, FixedType):
         return bytes(value)
-    if not isinstance(type_, PrimitiveType):
+    encode = _ENCODERS.get(type_.name) if isinstance(type_, PrimitiveType) else None
+    if encode is None:
         raise UnsupportedFeature(f"cannot encode {type_}")
-    name = type_.name
-    if name == "boolean":
-        return b"\x01" if value else b"\x00"
-    if name in ("int", "date"):
-        return int(value).to_bytes(4, "little", signed=True)
-    if name in ("long", "time", "timestamp", "timestamptz", "timestamp_ns", "timestamptz_ns"):
-        return int(value).to_bytes(8, "little", signed=True)
-    if name == "float":
-        return struct.pack("<f", value)
-    if name == "double":
-        return struct.pack("<d", value)
-    if name == "string":
-        return str(value).encode("utf-8")
-    if name == "uuid":
-        return value.bytes if isinstance(value, _uuid.UUID) else _uuid.UUID(str(value)).bytes
-    if name == "binary":
-        return bytes(value)
-    raise UnsupportedFeature(f"cannot encode {name}")
+    return encode(value)
 
 
 __all__ = ["decode_value", "encode_value", "to_human", "to_python_object"]

@@ -13,6 +13,7 @@ import pytest
 
 import icebook
 from icebook.analysis.diff import SnapshotDiff, diff
+from icebook.display.registry import render_html, render_text
 from icebook.io.fileio import ArrowFileIO
 from icebook.scenarios import SCENARIOS
 from icebook.table import Table, open_table
@@ -248,11 +249,13 @@ def test_properties_and_html_escape_table_strings(tmp_path: Path, scenario_locat
     assert ("set", hostile, None, "<b>bold</b>") in changed
     assert ("changed", "write.delete.mode", "merge-on-read", "copy-on-write") in changed
     assert any(c.kind == "doc_changed" for c in d.schema_changes)
-    page = d._repr_html_()
+    page = render_html(d)
     assert "<script" not in page and "<b>bold" not in page and "<img" not in page
     assert "&lt;script&gt;alert(1)&lt;/script&gt;" in page
-    assert "color:#1a7f37" in page and "color:#cf222e" in page
-    assert hostile in repr(d)
+    # Added rows green, removed red: by class, with the colours in the stylesheet the page carries.
+    assert 'class="ib-added"' in page and ".ib-added { color: #1a7f37; }" in page
+    assert 'class="ib-removed"' in page and ".ib-removed { color: #cf222e; }" in page
+    assert hostile in render_text(d)
     shutil.rmtree(tmp_path, ignore_errors=True)
 
 
@@ -269,4 +272,5 @@ def test_same_snapshot_is_empty(tables: dict[str, Table]) -> None:
     assert d.path.relation == "same"
     assert d.added_files.empty and d.removed_files.empty and d.manifests_read == 0
     assert not d.added_manifests and not d.removed_manifests
-    assert "SnapshotDiff" in repr(d)
+    assert "SnapshotDiff" in repr(d) and "\n" not in repr(d)
+    assert render_text(d).startswith("SnapshotDiff")

@@ -13,6 +13,7 @@ import pytest
 import icebook
 from icebook.analysis.evolution import evolution, explain_predicate
 from icebook.analysis.projection import explain_in_spec
+from icebook.display.registry import render_html, render_text
 from icebook.errors import NotFound, UnsupportedFeature
 from icebook.scenarios import SCENARIOS
 from icebook.spec.partitioning import PartitionField, PartitionSpec
@@ -137,7 +138,7 @@ def test_explain_predicate_hidden_partitioning(events: Table) -> None:
     assert by_spec[1].predicate == "ts_day >= 2024-01-03"
     frame = ex.to_pandas()
     assert list(frame["partition_predicate"]) == [None, "ts_day >= 2024-01-03"]
-    assert "spec 1: ts_day >= 2024-01-03" in repr(ex)
+    assert "spec 1: ts_day >= 2024-01-03" in render_text(ex)
     assert explain_predicate(events.metadata, "region", "=", "us").projections[0].predicate == "region = us"
     assert explain_predicate(events.metadata, "ts", "!=", "2024-01-03").projections[1].predicate is None
     assert explain_predicate(events.metadata, "ts", "is null").projections[1].predicate == "ts_day IS NULL"
@@ -236,10 +237,10 @@ def test_projection_is_inclusive_for_the_files_spark_reads(spark: Any, events: T
 
 def test_html_and_repr_escape(events: Table) -> None:
     ev = evolution(events.metadata, events.store)
-    page = ev._repr_html_()
+    page = render_html(ev)
     assert "Schemas" in page and "renamed: page (id 5): payload -&gt; page" in page
     assert "<script" not in page
-    text = repr(ev)
+    text = render_text(ev)
     assert "dropped: kind (id 4)" in text and "added: ts_day (id 1001): day(ts)" in text
     ex = ev.explain_predicate("region", "=", "<script>")
-    assert "&lt;script&gt;" in ex._repr_html_() and "<script>" not in ex._repr_html_()
+    assert "&lt;script&gt;" in render_html(ex) and "<script>" not in render_html(ex)

@@ -10,6 +10,7 @@ import pytest
 
 import icebook
 from icebook.analysis.lineage import Lineage, history_path, lineage
+from icebook.display.registry import render_html, render_text
 from icebook.engines.spark_session import add_catalog
 from icebook.scenarios import SCENARIOS
 from icebook.table import Table
@@ -78,7 +79,7 @@ def test_events_branch_graph(scenario_locations: dict[str, Path]) -> None:
     assert not lin.nodes[audit].on_main_ancestry and lin.nodes[audit].reachable_from == ("audit",)
     assert lin.nodes[tag].reachable_from == ("main", "audit", "release-2024-01")
     assert set(lin.nodes[tag].children) == {main, lin.ancestors(audit)[1]}
-    text = repr(lin)
+    text = render_text(lin)
     lines = text.splitlines()[1:]
     # git log --graph: main's head first, the branch in a second lane that joins back at the tag.
     assert lines[0].startswith("* ") and str(main) in lines[0] and "(main)" in lines[0]
@@ -153,7 +154,7 @@ def test_rollback_cherry_pick_wap_and_expiry(spark: Any, lab: dict[str, Any]) ->
     assert frame.loc[ids["picked"], "cherry_picked_from"] == ids["s3"]
     assert not frame.loc[ids["s3"], "reachable"]
     assert frame.loc[ids["s2"], "parent_expired"]
-    text = repr(lin)
+    text = render_text(lin)
     assert f"cherry-picked from {ids['s3']}" in text and "unreachable" in text and f"parent {ids['s1']} expired" in text
 
 
@@ -165,5 +166,33 @@ def test_html_escapes_ref_names(tmp_path: Path, scenario_locations: dict[str, Pa
     obj["refs"]['<img src=x onerror="alert(1)">'] = {"type": "branch", "snapshot-id": obj["current-snapshot-id"]}
     copy = tmp_path / "v99.metadata.json"
     copy.write_text(json.dumps(obj))
-    page = lineage(icebook.open(copy).metadata)._repr_html_()
+    page = render_html(lineage(icebook.open(copy).metadata))
     assert "<img" not in page and "&lt;img src=x onerror=&quot;alert(1)&quot;&gt;" in page
+
+
+def test_a_parent_cycle_names_the_metadata_file_and_the_snapshots(
+    tmp_path: Path, scenario_locations: dict[str, Path]
+) -> None:
+    import json
+
+    from icebook.analysis.changes import snapshot_path
+    from icebook.errors import MetadataError
+
+    source: Table = icebook.open(scenario_locations["events"])
+    obj = json.loads(Path(source.metadata_location).read_text())
+    by_id = {s["snapshot-id"]: s for s in obj["snapshots"]}
+    current = obj["current-snapshot-id"]
+    parent = by_id[current]["parent-snapshot-id"]
+    grandparent = by_id[parent]["parent-snapshot-id"]
+    by_id[grandparent]["parent-snapshot-id"] = current  # current -> parent -> grandparent -> current
+    copy = tmp_path / "v99.metadata.json"
+    copy.write_text(json.dumps(obj))
+    t = icebook.open(copy)
+    index = next(i for i, s in enumerate(obj["snapshots"]) if s["snapshot-id"] == grandparent)
+    expected = rf"{copy.name}: snapshots\[{index}\]\.parent-snapshot-id: .*cycle: {current} -> {parent} -> {grandparent} -> {current}"
+    for walk in (t.lineage, t.inspect.history, lambda: snapshot_path(t, None, current)):
+        with pytest.raises(MetadataError, match=expected):
+            walk()
+    # A walk that starts below the cycle's entry still meets it.
+    with pytest.raises(MetadataError, match=r"cycle"):
+        history_path(t.metadata, parent, current)

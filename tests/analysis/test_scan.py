@@ -10,7 +10,8 @@ import pytest
 
 import icebook
 from icebook.analysis.expressions import bind
-from icebook.analysis.pruning import Stats, evaluate, project, value_stats
+from icebook.analysis.projection import project
+from icebook.analysis.pruning import Stats, evaluate, value_stats
 from icebook.analysis.scan import plan_scan
 from icebook.spec.partitioning import PartitionField, PartitionSpec
 from icebook.spec.schema import Schema
@@ -43,8 +44,7 @@ def _spec(*fields: tuple[int, str, str]) -> PartitionSpec:
 
 
 def _projected(text: str, spec: PartitionSpec) -> str:
-    types = {f.field_id: f.type for f in SCHEMA.columns}
-    return str(project(bind(text, SCHEMA), spec, types))
+    return str(project(bind(text, SCHEMA), spec).expr)
 
 
 def test_inclusive_projection_through_transforms() -> None:
@@ -159,3 +159,27 @@ def test_pruning_happens_on_every_kind_of_table(
     assert snapshot is not None
     plan = plan_scan(t, snapshot, text)
     assert bool(plan.skipped) == skips, plan.explain()
+
+
+def test_partition_summary_without_bounds_is_not_all_null(scenario_locations: dict[str, Path]) -> None:
+    from dataclasses import replace
+
+    from icebook.analysis.scan import partition_summary_stats
+    from icebook.spec.manifest import PartitionFieldSummary
+
+    t = icebook.open(scenario_locations["events"])
+    snapshot = t.current_snapshot
+    assert snapshot is not None
+    m = next(m for m in t.store.manifest_list(snapshot) if m.partition_spec_id == 0)
+    region = bind("region = 'eu'", t.metadata.current_schema())
+    spec_filter = project(region, t.metadata.spec_by_id(0)).expr
+    cases = {
+        # "lower_bound: null if all values are null or NaN": with contains_null false, bounds were omitted
+        (False, None): True,
+        (True, b"\xff"): True,  # an undecodable bound loses pruning, never rows
+        (True, None): False,  # every value null: no row has region = 'eu'
+    }
+    for (contains_null, raw), might_match in cases.items():
+        summary = PartitionFieldSummary(contains_null=contains_null, lower_bound=raw, upper_bound=raw)
+        stats = partition_summary_stats(t.metadata, replace(m, partitions=(summary,)))
+        assert evaluate(spec_filter, stats).might_match == might_match, (contains_null, raw)

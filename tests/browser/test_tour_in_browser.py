@@ -20,4 +20,8 @@ def test_tour_runs_in_jupyterlab(lab_server: LabServer, lab_page: LabPage) -> No
     assert "Lineage: 9 snapshots" in outputs and "SnapshotDiff" not in outputs.split("\n")[0]
     assert "Iceberg table" in outputs  # the Table's HTML view
     assert page.locator(".jp-OutputArea-output table").count() >= 5  # the DataFrames rendered as tables
+    # Analysis results without a widget show their static HTML; the others show live in the kernel.
+    assert page.locator(".jp-OutputArea-output .ib-diff").count() == 1  # d = %ice diff ...
+    assert page.locator(".jp-OutputArea-output .ib-lineage-widget").count() == 1  # graph = %ice lineage
+    assert page.locator(".jp-OutputArea-output .ib-evolution-view").count() == 1  # ev = %ice evolution
     lab_page.assert_clean()

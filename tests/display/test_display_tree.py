@@ -12,7 +12,7 @@ import icebook
 from icebook import display as D
 from icebook.analysis.lineage import lineage
 from icebook.display._base import human_bytes
-from icebook.display.lineage_view import layout
+from icebook.display.lineage_render import layout
 from icebook.display.tree_nodes import TreeSource
 from icebook.spec.manifest import DataFile, ManifestEntry
 

@@ -125,6 +125,8 @@ def test_stale_version_hint_falls_back_to_listing(tmp_path: Path, io: ArrowFileI
     assert locate_metadata(io, str(tmp_path)).endswith("/v2.metadata.json")
     write(md / "version-hint.text", text="garbage")
     assert locate_metadata(io, str(tmp_path)).endswith("/v2.metadata.json")
+    write(md / "version-hint.text", text="²")  # a digit to str.isdigit(), not to int()
+    assert locate_metadata(io, str(tmp_path)).endswith("/v2.metadata.json")
 
 
 def test_metadata_file_location_returned_as_is(tmp_path: Path, io: ArrowFileIO) -> None:

@@ -1,0 +1,245 @@
+"""The explanation and the planner give the same keep/skip decision for every manifest and every file
+of every snapshot of every scenario table, under equality, range, ``in``, ``is null``, ``starts with``
+and ``and``/``or``/``not`` filters, on partition source columns (across partition evolution) and on
+other columns.
+
+Three ways of saying it, all checked:
+
+- ``ScanPlan.explain()`` says KEEP/SKIP for exactly the planner's decisions, in order, with their reasons;
+- ``explain_predicate`` (how one predicate becomes a partition predicate under each spec) states the
+  projection the planner used, and re-deciding every manifest and file from that explanation alone
+  gives the planner's partition-level decisions;
+- the decisions are right: every data file with a live row matching the filter (rows as the Arrow
+  engine reads them, held equal to Spark's by the engine tests) is kept.
+"""
+
+from __future__ import annotations
+
+import re
+from collections import Counter
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+import icebook
+from icebook.analysis.evolution import explain_predicate
+from icebook.analysis.expressions import AlwaysTrue, And, Expr
+from icebook.analysis.filter_arrow import to_arrow
+from icebook.analysis.pruning import evaluate
+from icebook.analysis.scan import (
+    Evidence,
+    Level,
+    ScanPlan,
+    partition_summary_stats,
+    partition_value_stats,
+    plan_scan,
+)
+from icebook.engines.arrow import read_live_rows
+from icebook.scenarios import SCENARIOS
+from icebook.table import Table
+
+Leaf = tuple[str, str, Any]
+"""(column, operator as ``explain_predicate`` takes it, value)."""
+
+LEAVES: dict[str, list[Leaf]] = {
+    "events": [
+        ("region", "=", "eu"),
+        ("region", "!=", "us"),
+        ("region", "in", ["eu", "apac"]),
+        ("region", "not_in", ["us"]),
+        ("region", "starts_with", "a"),
+        ("region", "not_starts_with", "e"),
+        ("region", "is_null", None),
+        ("region", "not_null", None),
+        ("ts", ">=", "2024-01-04"),
+        ("ts", "<", "2024-01-03T00:00:00"),
+        ("ts", ">", "2024-01-04T16:20:00"),
+        ("ts", "<=", "2024-01-02T08:00:00"),
+        ("ts", "=", "2024-01-05T10:00:00"),
+        ("ts", "!=", "2024-01-05T10:00:00"),
+        ("ts", "in", ["2024-01-01T09:00:00", "2024-01-07T12:00:00"]),
+        ("ts", "is_null", None),
+        ("event_id", ">", 100),
+        ("event_id", "=", 7),
+        ("amount", "<", 1.0),
+    ],
+    "orders_cow": [
+        ("order_date", ">=", "2024-03-01"),
+        ("order_date", "<", "2024-02-01"),
+        ("order_date", "=", "2024-02-11"),
+        ("order_date", ">", "2024-02-29"),
+        ("order_date", "<=", "2024-01-31"),
+        ("order_date", "!=", "2024-02-11"),
+        ("order_date", "in", ["2024-01-10", "2024-03-05"]),
+        ("order_date", "is_null", None),
+        ("customer", "starts_with", "a"),
+        ("total", ">", 50),
+        ("status", "=", "shipped"),
+        ("order_id", "<=", 2),
+    ],
+    "legacy_v1": [
+        ("category", "=", "tools"),
+        ("category", "in", ["garden", "kitchen"]),
+        ("category", "not_null", None),
+        ("sku", "starts_with", "ab"),
+        ("sku", "starts_with", "abc-1"),
+        ("sku", "starts_with", "a"),
+        ("sku", "not_starts_with", "ab"),
+        ("sku", "<", "b"),
+        ("sku", ">=", "cd-200"),
+        ("sku", "=", "ef-100"),
+        ("sku", "in", ["ab-100", "zz-9"]),
+        ("qty", ">", 10),
+        ("price", ">=", 9.99),
+        ("in_stock", "=", True),
+    ],
+    "dv_v3": [
+        ("sensor", "=", "east"),
+        ("sensor", "in", ["north", "south"]),
+        ("sensor", "!=", "north"),
+        ("sensor", "is_null", None),
+        ("reading_id", ">", 1000),
+        ("reading_id", "<", 10),
+        ("taken_at", ">=", "2024-05-02"),
+        ("reading", "<", 1.0),
+    ],
+    "equality_deletes": [
+        ("region", "=", "eu"),
+        ("region", "!=", "us"),
+        ("region", "is_null", None),
+        ("id", "in", [2, 8]),
+        ("qty", ">=", 10),
+        ("name", "starts_with", "b"),
+    ],
+    "hostile": [
+        ("<img src=x onerror=alert(1)>", "=", "ok"),
+        ("<img src=x onerror=alert(1)>", "starts_with", "<"),
+        ("note", "not_null", None),
+        ("id", "=", 2),
+    ],
+}
+
+COMPOUND: dict[str, list[str]] = {
+    "events": [
+        "region = 'eu' and ts >= '2024-01-04'",
+        "region = 'eu' or ts < '2024-01-02'",
+        "not (region = 'us' and ts >= '2024-01-03')",
+        "not (region in ('eu', 'us')) or event_id < 3",
+        "(ts >= '2024-01-02' and ts < '2024-01-03') or region is null",
+        "not (ts > '2024-01-01')",
+    ],
+    "orders_cow": [
+        "status = 'shipped' and order_date > '2024-02-29'",
+        "not (order_date <= '2024-01-31')",
+        "order_date < '2024-02-01' or order_date >= '2024-03-20'",
+    ],
+    "legacy_v1": [
+        "qty > 5 or category is null",
+        "not (sku starts with 'a')",
+        "category = 'tools' and sku > 'ab-200'",
+    ],
+    "dv_v3": [
+        "sensor is not null and reading < 1",
+        "reading is nan or sensor = 'east'",
+        "not (sensor = 'north') and reading_id > 40",
+    ],
+    "equality_deletes": ["not (region = 'us')", "region = 'eu' and qty < 6"],
+    "hostile": ["`<img src=x onerror=alert(1)>` = 'ok' or id > 2"],
+}
+
+
+def _literal(value: Any) -> str:
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, str):
+        return "'" + value.replace("'", "''") + "'"
+    return str(value)
+
+
+def filter_text(column: str, op: str, value: Any) -> str:
+    """A leaf as the filter language writes it."""
+    col = column if re.fullmatch(r"[A-Za-z_]\w*", column) else f"`{column}`"
+    if op in ("is_null", "not_null"):
+        return f"{col} is {'not ' if op == 'not_null' else ''}null"
+    if op in ("in", "not_in"):
+        return f"{col} {'not in' if op == 'not_in' else 'in'} ({', '.join(_literal(v) for v in value)})"
+    if op in ("starts_with", "not_starts_with"):
+        return f"{col} {'not starts' if op == 'not_starts_with' else 'starts'} with {_literal(value)}"
+    return f"{col} {op} {_literal(value)}"
+
+
+def _short(plan: ScanPlan, path: str) -> str:
+    base = plan.location.rstrip("/") + "/"
+    return path[len(base) :] if path.startswith(base) else path
+
+
+def assert_explain_states_the_decisions(plan: ScanPlan) -> None:
+    """``explain()`` lists every planner decision, in order, with the planner's verdict and reason."""
+    lines = plan.explain().splitlines()
+    stated = [line for line in lines if line.startswith(("  KEEP ", "  SKIP "))]
+    assert len(stated) == len(plan.decisions)
+    for line, d in zip(stated, plan.decisions, strict=True):
+        assert line.startswith(f"  {'KEEP' if d.kept else 'SKIP'} {_short(plan, d.path)}"), (line, d)
+        assert d.reason in line
+    for level in (Level.MANIFEST, Level.DATA_FILE, Level.DELETE_FILE):
+        items = [d for d in plan.decisions if d.level == level]
+        kept = sum(d.kept for d in items)
+        assert f"{level.capitalize()}s: {kept} kept, {len(items) - kept} skipped" in lines
+    for projection in plan.projections:
+        assert f"Partition filter for spec {projection.spec_id}: {projection.expr}" in lines
+        for step in projection.fields:
+            assert f"  {step.predicate} -> {step.text or 'no partition predicate'} ({step.reason})" in lines
+
+
+def assert_explained_projection_decides_as_planned(t: Table, plan: ScanPlan, leaf: Leaf) -> None:
+    """Re-decide every manifest and file from ``explain_predicate`` alone: the planner's partition verdicts."""
+    explanation = explain_predicate(t.metadata, *leaf)
+    partition_filters: dict[int, Expr] = {}
+    for projection in plan.projections:
+        rows = [p for p in explanation.projections if p.spec_id == projection.spec_id and p.partition_field]
+        assert [(p.partition_field, p.predicate, p.projected, p.reason) for p in rows] == [
+            (s.field.name, s.text, s.projected, s.reason) for s in projection.fields
+        ], (leaf, projection.spec_id)
+        expr: Expr = AlwaysTrue()
+        for p in rows:
+            if p.projected is not None:
+                expr = p.projected if isinstance(expr, AlwaysTrue) else And(expr, p.projected)
+        partition_filters[projection.spec_id] = expr
+    manifests = {m.manifest_path: m for m in t.store.manifest_list(t.snapshot(plan.snapshot_id))}
+    for d in plan.decisions:
+        if d.evidence == Evidence.FILE_COUNTS:
+            continue
+        if d.level == Level.MANIFEST:
+            m = manifests[d.path]
+            expr = partition_filters[m.partition_spec_id]
+            keep = m.partitions is None or evaluate(expr, partition_summary_stats(t.metadata, m)).might_match
+            assert keep == (d.evidence != Evidence.PARTITION_SUMMARY), (leaf, d)
+        else:
+            assert d.file is not None
+            keep = evaluate(partition_filters[d.file.spec_id], partition_value_stats(t.metadata, d.file)).might_match
+            assert keep == (d.evidence != Evidence.PARTITION_VALUE), (leaf, d)
+
+
+@pytest.mark.parametrize("name", list(SCENARIOS))
+def test_explain_and_planner_agree_on_every_manifest_and_file(scenario_locations: dict[str, Path], name: str) -> None:
+    t = icebook.open(scenario_locations[name])
+    filters: list[tuple[str, Leaf | None]] = [(filter_text(*leaf), leaf) for leaf in LEAVES[name]]
+    filters += [(text, None) for text in COMPOUND[name]]
+    skipped_by: Counter[Evidence] = Counter()
+    for snapshot in t.snapshots:
+        live = read_live_rows(t, snapshot)
+        for text, leaf in filters:
+            plan = plan_scan(t, snapshot, text)
+            assert_explain_states_the_decisions(plan)
+            if leaf is not None:
+                assert_explained_projection_decides_as_planned(t, plan, leaf)
+            matching = set(live.filter(to_arrow(plan.filter)).column("_file").to_pylist())
+            kept = {d.path for d in plan.decisions if d.level == Level.DATA_FILE and d.kept}
+            assert matching <= kept, (snapshot.snapshot_id, text, matching - kept)
+            skipped_by.update(d.evidence for d in plan.skipped if d.evidence is not None)
+    # The filters prune, by partitions and by column stats, so the agreement is not vacuous.
+    by_partition = skipped_by[Evidence.PARTITION_VALUE] + skipped_by[Evidence.PARTITION_SUMMARY]
+    assert by_partition and skipped_by[Evidence.COLUMN_STATS], skipped_by
+    if name == "events":
+        assert skipped_by[Evidence.PARTITION_VALUE] and skipped_by[Evidence.PARTITION_SUMMARY], skipped_by
