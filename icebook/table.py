@@ -30,6 +30,7 @@ from icebook.analysis.rewrite_previews import (
     manifest_rewrite_preview,
 )
 from icebook.analysis.scan import ScanPlan, plan_scan
+from icebook.display import maintenance_render
 from icebook.display.formatters import register_formatters
 from icebook.display.registry import register, render_html
 from icebook.display.summary import table_html
@@ -443,6 +444,11 @@ class Table:
 
 # How a Table is shown; registered here because the display layer cannot import this one.
 register(Table, text=repr, html=table_html)
+register(
+    MaintenanceResult,
+    text=lambda r: maintenance_render.result_text(r.diff, r.output),
+    html=lambda r: maintenance_render.result_html(r.diff, r.output),
+)
 
 
 def open_table(location: str, *, fileio: FileIO | None = None) -> Table:
