@@ -6,6 +6,8 @@ of words, ``execute`` runs the parsed command and returns plain results (DataFra
 a ``MetadataTree``, text). The ``Context`` says only two things: how a command names its table (the
 command line takes the table's location first; a notebook names one of its open tables with ``--table``)
 and who shows the result (the command line prints ``render_text``; the magic lets IPython display it).
+Points in history (``--at``, diff's ``A B``, targets) are passed on as written: the table reads them
+with ``icebook.analysis.resolve.parse_at``, which knows its branch and tag names.
 """
 
 from __future__ import annotations
@@ -41,7 +43,6 @@ from icebook.commands.model import (  # noqa: F401  (the grammar's public names 
     days_ms,
     default_name,
     one_line,
-    point,
 )
 from icebook.display.tree_render import MetadataTree
 from icebook.table import Table, open_table
@@ -108,7 +109,7 @@ def _demo_arguments(p: argparse.ArgumentParser, _context: Context) -> None:
 
 def _files(call: Call) -> pd.DataFrame:
     args = call.args
-    df = call.table.inspect.files(at=point(args.at))
+    df = call.table.inspect.files(at=args.at)
     if args.where:
         try:
             df = df.query(args.where)
@@ -118,7 +119,7 @@ def _files(call: Call) -> pd.DataFrame:
 
 
 def _tree(call: Call) -> MetadataTree:
-    at = point(call.args.at)
+    at = call.args.at
     table = call.table
     return MetadataTree(table=table, snapshot_id=None if at is None else table.snapshot(at).snapshot_id)
 
@@ -129,7 +130,7 @@ def _ref_op(call: Call) -> Any:
         if args.action == "drop":
             return t.drop_tag(args.name)
         return t.create_tag(
-            args.name, point(args.target), retain_ms=days_ms(args.retain_days), replace=args.action == "replace"
+            args.name, args.target, retain_ms=days_ms(args.retain_days), replace=args.action == "replace"
         )
     if args.action == "drop":
         return t.drop_branch(args.name)
@@ -139,7 +140,7 @@ def _ref_op(call: Call) -> Any:
         return t.fast_forward(args.name, args.target)
     return t.create_branch(
         args.name,
-        point(args.target),
+        args.target,
         retain_ms=days_ms(args.retain_days),
         min_snapshots_to_keep=args.keep,
         max_snapshot_age_ms=days_ms(args.max_snapshot_age_days),
@@ -150,7 +151,7 @@ def _ref_op(call: Call) -> Any:
 def _sql(call: Call) -> pd.DataFrame:
     args = call.args
     ref = args.branch or args.tag
-    at = AtRef(ref) if ref else point(args.at)  # --at text is read by each table (parse_at)
+    at = AtRef(ref) if ref else args.at  # --at text is read by each table (parse_at)
     engine = args.engine or call.session.default_engine
     return run_sql(call.session, call.table, " ".join(args.query), at, engine)
 
@@ -257,26 +258,26 @@ COMMANDS: tuple[Command, ...] = (
     Command(
         name="manifests",
         help="a snapshot's manifests",
-        run=lambda c: c.table.inspect.manifests(at=point(c.args.at)),
+        run=lambda c: c.table.inspect.manifests(at=c.args.at),
         arguments=at_argument,
     ),
     Command(name="files", help="a snapshot's live data and delete files", run=_files, arguments=_files_arguments),
     Command(
         name="diff",
         help="what changed between two points",
-        run=lambda c: c.table.diff(point(c.args.a), point(c.args.b)),
+        run=lambda c: c.table.diff(c.args.a, c.args.b),
         arguments=_two_points,
     ),
     Command(
         name="changes",
         help="rows inserted and deleted between two points",
-        run=lambda c: c.table.changes(point(c.args.a), point(c.args.b)),
+        run=lambda c: c.table.changes(c.args.a, c.args.b),
         arguments=_two_points,
     ),
     Command(
         name="explain",
         help="the scan plan for a filter: what is read, skipped and why",
-        run=lambda c: Text(c.table.scan(at=point(c.args.at), filter=" ".join(c.args.expr) or None).explain()),
+        run=lambda c: Text(c.table.scan(at=c.args.at, filter=" ".join(c.args.expr) or None).explain()),
         arguments=_explain_arguments,
         verbatim="expr",
     ),
@@ -304,14 +305,14 @@ COMMANDS: tuple[Command, ...] = (
     Command(
         name="rollback",
         help="point main at an earlier snapshot or time",
-        run=lambda c: c.table.rollback(point(c.args.target)),
+        run=lambda c: c.table.rollback(c.args.target),
         arguments=_target,
         changes_table=True,
     ),
     Command(
         name="cherrypick",
         help="apply one snapshot onto main",
-        run=lambda c: c.table.cherry_pick(point(c.args.target)),
+        run=lambda c: c.table.cherry_pick(c.args.target),
         arguments=_target,
         changes_table=True,
     ),

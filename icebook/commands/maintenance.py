@@ -13,7 +13,7 @@ import datetime as _dt
 from collections.abc import Callable
 from typing import Any
 
-from icebook.commands.model import Call, Command, CommandError, Context, at_argument, point
+from icebook.commands.model import Call, Command, CommandError, Context, at_argument
 
 ACTIONS = ("expire", "orphans", "compact", "rewrite-manifests", "rewrite-deletes")
 
@@ -24,7 +24,7 @@ def _health_arguments(p: argparse.ArgumentParser, context: Context) -> None:
 
 
 def _health(call: Call) -> Any:
-    return call.table.health(at=point(call.args.at), list_files=not call.args.no_listing)
+    return call.table.health(at=call.args.at, list_files=not call.args.no_listing)
 
 
 def _maintain_arguments(p: argparse.ArgumentParser, _context: Context) -> None:
@@ -90,7 +90,7 @@ def _maintain(call: Call) -> Any:
 def _table_command(name: str, method: str, text: str, *, at: bool) -> Command:
     def run(call: Call) -> Any:
         reader: Callable[..., Any] = getattr(call.table.inspect, method)
-        return reader(at=point(call.args.at)) if at else reader()
+        return reader(at=call.args.at) if at else reader()
 
     return Command(name=name, help=text, run=run, arguments=at_argument if at else _no_at)
 

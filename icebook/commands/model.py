@@ -88,12 +88,6 @@ def default_name(location: str) -> str:
     return location.rstrip("/").replace("\\", "/").split("/")[-1].split(".")[-1] or "t"
 
 
-def point(text: str | None) -> str | None:
-    """Command-line text for ``at``, passed on as written: the table reads it with
-    ``icebook.analysis.resolve.parse_at``, which knows the table's branch and tag names."""
-    return text
-
-
 def days_ms(n: int | None) -> int | None:
     return None if n is None else n * 86_400_000
 

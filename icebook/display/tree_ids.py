@@ -99,7 +99,10 @@ class NodeId:
                 return cls(kind=kind, name=rest)
             if kind is NodeKind.ITEM:
                 what, _, key = rest.partition(":")
-                return cls(kind=kind, item=Item(what), name=key)
+                item = Item(what)
+                if item is not Item.PROP:
+                    key = str(int(key))  # schemas, specs and sort orders are named by their integer id
+                return cls(kind=kind, item=item, name=key)
             numbers: list[int | None] = [int(part) for part in rest.split(":")]
             if len(numbers) != _NUMBERS[kind]:
                 raise ValueError(rest)

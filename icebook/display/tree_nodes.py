@@ -413,7 +413,7 @@ class TreeSource:
         by_id: Mapping[int, Any] = {Item.SCHEMA: md.schemas, Item.SPEC: md.partition_specs, Item.SORT: md.sort_orders}[
             node.item  # type: ignore[index]
         ]
-        obj = by_id.get(int(key)) if key.lstrip("-").isdigit() else None
+        obj = by_id.get(int(key))  # NodeId.parse checked that it is a number
         return _details(str(obj), None, _model_rows(obj) if obj is not None else [])
 
     _detail_builders: Mapping[NodeKind, Callable[[TreeSource, NodeId], dict[str, Any]]] = {

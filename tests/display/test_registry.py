@@ -146,7 +146,7 @@ def test_node_ids_parse_back() -> None:
         str(NodeId(kind=NodeKind.ENTRY, snapshot_id=12, manifest=3, position=45)) == "e:12:3:45"
         and NodeId.parse("g:snapshots").group is Group.SNAPSHOTS
     )
-    for bad in ("", "meta:1", "g:nothing", "s:abc", "m:1", "e:1:2", "q:1", "x:table:1", "r:"):
+    for bad in ("", "meta:1", "g:nothing", "s:abc", "m:1", "e:1:2", "q:1", "x:table:1", "x:schema:one", "r:"):
         with pytest.raises(NotFound):
             NodeId.parse(bad)
 
