@@ -286,6 +286,33 @@ def _number(raw: str) -> int | float | Decimal:
     return Decimal(raw)
 
 
+MAX_FILTER_DEPTH = 200
+"""Deepest filter tree (parentheses, not, and/or chains) icebook reads: every step after parsing
+(binding, projection, evaluation, explaining) walks the tree recursively."""
+
+
+def _too_deep(text: str) -> FilterError:
+    shown = text if len(text) <= 60 else text[:57] + "..."
+    return FilterError(
+        f"filter nested more than {MAX_FILTER_DEPTH} levels deep (parentheses, not, and/or chains): {shown!r}; "
+        "a long chain of or-ed values reads better as `column in (...)`"
+    )
+
+
+def _tree_depth(expr: Expr) -> int:
+    """The depth of ``expr``, measured without recursion (a left-deep and/or chain is as deep as it is long)."""
+    deepest = 0
+    stack: list[tuple[Expr, int]] = [(expr, 1)]
+    while stack:
+        node, depth = stack.pop()
+        deepest = max(deepest, depth)
+        if isinstance(node, (And, Or)):
+            stack.extend(((node.left, depth + 1), (node.right, depth + 1)))
+        elif isinstance(node, Not):
+            stack.append((node.child, depth + 1))
+    return deepest
+
+
 class _Parser:
     """Recursive descent: or_expr := and_expr ('or' and_expr)*; and_expr := unary ('and' unary)*;
     unary := 'not' unary | '(' or_expr ')' | 'true' | 'false' | predicate."""
@@ -294,6 +321,7 @@ class _Parser:
         self.text = text
         self.tokens = _tokenize(text)
         self.i = 0
+        self.depth = 0  # open parentheses and 'not's around the current position
 
     def peek(self, offset: int = 0) -> _Tok:
         return self.tokens[min(self.i + offset, len(self.tokens) - 1)]
@@ -335,6 +363,15 @@ class _Parser:
 
     def unary(self) -> Expr:
         tok = self.peek()
+        if tok.kind in ("not", "(") and self.depth >= MAX_FILTER_DEPTH:
+            raise _too_deep(self.text)
+        self.depth += tok.kind in ("not", "(")
+        try:
+            return self._unary(tok)
+        finally:
+            self.depth -= tok.kind in ("not", "(")
+
+    def _unary(self, tok: _Tok) -> Expr:
         if tok.kind == "not":
             self.take()
             return Not(self.unary())
@@ -415,7 +452,10 @@ def parse_filter(text: str) -> Expr:
         raise FilterError(f"a filter must be a string or an expression, not {type(text).__name__}")
     if not text.strip():
         return AlwaysTrue()
-    return _Parser(text).parse()
+    expr = _Parser(text).parse()
+    if _tree_depth(expr) > MAX_FILTER_DEPTH:
+        raise _too_deep(text)
+    return expr
 
 
 # ------------------------------------------------------------------------------------------- binding

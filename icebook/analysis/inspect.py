@@ -261,6 +261,8 @@ def manifest_files_arrow(
         return files.append_column("readable_metrics", metrics)
 
     table = _concat(parallel_map(one_manifest, manifests, progress=progress, label="manifests"))
+    if snapshot is not None:
+        store.verify_snapshot(snapshot)
     return empty_files_table(store) if table is None else table
 
 
@@ -277,6 +279,8 @@ def manifest_entries_arrow(
     metadata = store.metadata
     manifests = tuple(manifests)
     store.many_entries(manifests, progress=progress)
+    if snapshot is not None:
+        store.verify_snapshot(snapshot)
     parts = [manifest_entries_table(store, m, live_only=False) for m in manifests]
     table = _concat(parts)
     if table is None:

@@ -47,6 +47,8 @@ class LineageNode:
     children: tuple[int, ...]
     parent_expired: bool
     """The snapshot names a parent that is no longer in the metadata (expired)."""
+    parent_cycle: tuple[int, ...] = ()
+    """The loop of parent links this snapshot is on (a damaged table), else empty."""
 
     @property
     def snapshot_id(self) -> int:
@@ -176,8 +178,9 @@ class Lineage:
         return {sid: n.published_wap_id for sid, n in self.nodes.items() if n.published_wap_id is not None}
 
     def ancestors(self, snapshot_id: int) -> tuple[int, ...]:
-        """The snapshot and its ancestors still present, newest first."""
-        return ancestor_ids(self.metadata, snapshot_id)
+        """The snapshot and its ancestors still present, newest first (a parent loop is walked once:
+        the graph shows a damaged history, its nodes carry ``parent_cycle``)."""
+        return ancestor_ids(self.metadata, snapshot_id, stop_at_cycle=True)
 
     def common_ancestor(self, a: int, b: int) -> int | None:
         seen = set(self.ancestors(a))
@@ -228,11 +231,12 @@ def lineage(metadata: TableMetadata) -> Lineage:
     """Build the DAG of ``metadata``'s snapshots (no file is read)."""
     snaps = sorted(metadata.snapshots, key=lambda s: (s.timestamp_ms, s.sequence_number or 0))
     known = {s.snapshot_id for s in snaps}
-    main = ancestor_ids(metadata, metadata.current_snapshot_id)
+    # The graph shows a damaged history instead of refusing it: a parent loop ends the walk where it closes.
+    main = ancestor_ids(metadata, metadata.current_snapshot_id, stop_at_cycle=True)
     main_set = set(main)
     reachable: dict[int, list[str]] = {}
     for name, ref in metadata.refs.items():
-        for sid in ancestor_ids(metadata, ref.snapshot_id):
+        for sid in ancestor_ids(metadata, ref.snapshot_id, stop_at_cycle=True):
             reachable.setdefault(sid, []).append(name)
     heads: dict[int, list[str]] = {}
     tags: dict[int, list[str]] = {}
@@ -255,6 +259,7 @@ def lineage(metadata: TableMetadata) -> Lineage:
             reachable_from=branch_order(reachable.get(s.snapshot_id, [])),
             children=tuple(children.get(s.snapshot_id, [])),
             parent_expired=s.parent_snapshot_id is not None and s.parent_snapshot_id not in known,
+            parent_cycle=cycle.snapshot_ids if (cycle := metadata.parent_cycle(s.snapshot_id)) else (),
         )
         for s in snaps
     }

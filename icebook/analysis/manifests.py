@@ -13,6 +13,13 @@ from typing import TypeVar
 import pyarrow as pa
 
 from icebook.analysis.arrow_types import arrow_type
+from icebook.analysis.consistency import (
+    ManifestCounts,
+    check_entry_values,
+    check_manifest_counts,
+    check_summary_totals,
+    manifest_counts,
+)
 from icebook.errors import UnsupportedFeature
 from icebook.io.avro import read_manifest_entries, read_manifest_list
 from icebook.io.fileio import FileIO
@@ -49,6 +56,8 @@ class ManifestStore:
         self._entries: _LRU[pa.Table] = _LRU(capacity)
         self._lock = threading.Lock()
         self._partition_types: dict[int, tuple[StructType, StructType]] = {}
+        self._counts: dict[str, ManifestCounts] = {}  # small, kept for every manifest ever decoded
+        self._verified: set[int] = set()
         self.reads = 0  # manifests decoded (not served from cache): lets tests prove laziness
 
     def manifest_list(self, snapshot: Snapshot) -> tuple[ManifestFile, ...]:
@@ -79,10 +88,31 @@ class ManifestStore:
         if cached is not None:
             return cached
         table = read_manifest_entries(self.fileio, manifest)
+        counts = manifest_counts(table)
+        check_manifest_counts(manifest, counts)
+        check_entry_values(manifest, table, last_column_id=self.metadata.last_column_id)
         with self._lock:
             self.reads += 1
             self._entries.put(manifest.manifest_path, table)
+            self._counts[manifest.manifest_path] = counts
         return table
+
+    def verify_snapshot(self, snapshot: Snapshot) -> None:
+        """Check the snapshot summary's totals once all of the snapshot's manifests have been read.
+
+        Called after reading a whole snapshot (files, entries, an unfiltered scan); when some of
+        its manifests were skipped (pruned by a filter) there is nothing whole to compare yet.
+        """
+        manifests = self.manifest_list(snapshot)
+        with self._lock:
+            if snapshot.snapshot_id in self._verified:
+                return
+            counts = [self._counts.get(m.manifest_path) for m in manifests]
+        if any(c is None for c in counts):
+            return
+        check_summary_totals(snapshot, [c for c in counts if c is not None])
+        with self._lock:
+            self._verified.add(snapshot.snapshot_id)
 
     def partition_types(self, spec_id: int) -> tuple[StructType, StructType]:
         """(the spec's own partition type, the table-wide one), computed once per store: they are

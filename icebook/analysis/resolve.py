@@ -25,6 +25,10 @@ class AtError(IcebookError):
     """An ``at`` that is neither a snapshot id, a branch or tag name, nor a time (e.g. ``True``, ``""``, 1.5)."""
 
 
+class TimeOutOfRange(AtError):
+    """A time that is valid ISO-8601 but not a year 1-9999 in UTC (e.g. 0001-01-01T00:00+14:00)."""
+
+
 @dataclass(frozen=True, slots=True)
 class AtSnapshot:
     """A snapshot by id."""
@@ -64,6 +68,9 @@ def snapshot_id_from_text(text: str) -> int | None:
     return value if value in _LONG_RANGE else None
 
 
+_EPOCH = _dt.datetime(1970, 1, 1, tzinfo=_dt.UTC)
+
+
 def to_epoch_ms(when: _dt.datetime | _dt.date | str) -> int:
     """A datetime, date or ISO-8601 string as ms since the epoch; naive values are UTC."""
     if isinstance(when, str):
@@ -76,7 +83,14 @@ def to_epoch_ms(when: _dt.datetime | _dt.date | str) -> int:
         when = _dt.datetime(when.year, when.month, when.day)
     if when.tzinfo is None:
         when = when.replace(tzinfo=_dt.UTC)
-    return int(when.timestamp() * 1000)
+    try:
+        # Only times that are also years 1-9999 in UTC can be compared, shown and passed to Spark.
+        utc = when.astimezone(_dt.UTC)
+    except (OverflowError, ValueError):
+        raise TimeOutOfRange(
+            f"{when.isoformat()} is outside the times icebook can show (years 1 to 9999 in UTC)"
+        ) from None
+    return (utc - _EPOCH) // _dt.timedelta(milliseconds=1)
 
 
 def parse_at(at: At, refs: Collection[str]) -> Point | None:
@@ -105,6 +119,8 @@ def parse_at(at: At, refs: Collection[str]) -> Point | None:
         return AtRef(at)
     try:
         return AtTime(to_epoch_ms(at))
+    except TimeOutOfRange:
+        raise
     except AtError:
         raise NotFound(f"no branch, tag or snapshot named {at!r}", available=sorted(refs)) from None
 
@@ -148,6 +164,7 @@ __all__ = [
     "AtSnapshot",
     "AtTime",
     "Point",
+    "TimeOutOfRange",
     "parse_at",
     "resolve_snapshot",
     "snapshot_as_of_time",

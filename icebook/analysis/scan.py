@@ -330,6 +330,7 @@ def plan_scan(
         if keep:
             kept.append(m)
     store.many_entries(kept, progress=progress)
+    store.verify_snapshot(snapshot)
     data: list[ScanFile] = []
     deletes: list[ScanFile] = []
     for m in kept:

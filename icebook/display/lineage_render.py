@@ -21,12 +21,15 @@ def _newest_first(graph: Lineage) -> list[LineageNode]:
 
 
 def notes(node: LineageNode) -> list[str]:
-    """What is special about a snapshot: unreachable, expired parent, cherry-pick, write-audit-publish."""
+    """What is special about a snapshot: unreachable, expired parent, a parent loop, cherry-pick, write-audit-publish."""
     out = []
     if not node.reachable:
         out.append("unreachable")
     if node.parent_expired:
         out.append(f"parent {node.parent_id} expired")
+    if node.parent_cycle:
+        loop = " -> ".join(str(i) for i in (*node.parent_cycle, node.parent_cycle[0]))
+        out.append(f"DAMAGED: parent links loop {loop}")
     if node.cherry_picked_from is not None:
         out.append(f"cherry-picked from {node.cherry_picked_from}")
     if node.published_wap_id is not None:

@@ -24,7 +24,7 @@ from icebook.analysis.expressions import AlwaysTrue, Expr, convert_literal, refe
 from icebook.analysis.filter_arrow import to_arrow
 from icebook.analysis.scan import ScanFile, ScanPlan, ScanTask, plan_scan
 from icebook.analysis.table_like import TableLike
-from icebook.errors import EngineError, IcebookError, NotFound, UnsupportedFeature
+from icebook.errors import EngineError, IcebookError, MetadataError, NotFound, UnsupportedFeature
 from icebook.io.fileio import FileIO
 from icebook.io.puffin import read_deletion_vector
 from icebook.spec.metadata import TableMetadata
@@ -227,12 +227,21 @@ class _Reader:
         if d.content_offset is None or d.content_size_in_bytes is None:
             raise EngineError(f"deletion vector {d.file_path} has no content_offset/content_size_in_bytes")
         try:
-            return read_deletion_vector(self.fileio, d.file_path, d.content_offset, d.content_size_in_bytes)
+            positions = read_deletion_vector(self.fileio, d.file_path, d.content_offset, d.content_size_in_bytes)
         except NotFound:
             raise NotFound(
                 f"deletion vector file {d.file_path} not found (listed in manifest {d.manifest_path}, read for "
                 f"snapshot {self.plan.snapshot_id}); nothing was returned"
             ) from None
+        if len(positions) != d.record_count:  # a DV's record_count is its cardinality ("Data File Fields")
+            raise MetadataError(
+                d.manifest_path,
+                "record_count",
+                f"the deletion vector for {d.referenced_data_file or '?'} in {d.file_path} holds {len(positions)} "
+                f"positions but its manifest entry records {d.record_count}",
+                kind="manifest",
+            )
+        return positions
 
     def _positions(self, d: ScanFile, data_path: str) -> np.ndarray:
         """Position delete file (spec: "Position Delete Files"): rows (file_path, pos) of deleted rows."""

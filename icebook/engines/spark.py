@@ -18,7 +18,13 @@ from typing import Any
 
 import pyarrow as pa
 
-from icebook.engines.spark_session import add_catalog, catalogs, get_session
+from icebook.engines.spark_session import (
+    add_catalog,
+    catalog_configured_for_startup,
+    catalogs,
+    get_session,
+    session_running,
+)
 from icebook.errors import EngineError, NotFound
 
 VIEW_NAME = "t"
@@ -80,7 +86,17 @@ def looks_like_identifier(location: str) -> bool:
 
 
 def metadata_location_of(identifier: str) -> str:
-    """The current metadata file of a catalog table, as Spark's catalog knows it now."""
+    """The current metadata file of a catalog table, as Spark's catalog knows it now.
+
+    Spark is not started (half a minute and a JVM) for a name no catalog could hold: with no
+    session running, the name's catalog must be configured where a new session would find it.
+    """
+    catalog = identifier.split(".", 1)[0]
+    if not session_running() and not catalog_configured_for_startup(catalog):
+        raise NotFound(
+            f"no table {identifier}: it is not a path, and no Spark catalog {catalog!r} is configured "
+            "(start one with icebook.spark.session(warehouse=..., catalog=...), or open the table by its path)"
+        )
     spark = get_session()
     try:
         with spark_errors(f"resolving {identifier}"):

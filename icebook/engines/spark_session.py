@@ -196,6 +196,35 @@ def catalogs() -> dict[str, str]:
     return dict(_catalogs)
 
 
+def session_running() -> bool:
+    """Whether the one session has been started (or attached) in this process."""
+    return _session is not None
+
+
+def catalog_configured_for_startup(name: str) -> bool:
+    """Whether a session started now would know catalog ``name``: it is set in ``PYSPARK_SUBMIT_ARGS``
+    or a ``spark-defaults.conf`` Spark reads (``SPARK_CONF_DIR``, ``SPARK_HOME/conf``, pyspark's own)."""
+    key = f"spark.sql.catalog.{name}"
+    if key in os.environ.get("PYSPARK_SUBMIT_ARGS", ""):
+        return True
+    directories = [os.environ.get("SPARK_CONF_DIR"), os.environ.get("SPARK_HOME")]
+    candidates = [Path(d) / "spark-defaults.conf" for d in directories[:1] if d]
+    candidates += [Path(d) / "conf" / "spark-defaults.conf" for d in directories[1:] if d]
+    try:
+        import pyspark
+
+        candidates.append(Path(pyspark.__file__).parent / "conf" / "spark-defaults.conf")
+    except ImportError:
+        pass
+    for path in candidates:
+        try:
+            if key in path.read_text(errors="replace"):
+                return True
+        except OSError:
+            continue
+    return False
+
+
 def _start(
     *,
     master: str | None,

@@ -1,4 +1,4 @@
-"""One manifest entry as frozen models, for detail views (fastavro; small and exact)."""
+"""One manifest entry as frozen models, for detail views (fastavro in a worker process; small and exact)."""
 
 from __future__ import annotations
 
@@ -7,10 +7,11 @@ from dataclasses import replace
 from typing import Any
 
 from icebook.errors import MetadataError, NotFound
-from icebook.io.avro_header import header_from_bytes
-from icebook.io.avro_list import iter_avro_records, read_bytes_for
+from icebook.io.avro_header import check_framing, header_from_metadata
+from icebook.io.avro_list import read_bytes_for
 from icebook.io.avro_schema import ManifestLayout, inheritance_version, manifest_layout
 from icebook.io.fileio import FileIO
+from icebook.io.worker_pool import decode_isolated
 from icebook.spec.manifest import (
     DataFile,
     EntryStatus,
@@ -83,62 +84,82 @@ def _data_file(df: Mapping[str, Any], layout: ManifestLayout, spec_id: int, path
 
 
 def read_manifest_entry(fileio: FileIO, manifest: ManifestFile, index: int) -> ManifestEntry:
-    """Entry number ``index`` (0-based, file order) of ``manifest``, inheritance applied and explained."""
+    """Entry number ``index`` (0-based, file order) of ``manifest``, inheritance applied and explained.
+
+    The file's framing and length are checked here; the records are decoded in a worker process
+    (``icebook.io.worker_pool``).
+    """
     path = manifest.manifest_path
+    if index < 0:
+        raise NotFound(f"manifest {path}: entry {index} (negative index)")
     data = read_bytes_for(fileio, path, "manifest")
-    header = header_from_bytes(data, path)
+    framing = check_framing(data, path, kind="manifest", expected_length=manifest.manifest_length)
+    header = header_from_metadata(path, dict(framing.metadata))
     layout = manifest_layout(header)
     version = inheritance_version(header, layout, manifest)
     spec_id = header.partition_spec_id if header.partition_spec_id is not None else manifest.partition_spec_id
-    df_name = layout.entry_names["data_file"]
+    if index >= framing.record_count:
+        raise NotFound(f"manifest {path}: entry {index} (the manifest has {framing.record_count} entries)")
+    # First row ids depend on every earlier entry (spec: "First Row ID Inheritance"): the worker
+    # returns what the rule reads up to this entry, and the named rule is applied to the whole prefix.
+    rec, contents, record_counts, first_row_ids = decode_isolated(
+        "manifest_entry_record", data, layout, index, data_size=len(data), path=path, kind="manifest"
+    )
+    if not isinstance(rec, dict) or not isinstance(rec.get(layout.entry_names["data_file"]), dict):
+        raise MetadataError(
+            path,
+            None,
+            f"the Avro blocks declare {framing.record_count} entries but {len(contents)} were decoded",
+            kind="manifest",
+        )
+    try:
+        return _entry(rec, layout, manifest, spec_id, version, (contents, record_counts, first_row_ids), path)
+    except (TypeError, ValueError, KeyError) as exc:
+        raise MetadataError(
+            path, f"entry {index}", f"malformed: {type(exc).__name__}: {exc}", kind="manifest"
+        ) from None
+
+
+def _entry(
+    rec: dict[str, Any],
+    layout: ManifestLayout,
+    manifest: ManifestFile,
+    spec_id: int,
+    version: int,
+    prefix: tuple[list[int], list[int], list[int | None]],
+    path: str,
+) -> ManifestEntry:
     names = layout.entry_names
-    if index < 0:
-        raise NotFound(f"manifest {path}: entry {index} (negative index)")
-    # First row ids depend on every earlier entry (spec: "First Row ID Inheritance"): collect what
-    # the rule reads up to this entry, then apply the named rule to the whole prefix.
-    contents: list[int] = []
-    record_counts: list[int] = []
-    first_row_ids: list[int | None] = []
-    count = 0
-    for i, rec in enumerate(iter_avro_records(data, path, "manifest")):
-        count = i + 1
-        df = rec[df_name]
-        contents.append(int(df.get(layout.data_file_names.get("content", ""), 0) or 0))
-        record_counts.append(df[layout.data_file_names["record_count"]])
-        first_row_ids.append(df.get(layout.data_file_names.get("first_row_id", ""), None))
-        if i < index:
-            continue
-        data_file = _data_file(df, layout, spec_id, path)
-        notes = []
-        values, inherited = inherit_first_row_ids(contents, record_counts, first_row_ids, manifest)
-        if inherited[-1] and (value := values[-1]) is not None:
-            data_file = replace(data_file, first_row_id=value)
-            notes.append(first_row_id_note(value, manifest))
-        snapshot_id, note = inherit_snapshot_id(rec.get(names.get("snapshot_id", "")), manifest)
-        if note is not None:
-            notes.append(note)
-        try:
-            status = EntryStatus(int(rec[names["status"]]))
-        except ValueError:
-            raise MetadataError(
-                path, "status", f"expected 0, 1 or 2, found {rec[names['status']]!r}", kind="manifest"
-            ) from None
-        seq, file_seq, seq_notes = inherit_sequence_numbers(
-            status,
-            rec.get(names.get("sequence_number", "")),
-            rec.get(names.get("file_sequence_number", "")),
-            manifest,
-            format_version=version,
-        )
-        return ManifestEntry(
-            status=status,
-            snapshot_id=snapshot_id,
-            sequence_number=seq,
-            file_sequence_number=file_seq,
-            data_file=data_file,
-            inherited=tuple(notes) + seq_notes,
-        )
-    raise NotFound(f"manifest {path}: entry {index} (the manifest has {count} entries)")
+    data_file = _data_file(rec[names["data_file"]], layout, spec_id, path)
+    notes = []
+    values, inherited = inherit_first_row_ids(*prefix, manifest)
+    if inherited[-1] and (value := values[-1]) is not None:
+        data_file = replace(data_file, first_row_id=value)
+        notes.append(first_row_id_note(value, manifest))
+    snapshot_id, note = inherit_snapshot_id(rec.get(names.get("snapshot_id", "")), manifest)
+    if note is not None:
+        notes.append(note)
+    try:
+        status = EntryStatus(int(rec[names["status"]]))
+    except ValueError:
+        raise MetadataError(
+            path, "status", f"expected 0, 1 or 2, found {rec[names['status']]!r}", kind="manifest"
+        ) from None
+    seq, file_seq, seq_notes = inherit_sequence_numbers(
+        status,
+        rec.get(names.get("sequence_number", "")),
+        rec.get(names.get("file_sequence_number", "")),
+        manifest,
+        format_version=version,
+    )
+    return ManifestEntry(
+        status=status,
+        snapshot_id=snapshot_id,
+        sequence_number=seq,
+        file_sequence_number=file_seq,
+        data_file=data_file,
+        inherited=tuple(notes) + seq_notes,
+    )
 
 
 __all__ = ["read_manifest_entry"]

@@ -1,4 +1,5 @@
-"""Manifest lists (spec: "Manifest Lists"): small Avro files, decoded with fastavro.
+"""Manifest lists (spec: "Manifest Lists"): small Avro files, decoded with fastavro in a worker
+process (``icebook.io.worker_pool``) after their framing is checked.
 
 Records are read by field name, never by position; v1 defaults are applied by
 ``icebook.spec.manifest.apply_manifest_list_defaults`` so the UI can explain them.
@@ -6,14 +7,13 @@ Records are read by field name, never by position; v1 defaults are applied by
 
 from __future__ import annotations
 
-import io
-from collections.abc import Iterator, Mapping
+from collections.abc import Mapping
 from typing import Any
 
-import fastavro
-
 from icebook.errors import IcebookError, MetadataError, NotFound
+from icebook.io.avro_header import check_framing
 from icebook.io.fileio import FileIO
+from icebook.io.worker_pool import decode_isolated
 from icebook.spec.manifest import (
     ManifestContent,
     ManifestFile,
@@ -29,67 +29,106 @@ def read_bytes_for(fileio: FileIO, path: str, kind: str) -> bytes:
         raise NotFound(f"{kind} {path}: file not found") from None
     except IcebookError as exc:
         raise MetadataError(path, None, str(exc), kind=kind) from None
+    except OSError as exc:  # a FileIO's own read failing midway
+        raise MetadataError(path, None, f"cannot read: {exc}", kind=kind) from None
 
 
-def iter_avro_records(data: bytes, path: str, kind: str) -> Iterator[dict[str, Any]]:
-    """fastavro records of an in-memory Avro file; decoding errors name the file."""
-    try:
-        reader = fastavro.reader(io.BytesIO(data), return_record_name=False)
-        yield from reader  # type: ignore[misc]
-    except (EOFError, ValueError, TypeError, KeyError, IndexError, OSError, StopIteration) as exc:
-        raise MetadataError(path, None, f"corrupt or truncated Avro: {type(exc).__name__}: {exc}", kind=kind) from None
-    except Exception as exc:  # fastavro raises assorted internal errors on garbage input
-        if isinstance(exc, IcebookError):
-            raise
-        raise MetadataError(path, None, f"corrupt Avro: {type(exc).__name__}: {exc}", kind=kind) from None
+def avro_records(data: bytes, path: str, kind: str) -> list[dict[str, Any]]:
+    """Every record of an in-memory Avro file, decoded in a worker process after its framing is
+    checked; exactly as many records as its blocks declare, or a MetadataError naming the file."""
+    framing = check_framing(data, path, kind=kind)
+    if framing.record_count == 0:
+        return []
+    records = decode_isolated("avro_records", data, data_size=len(data), path=path, kind=kind)
+    if not isinstance(records, list) or not all(isinstance(r, dict) for r in records):
+        raise MetadataError(path, None, "the decoder returned something other than records", kind=kind)
+    if len(records) != framing.record_count:
+        raise MetadataError(
+            path,
+            None,
+            f"the Avro blocks declare {framing.record_count} records but {len(records)} were decoded",
+            kind=kind,
+        )
+    return records
 
 
-def _opt_int(rec: Mapping[str, Any], name: str) -> int | None:
+def _opt_int(rec: Mapping[str, Any], name: str, path: str) -> int | None:
     value = rec.get(name)
-    return None if value is None else int(value)
+    if value is None:
+        return None
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise MetadataError(path, name, f"expected an integer, found {type(value).__name__}", kind="manifest list")
+    return value
 
 
-def _summary(raw: Mapping[str, Any]) -> PartitionFieldSummary:
-    lower = raw.get("lower_bound")
-    upper = raw.get("upper_bound")
+def _req_int(rec: Mapping[str, Any], name: str, path: str) -> int:
+    value = _opt_int(rec, name, path)
+    if value is None:
+        raise MetadataError(path, name, "missing (required)", kind="manifest list")
+    return value
+
+
+def _opt_bytes(raw: Mapping[str, Any], name: str, path: str) -> bytes | None:
+    value = raw.get(name)
+    if value is None:
+        return None
+    if not isinstance(value, (bytes, bytearray)):
+        raise MetadataError(path, name, f"expected bytes, found {type(value).__name__}", kind="manifest list")
+    return bytes(value)
+
+
+def _summary(raw: Any, path: str, where: str) -> PartitionFieldSummary:
+    if not isinstance(raw, Mapping):
+        raise MetadataError(path, where, "expected a field_summary record", kind="manifest list")
     nan = raw.get("contains_nan")
     return PartitionFieldSummary(
         contains_null=bool(raw.get("contains_null")),
         contains_nan=None if nan is None else bool(nan),
-        lower_bound=None if lower is None else bytes(lower),
-        upper_bound=None if upper is None else bytes(upper),
+        lower_bound=_opt_bytes(raw, "lower_bound", path),
+        upper_bound=_opt_bytes(raw, "upper_bound", path),
     )
 
 
 def manifest_file_from_record(rec: Mapping[str, Any], *, path: str, format_version: int) -> ManifestFile:
-    """A ManifestFile from one manifest_file record, by field name, before any defaults."""
-    for required in ("manifest_path", "manifest_length", "partition_spec_id"):
-        if rec.get(required) is None:
-            raise MetadataError(path, required, "missing (required)", kind="manifest list")
-    content = rec.get("content")
+    """A ManifestFile from one manifest_file record, by field name, before any defaults.
+
+    The record's types come from the file's own Avro schema, so each is checked here.
+    """
+    manifest_path = rec.get("manifest_path")
+    if manifest_path is None:
+        raise MetadataError(path, "manifest_path", "missing (required)", kind="manifest list")
+    if not isinstance(manifest_path, str):
+        raise MetadataError(path, "manifest_path", "expected a string", kind="manifest list")
+    length = _req_int(rec, "manifest_length", path)
+    if length < 0:
+        raise MetadataError(path, "manifest_length", f"negative length {length}", kind="manifest list")
+    content = _opt_int(rec, "content", path)
     partitions = rec.get("partitions")
-    key_metadata = rec.get("key_metadata")
+    if partitions is not None and not isinstance(partitions, list):
+        raise MetadataError(path, "partitions", "expected a list of field summaries", kind="manifest list")
     try:
-        content_enum = None if content is None else ManifestContent(int(content))
+        content_enum = None if content is None else ManifestContent(content)
     except ValueError:
         raise MetadataError(path, "content", f"expected 0 or 1, found {content!r}", kind="manifest list") from None
     return ManifestFile(
-        manifest_path=str(rec["manifest_path"]),
-        manifest_length=int(rec["manifest_length"]),
-        partition_spec_id=int(rec["partition_spec_id"]),
+        manifest_path=manifest_path,
+        manifest_length=length,
+        partition_spec_id=_req_int(rec, "partition_spec_id", path),
         content=content_enum,
-        sequence_number=_opt_int(rec, "sequence_number"),
-        min_sequence_number=_opt_int(rec, "min_sequence_number"),
-        added_snapshot_id=_opt_int(rec, "added_snapshot_id"),
-        added_files_count=_opt_int(rec, "added_files_count"),
-        existing_files_count=_opt_int(rec, "existing_files_count"),
-        deleted_files_count=_opt_int(rec, "deleted_files_count"),
-        added_rows_count=_opt_int(rec, "added_rows_count"),
-        existing_rows_count=_opt_int(rec, "existing_rows_count"),
-        deleted_rows_count=_opt_int(rec, "deleted_rows_count"),
-        partitions=None if partitions is None else tuple(_summary(p) for p in partitions),
-        key_metadata=None if key_metadata is None else bytes(key_metadata),
-        first_row_id=_opt_int(rec, "first_row_id"),
+        sequence_number=_opt_int(rec, "sequence_number", path),
+        min_sequence_number=_opt_int(rec, "min_sequence_number", path),
+        added_snapshot_id=_opt_int(rec, "added_snapshot_id", path),
+        added_files_count=_opt_int(rec, "added_files_count", path),
+        existing_files_count=_opt_int(rec, "existing_files_count", path),
+        deleted_files_count=_opt_int(rec, "deleted_files_count", path),
+        added_rows_count=_opt_int(rec, "added_rows_count", path),
+        existing_rows_count=_opt_int(rec, "existing_rows_count", path),
+        deleted_rows_count=_opt_int(rec, "deleted_rows_count", path),
+        partitions=None
+        if partitions is None
+        else tuple(_summary(p, path, f"partitions[{i}]") for i, p in enumerate(partitions)),
+        key_metadata=_opt_bytes(rec, "key_metadata", path),
+        first_row_id=_opt_int(rec, "first_row_id", path),
         format_version=format_version,
     )
 
@@ -113,7 +152,7 @@ def read_manifest_list(
     """
     data = read_bytes_for(fileio, path, "manifest list")
     out: list[ManifestFile] = []
-    for i, rec in enumerate(iter_avro_records(data, path, "manifest list")):
+    for i, rec in enumerate(avro_records(data, path, "manifest list")):
         mf = manifest_file_from_record(rec, path=path, format_version=format_version)
         mf = apply_manifest_list_defaults(mf, format_version)
         if (
@@ -132,4 +171,4 @@ def read_manifest_list(
     return tuple(out)
 
 
-__all__ = ["iter_avro_records", "manifest_file_from_record", "read_bytes_for", "read_manifest_list"]
+__all__ = ["avro_records", "manifest_file_from_record", "read_bytes_for", "read_manifest_list"]

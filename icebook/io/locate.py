@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from icebook.errors import IcebookError, NotFound
+from icebook.errors import EnvironmentProblem, IcebookError, NotFound, UnsupportedFeature
 from icebook.io.fileio import FileInfo, FileIO
 from icebook.spec.filenames import MetadataFileName, base_name, parse_metadata_file_name
 from icebook.spec.metadata import TableMetadata, decode_metadata_json, parse_metadata_json
@@ -35,6 +35,8 @@ def _list(fileio: FileIO, directory: str) -> list[FileInfo]:
         return fileio.list_dir(directory)
     except NotFound:
         raise NotFound(f"no table at {directory}: directory not found") from None
+    except (EnvironmentProblem, UnsupportedFeature):
+        raise  # a missing filesystem driver or an unknown scheme is not a missing table
     except (OSError, IcebookError) as exc:
         raise NotFound(f"no table at {directory}: cannot list it ({exc})") from None
 

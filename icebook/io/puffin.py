@@ -8,6 +8,7 @@ Magic``) and its JSON ``FileMetadata``; ``read_deletion_vector`` decodes one
 from __future__ import annotations
 
 import json
+import re
 import zlib
 from collections.abc import Mapping
 from dataclasses import dataclass, field
@@ -16,7 +17,7 @@ from typing import Any, ClassVar
 import numpy as np
 import pyarrow as pa
 
-from icebook.errors import IcebookError, MetadataError, NotFound
+from icebook.errors import IcebookError, MetadataError, NotFound, UnsupportedFeature
 from icebook.io.fileio import FileIO
 
 MAGIC = b"PFA1"
@@ -25,6 +26,9 @@ _FOOTER_TAIL = 12  # FooterPayloadSize (4) + Flags (4) + Magic (4)
 _SERIAL_COOKIE_NO_RUN = 12346
 _SERIAL_COOKIE = 12347
 _NO_OFFSET_THRESHOLD = 4
+DV_BLOB_TYPE = "deletion-vector-v1"
+_COUNT = re.compile(r"[0-9]{1,19}")
+_MAX_DECOMPRESSED = 256 << 20  # footers and statistics blobs are small; more is a decompression bomb
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -64,18 +68,32 @@ class PuffinFile:
     file_size: int
 
 
-def _read_range(fileio: FileIO, path: str, offset: int, length: int) -> bytes:
+def _read_range(fileio: FileIO, path: str, offset: int, length: int, *, what: str | None = None) -> bytes:
+    """``length`` bytes at ``offset``; a range outside the file is a MetadataError naming ``what``
+    (the field that gave the range), checked before anything is read or allocated."""
     try:
         with fileio.open_input(path) as f:
+            size = f.size()
+            if offset < 0 or length < 0 or offset + length > size:
+                raise MetadataError(
+                    path,
+                    what,
+                    f"{length} bytes at offset {offset} do not fit in the file's {size} bytes",
+                    kind="puffin file",
+                )
             f.seek(offset)
             data = bytes(f.read(length))
     except NotFound:
         raise NotFound(f"puffin file {path}: file not found") from None
+    except MetadataError:
+        raise
     except IcebookError as exc:
         raise MetadataError(path, None, str(exc), kind="puffin file") from None
+    except OSError as exc:
+        raise MetadataError(path, what, f"cannot read: {exc}", kind="puffin file") from None
     if len(data) != length:
         raise MetadataError(
-            path, None, f"truncated: wanted {length} bytes at {offset}, got {len(data)}", kind="puffin file"
+            path, what, f"truncated: wanted {length} bytes at {offset}, got {len(data)}", kind="puffin file"
         )
     return data
 
@@ -88,9 +106,14 @@ def _decompress(data: bytes, codec: str | None, path: str, what: str) -> bytes:
     try:
         # Both are single frames with content size present; pyarrow's lz4 codec is the LZ4 frame format.
         stream = pa.input_stream(pa.py_buffer(data), compression=codec)
-        return bytes(stream.read())
+        out = bytes(stream.read(_MAX_DECOMPRESSED + 1))
     except (pa.ArrowInvalid, pa.ArrowNotImplementedError, OSError) as exc:
         raise MetadataError(path, what, f"cannot decompress {codec}: {exc}", kind="puffin file") from None
+    if len(out) > _MAX_DECOMPRESSED:
+        raise MetadataError(
+            path, what, f"decompresses to more than {_MAX_DECOMPRESSED // (1 << 20)} MiB", kind="puffin file"
+        )
+    return out
 
 
 def read_puffin_footer(fileio: FileIO, path: str) -> PuffinFile:
@@ -126,6 +149,18 @@ def read_puffin_footer(fileio: FileIO, path: str) -> PuffinFile:
     if not isinstance(meta, dict) or not isinstance(meta.get("blobs"), list):
         raise MetadataError(path, "FooterPayload.blobs", "missing or not a list", kind="puffin file")
     blobs = tuple(_blob(b, i, path) for i, b in enumerate(meta["blobs"]))
+    for i, blob in enumerate(blobs):
+        if blob.type == DV_BLOB_TYPE:
+            _check_dv_metadata(blob, path, f"blobs[{i}]")
+        # Blobs lie between the leading magic and the footer (puffin-spec "File structure").
+        if blob.offset < len(MAGIC) or blob.length < 0 or blob.offset + blob.length > footer_start:
+            raise MetadataError(
+                path,
+                f"blobs[{i}]",
+                f"offset {blob.offset} and length {blob.length} fall outside the blob area "
+                f"(bytes {len(MAGIC)} to {footer_start})",
+                kind="puffin file",
+            )
     return PuffinFile(
         path=path,
         blobs=blobs,
@@ -136,30 +171,75 @@ def read_puffin_footer(fileio: FileIO, path: str) -> PuffinFile:
     )
 
 
+def _int(raw: dict[str, Any], key: str, path: str, where: str) -> int:
+    value = raw[key]
+    if isinstance(value, bool) or not isinstance(value, int) or not -(2**63) <= value < 2**63:
+        raise MetadataError(path, f"{where}.{key}", f"expected a long, found {value!r}"[:120], kind="puffin file")
+    return value
+
+
 def _blob(raw: Any, i: int, path: str) -> BlobMetadata:
     where = f"blobs[{i}]"
     if not isinstance(raw, dict):
         raise MetadataError(path, where, "not an object", kind="puffin file")
     try:
+        fields = raw["fields"]
+        if not isinstance(fields, list):
+            raise MetadataError(path, f"{where}.fields", "expected a list of field ids", kind="puffin file")
+        codec = raw.get("compression-codec")
+        if codec is not None and not isinstance(codec, str):
+            raise MetadataError(path, f"{where}.compression-codec", "expected a string", kind="puffin file")
+        properties = raw.get("properties") or {}
+        if not isinstance(properties, dict):
+            raise MetadataError(path, f"{where}.properties", "expected an object", kind="puffin file")
         return BlobMetadata(
             type=str(raw["type"]),
-            fields=tuple(int(f) for f in raw["fields"]),
-            snapshot_id=int(raw["snapshot-id"]),
-            sequence_number=int(raw["sequence-number"]),
-            offset=int(raw["offset"]),
-            length=int(raw["length"]),
-            compression_codec=raw.get("compression-codec"),
-            properties=dict(raw.get("properties") or {}),
+            fields=tuple(_int({"fields": f}, "fields", path, where) for f in fields),
+            snapshot_id=_int(raw, "snapshot-id", path, where),
+            sequence_number=_int(raw, "sequence-number", path, where),
+            offset=_int(raw, "offset", path, where),
+            length=_int(raw, "length", path, where),
+            compression_codec=codec,
+            properties={str(k): str(v) for k, v in properties.items()},
         )
     except KeyError as exc:
         raise MetadataError(path, f"{where}.{exc.args[0]}", "missing (required)", kind="puffin file") from None
-    except (TypeError, ValueError) as exc:
-        raise MetadataError(path, where, f"malformed: {exc}", kind="puffin file") from None
+
+
+def _check_dv_metadata(blob: BlobMetadata, path: str, where: str) -> None:
+    """puffin-spec "deletion-vector-v1 blob type": snapshot-id and sequence-number are -1, the
+    properties name the referenced-data-file and the cardinality, and there is no compression."""
+    problems = []
+    if blob.snapshot_id != -1 or blob.sequence_number != -1:
+        problems.append(f"snapshot-id and sequence-number must be -1, found {blob.snapshot_id}, {blob.sequence_number}")
+    if blob.compression_codec is not None:
+        problems.append(f"must not be compressed, found {blob.compression_codec!r}")
+    if not blob.properties.get("referenced-data-file"):
+        problems.append("properties.referenced-data-file is missing")
+    if not _COUNT.fullmatch(blob.properties.get("cardinality", "")):
+        problems.append(f"properties.cardinality must be a count, found {blob.properties.get('cardinality')!r}")
+    if problems:
+        raise MetadataError(path, where, "deletion vector blob: " + "; ".join(problems), kind="puffin file")
+
+
+def read_deletion_vector_blob(fileio: FileIO, path: str, blob: BlobMetadata) -> np.ndarray:
+    """The positions of a ``deletion-vector-v1`` blob found through the footer, checked against the
+    footer's ``cardinality`` property."""
+    check_blob_type(blob)
+    positions = decode_deletion_vector(read_blob(fileio, path, blob), path=path)
+    if str(len(positions)) != blob.properties.get("cardinality"):
+        raise MetadataError(
+            path,
+            "properties.cardinality",
+            f"the footer records {blob.properties.get('cardinality')} deleted rows, the vector holds {len(positions)}",
+            kind="puffin file",
+        )
+    return positions
 
 
 def read_blob(fileio: FileIO, path: str, blob: BlobMetadata) -> bytes:
     """A blob's bytes, decompressed if its metadata names a codec."""
-    data = _read_range(fileio, path, blob.offset, blob.length)
+    data = _read_range(fileio, path, blob.offset, blob.length, what="blob offset/length")
     return _decompress(data, blob.compression_codec, path, f"blob at {blob.offset}")
 
 
@@ -207,6 +287,8 @@ def decode_roaring32(buf: bytes, pos: int, *, path: str = "<dv>") -> tuple[np.nd
             need(4 * runs)
             pairs = np.frombuffer(buf, dtype="<u2", count=2 * runs, offset=pos).reshape(runs, 2).astype(np.uint32)
             pos += 4 * runs
+            if int(pairs[:, 1].sum()) + runs > 1 << 16:  # a container holds at most 2^16 values
+                raise MetadataError(path, "deletion vector", "Roaring run container overflows", kind="puffin file")
             lows = (
                 np.concatenate([np.arange(s, s + ln + 1, dtype=np.uint32) for s, ln in pairs])
                 if runs
@@ -273,7 +355,13 @@ def decode_deletion_vector(blob: bytes, *, path: str = "<dv>") -> np.ndarray:
 def read_deletion_vector(fileio: FileIO, path: str, offset: int, length: int) -> np.ndarray:
     """Deleted row positions of the DV blob at ``offset``/``length`` (a data_file's
     ``content_offset``/``content_size_in_bytes``), as a sorted numpy int64 array."""
-    return decode_deletion_vector(_read_range(fileio, path, offset, length), path=path)
+    blob = _read_range(fileio, path, offset, length, what="content_offset/content_size_in_bytes")
+    return decode_deletion_vector(blob, path=path)
+
+
+def check_blob_type(blob: BlobMetadata) -> None:
+    if blob.type != DV_BLOB_TYPE:
+        raise UnsupportedFeature(f"blob type {blob.type!r} is not a deletion vector")
 
 
 __all__ = [
@@ -283,5 +371,6 @@ __all__ = [
     "decode_roaring32",
     "read_blob",
     "read_deletion_vector",
+    "read_deletion_vector_blob",
     "read_puffin_footer",
 ]

@@ -24,11 +24,13 @@ from icebook.spec.snapshots import (
     Branch,
     EncryptedKey,
     MetadataLogEntry,
+    ParentCycle,
     PartitionStatisticsFile,
     Ref,
     Snapshot,
     SnapshotLogEntry,
     StatisticsFile,
+    find_parent_cycles,
     parse_encrypted_key,
     parse_metadata_log_entry,
     parse_partition_statistics_file,
@@ -127,6 +129,7 @@ class TableMetadata:
             "defaults_applied": "Values not written in the file but defined by the spec for this format version.",
             "wire_keys": "The top-level keys present in the JSON file.",
             "metadata_file": "The metadata file this was read from (not a field of the file).",
+            "parent_cycles": "Loops in the snapshots' parent links (a damaged table); empty when history is sound.",
         }
     )
 
@@ -158,10 +161,19 @@ class TableMetadata:
     wire_keys: frozenset[str] = frozenset()
     metadata_file: str = field(default="", compare=False)
     """Where this was read from, so that problems found later (a parent cycle) can name the file."""
+    parent_cycles: tuple[ParentCycle, ...] = ()
+    """Found when the file is parsed; every walk through history raises on them, lineage shows them."""
     _snapshot_index: Mapping[int, Snapshot] = field(init=False, repr=False, compare=False)
+    _cycle_of: Mapping[int, ParentCycle] = field(init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "_snapshot_index", MappingProxyType({s.snapshot_id: s for s in self.snapshots}))
+        cycle_of = {sid: c for c in self.parent_cycles for sid in c.snapshot_ids}
+        object.__setattr__(self, "_cycle_of", MappingProxyType(cycle_of))
+
+    def parent_cycle(self, snapshot_id: int) -> ParentCycle | None:
+        """The loop of parent links this snapshot is on, if any."""
+        return self._cycle_of.get(snapshot_id)
 
     def schema_by_id(self, schema_id: int) -> Schema:
         try:
@@ -400,7 +412,11 @@ def parse_table_metadata(obj: Any, *, file: str) -> TableMetadata:
         raise w.error("default-sort-order-id", f"sort order {default_sort_order_id} is not in sort-orders")
 
     snapshots: tuple[Snapshot, ...] = _objects(w, "snapshots", parse_snapshot, format_version=version)
-    ids = {s.snapshot_id for s in snapshots}
+    ids: set[int] = set()
+    for i, snapshot in enumerate(snapshots):
+        if snapshot.snapshot_id in ids:
+            raise w.error(f"snapshots[{i}].snapshot-id", f"duplicate snapshot id {snapshot.snapshot_id}")
+        ids.add(snapshot.snapshot_id)
 
     raw_current = w.opt_int("current-snapshot-id")
     current = no_current_snapshot(raw_current)
@@ -457,6 +473,7 @@ def parse_table_metadata(obj: Any, *, file: str) -> TableMetadata:
         defaults_applied=tuple(defaults),
         wire_keys=frozenset(w.obj),
         metadata_file=file,
+        parent_cycles=find_parent_cycles(snapshots, file=file),
     )
 
 
@@ -496,6 +513,12 @@ def decode_metadata_json(data: bytes, *, file: str) -> Any:
         if not text[exc.pos :].strip() or exc.msg.startswith("Unterminated"):
             raise fail(f"truncated: JSON ends unexpectedly at line {exc.lineno} column {exc.colno}") from None
         raise fail(f"not valid JSON at line {exc.lineno} column {exc.colno}: {exc.msg}") from None
+    except RecursionError:
+        raise fail(
+            "JSON nested too deeply to read (arrays or objects inside each other beyond Python's limit)"
+        ) from None
+    except ValueError as exc:  # e.g. an integer literal with thousands of digits
+        raise fail(f"not valid JSON: {exc}") from None
     if not isinstance(obj, dict):
         raise fail(f"expected a JSON object at the top level, found {type(obj).__name__}")
     return obj

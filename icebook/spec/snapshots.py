@@ -6,6 +6,7 @@ metadata-log), "Table Statistics", "Partition Statistics", "Encryption Keys", Ap
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from enum import StrEnum
@@ -34,6 +35,43 @@ OPERATION_DOCS: Mapping[str, str] = MappingProxyType(
         "were added to delete rows.",
     }
 )
+
+SUMMARY_METRICS = frozenset(
+    {
+        "added-data-files",
+        "deleted-data-files",
+        "total-data-files",
+        "added-delete-files",
+        "added-equality-delete-files",
+        "removed-equality-delete-files",
+        "added-position-delete-files",
+        "removed-position-delete-files",
+        "added-dvs",
+        "removed-dvs",
+        "removed-delete-files",
+        "total-delete-files",
+        "added-records",
+        "deleted-records",
+        "total-records",
+        "added-files-size",
+        "removed-files-size",
+        "total-files-size",
+        "added-position-deletes",
+        "removed-position-deletes",
+        "total-position-deletes",
+        "added-equality-deletes",
+        "removed-equality-deletes",
+        "total-equality-deletes",
+        "deleted-duplicate-files",
+        "changed-partition-count",
+        "manifests-created",
+        "manifests-kept",
+        "manifests-replaced",
+        "entries-processed",
+    }
+)
+"""The numeric summary fields (spec: "Optional Snapshot Summary Fields", Metrics): each value is the
+text of a count, e.g. ``"120"``."""
 
 _SNAPSHOT_KEYS = (
     "snapshot-id",
@@ -124,6 +162,8 @@ def parse_snapshot(raw: Any, *, file: str, where: str, format_version: int) -> S
     if manifest_list is None and manifests is None:
         raise w.error("manifest-list", "missing")
     summary = w.str_map("summary")
+    if summary is not None:
+        _check_metrics(summary, w)
     if format_version >= 2:
         if summary is None:
             raise w.error("summary", "missing")
@@ -143,6 +183,65 @@ def parse_snapshot(raw: Any, *, file: str, where: str, format_version: int) -> S
         key_id=w.opt_str("key-id"),
         extras=w.extras(_SNAPSHOT_KEYS),
     )
+
+
+_COUNT = re.compile(r"-?[0-9]{1,19}")
+
+
+def _check_metrics(summary: Mapping[str, str], w: Wire) -> None:
+    """Every metric in the summary must be the text of a count that fits a long."""
+    for key in SUMMARY_METRICS & summary.keys():
+        text = summary[key]
+        value = int(text) if _COUNT.fullmatch(text) else None
+        if value is None or not -(2**63) <= value < 2**63:
+            shown = text if len(text) <= 40 else text[:37] + "..."
+            raise w.error(f"summary.{key}", f"expected the text of an integer count, found {shown!r}")
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class ParentCycle:
+    """Snapshots whose ``parent-snapshot-id`` links loop back to themselves: a damaged table.
+
+    Spec ("Snapshots"): a parent is an earlier snapshot, so following parents must end; a loop
+    would make every walk through history endless.
+    """
+
+    snapshot_ids: tuple[int, ...]
+    """The snapshots of the loop, each followed by its parent (the last one's parent is the first)."""
+    file: str
+    where: str
+    """The JSON path of the first snapshot's ``parent-snapshot-id``."""
+
+    def describe(self) -> str:
+        ids = [str(i) for i in (*self.snapshot_ids, self.snapshot_ids[0])]
+        return "parent-snapshot-id links form a cycle: " + " -> ".join(ids)
+
+
+def find_parent_cycles(snapshots: tuple[Snapshot, ...], *, file: str) -> tuple[ParentCycle, ...]:
+    """Every loop of parent links among ``snapshots`` (each snapshot has one parent, so each
+    snapshot is on at most one loop and one pass over the snapshots finds them all)."""
+    parent = {s.snapshot_id: s.parent_snapshot_id for s in snapshots}
+    position = {s.snapshot_id: i for i, s in enumerate(snapshots)}
+    done: set[int] = set()
+    cycles: list[ParentCycle] = []
+    for snapshot in snapshots:
+        chain: list[int] = []
+        index: dict[int, int] = {}
+        node: int | None = snapshot.snapshot_id
+        while node is not None and node in parent and node not in done:
+            if node in index:
+                loop = chain[index[node] :]
+                first = min(loop, key=lambda sid: position[sid])  # start where the file lists it first
+                start = loop.index(first)
+                ordered = tuple(loop[start:] + loop[:start])
+                where = f"snapshots[{position[first]}].parent-snapshot-id"
+                cycles.append(ParentCycle(snapshot_ids=ordered, file=file, where=where))
+                break
+            index[node] = len(chain)
+            chain.append(node)
+            node = parent[node]
+        done.update(chain)
+    return tuple(cycles)
 
 
 # ---------------------------------------------------------------- references
@@ -417,17 +516,20 @@ def parse_encrypted_key(raw: Any, *, file: str, where: str) -> EncryptedKey:
 
 __all__ = [
     "OPERATION_DOCS",
+    "SUMMARY_METRICS",
     "BlobMetadata",
     "Branch",
     "EncryptedKey",
     "MetadataLogEntry",
     "Operation",
+    "ParentCycle",
     "PartitionStatisticsFile",
     "Ref",
     "Snapshot",
     "SnapshotLogEntry",
     "StatisticsFile",
     "Tag",
+    "find_parent_cycles",
     "parse_encrypted_key",
     "parse_metadata_log_entry",
     "parse_partition_statistics_file",

@@ -12,6 +12,7 @@ from enum import StrEnum
 from typing import Any
 
 from icebook.errors import MetadataError
+from icebook.spec._json import INT32, MAX_NESTING, check_depth, check_int
 
 
 class Primitive(StrEnum):
@@ -181,56 +182,83 @@ def is_primitive(t: IcebergType) -> bool:
     return isinstance(t, (PrimitiveType, DecimalType, FixedType, GeoType))
 
 
-def parse_type(raw: Any, *, file: str = "<metadata>", where: str = "type") -> IcebergType:
-    """Parse a type from its JSON form (Appendix C); errors name ``file`` and ``where``."""
+def _id(raw: dict[str, Any], key: str, *, file: str, where: str) -> int:
+    value = raw[key]
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise MetadataError(file, f"{where}.{key}", f"expected an integer id, found {value!r}"[:120], kind="metadata")
+    return check_int(value, key, file=file, where=f"{where}.{key}")
+
+
+def _flag(raw: dict[str, Any], key: str, *, file: str, where: str) -> bool:
+    value = raw[key]
+    if not isinstance(value, bool):
+        raise MetadataError(file, f"{where}.{key}", f"expected true or false, found {value!r}"[:120], kind="metadata")
+    return value
+
+
+def parse_type(raw: Any, *, file: str = "<metadata>", where: str = "type", depth: int = 0) -> IcebergType:
+    """Parse a type from its JSON form (Appendix C); errors name ``file`` and ``where``.
+
+    Types nest at most ``MAX_NESTING`` levels deep, so nothing that walks a schema later can
+    run out of stack.
+    """
+    if depth > MAX_NESTING:
+        raise MetadataError(file, where, f"types nested more than {MAX_NESTING} levels deep", kind="metadata")
     if isinstance(raw, str):
         text = raw.strip()
         if text in _PRIMITIVE_NAMES:
             return PrimitiveType(Primitive(text))
         if m := _DECIMAL.match(text):
-            return DecimalType(int(m.group(1)), int(m.group(2)))
+            precision, scale = int(m.group(1)), int(m.group(2))
+            if not 1 <= precision <= 38 or scale > precision:
+                # "Scale is fixed, precision must be 38 or less" (Primitive Types)
+                raise MetadataError(file, where, f"invalid {text}: precision must be 1 to 38", kind="metadata")
+            return DecimalType(precision, scale)
         if m := _FIXED.match(text):
-            return FixedType(int(m.group(1)))
+            length = int(m.group(1))
+            if not 0 < length <= INT32[1]:
+                raise MetadataError(file, where, f"invalid {text}: length out of range", kind="metadata")
+            return FixedType(length)
         if m := _GEO.match(text):
             params = tuple(p.strip() for p in m.group(2).split(",")) if m.group(2) else ()
             return GeoType(m.group(1), params)
-        raise MetadataError(file, where, f"unknown type {raw!r}", kind="metadata")
+        raise MetadataError(file, where, f"unknown type {raw[:80]!r}", kind="metadata")
     if isinstance(raw, dict):
         kind = raw.get("type")
         try:
             if kind == "struct":
-                return parse_struct(raw, file=file, where=where)
+                return parse_struct(raw, file=file, where=where, depth=depth)
             if kind == "list":
                 element = NestedField(
-                    field_id=int(raw["element-id"]),
+                    field_id=_id(raw, "element-id", file=file, where=where),
                     name="element",
-                    required=bool(raw["element-required"]),
-                    type=parse_type(raw["element"], file=file, where=f"{where}.element"),
+                    required=_flag(raw, "element-required", file=file, where=where),
+                    type=parse_type(raw["element"], file=file, where=f"{where}.element", depth=depth + 1),
                 )
                 return ListType(element)
             if kind == "map":
                 key = NestedField(
-                    field_id=int(raw["key-id"]),
+                    field_id=_id(raw, "key-id", file=file, where=where),
                     name="key",
                     required=True,
-                    type=parse_type(raw["key"], file=file, where=f"{where}.key"),
+                    type=parse_type(raw["key"], file=file, where=f"{where}.key", depth=depth + 1),
                 )
                 value = NestedField(
-                    field_id=int(raw["value-id"]),
+                    field_id=_id(raw, "value-id", file=file, where=where),
                     name="value",
-                    required=bool(raw["value-required"]),
-                    type=parse_type(raw["value"], file=file, where=f"{where}.value"),
+                    required=_flag(raw, "value-required", file=file, where=where),
+                    type=parse_type(raw["value"], file=file, where=f"{where}.value", depth=depth + 1),
                 )
                 return MapType(key, value)
         except KeyError as exc:
             raise MetadataError(file, f"{where}.{exc.args[0]}", "missing", kind="metadata") from None
         except (TypeError, ValueError) as exc:
             raise MetadataError(file, where, f"malformed {kind}: {exc}", kind="metadata") from None
-        raise MetadataError(file, f"{where}.type", f"unknown nested type {kind!r}", kind="metadata")
+        raise MetadataError(file, f"{where}.type", f"unknown nested type {str(kind)[:80]!r}", kind="metadata")
     raise MetadataError(file, where, f"expected a type string or object, found {type(raw).__name__}", kind="metadata")
 
 
-def parse_struct(raw: dict[str, Any], *, file: str = "<metadata>", where: str = "schema") -> StructType:
+def parse_struct(raw: dict[str, Any], *, file: str = "<metadata>", where: str = "schema", depth: int = 0) -> StructType:
     """Parse a struct's ``fields`` list (Appendix C)."""
     fields_raw = raw.get("fields")
     if not isinstance(fields_raw, list):
@@ -239,14 +267,20 @@ def parse_struct(raw: dict[str, Any], *, file: str = "<metadata>", where: str = 
     for i, f in enumerate(fields_raw):
         if not isinstance(f, dict):
             raise MetadataError(file, f"{where}.fields[{i}]", "not an object", kind="metadata")
+        here = f"{where}.fields[{i}]"
         try:
             name = f["name"]
+            if not isinstance(name, str):
+                raise MetadataError(file, f"{here}.name", "expected a string", kind="metadata")
+            for default in ("initial-default", "write-default"):
+                if default in f:
+                    check_depth(f[default], file=file, where=f"{here}.{default}")
             fields.append(
                 NestedField(
-                    field_id=int(f["id"]),
-                    name=str(name),
-                    required=bool(f["required"]),
-                    type=parse_type(f["type"], file=file, where=f"{where}.{name}"),
+                    field_id=_id(f, "id", file=file, where=here),
+                    name=name,
+                    required=_flag(f, "required", file=file, where=here),
+                    type=parse_type(f["type"], file=file, where=f"{where}.{name}", depth=depth + 1),
                     doc=f.get("doc"),
                     initial_default=f.get("initial-default"),
                     write_default=f.get("write-default"),
@@ -255,9 +289,9 @@ def parse_struct(raw: dict[str, Any], *, file: str = "<metadata>", where: str = 
                 )
             )
         except KeyError as exc:
-            raise MetadataError(file, f"{where}.fields[{i}].{exc.args[0]}", "missing", kind="metadata") from None
+            raise MetadataError(file, f"{here}.{exc.args[0]}", "missing", kind="metadata") from None
         except (TypeError, ValueError) as exc:
-            raise MetadataError(file, f"{where}.fields[{i}]", f"malformed field: {exc}", kind="metadata") from None
+            raise MetadataError(file, here, f"malformed field: {exc}", kind="metadata") from None
     return StructType(tuple(fields))
 
 

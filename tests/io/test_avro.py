@@ -323,7 +323,7 @@ def test_codecs(avro_spark_tables: dict[str, Any], tmp_path: Path, codec: str) -
     path = tmp_path / f"codec-{codec}.avro"
     with open(path, "wb") as f:
         fastavro.writer(f, fastavro.parse_schema(schema), records * 50, codec=codec, metadata=meta, sync_interval=2000)
-    mf = replace(m, manifest_path=str(path))
+    mf = replace(m, manifest_path=str(path), manifest_length=path.stat().st_size)
     reference = read_manifest_entries(FIO, mf, decoder="fastavro")
     assert reference.num_rows == len(records) * 50
     assert read_manifest_entries(FIO, mf, decoder="polars-avro").equals(reference)
@@ -347,7 +347,7 @@ def test_errors_name_the_file(avro_spark_tables: dict[str, Any], tmp_path: Path)
     garbage = tmp_path / "garbage-m0.avro"
     garbage.write_bytes(b"not avro at all")
     with pytest.raises(MetadataError, match=r"manifest .*garbage-m0\.avro: corrupt Avro header"):
-        read_manifest_entries(FIO, replace(m, manifest_path=str(garbage)))
+        read_manifest_entries(FIO, replace(m, manifest_path=str(garbage), manifest_length=garbage.stat().st_size))
     with pytest.raises(MetadataError, match=r"manifest list .*garbage-m0\.avro"):
         read_manifest_list(FIO, str(garbage), format_version=2)
 
@@ -361,7 +361,7 @@ def test_errors_name_the_file(avro_spark_tables: dict[str, Any], tmp_path: Path)
     with open(arity, "wb") as f:
         fastavro.writer(f, fastavro.parse_schema(schema), records, metadata=meta)
     with pytest.raises(MetadataError) as info:
-        read_manifest_entries(FIO, missing)
+        read_manifest_entries(FIO, replace(missing, manifest_length=arity.stat().st_size))
     assert str(info.value) == f"manifest {arity}: data_file.partition: expected 2 fields for spec 1, found 1"
 
 

@@ -15,7 +15,7 @@ import pytest
 import icebook
 from icebook.io.avro import available_decoders, read_manifest_entries, read_manifest_entry
 from icebook.io.avro_header import header_from_bytes
-from icebook.io.avro_list import iter_avro_records
+from icebook.io.avro_list import avro_records
 from icebook.io.avro_schema import manifest_layout
 from icebook.scenarios import SCENARIOS
 from icebook.spec.manifest import (
@@ -49,7 +49,7 @@ def _by_named_functions(t: Table, m: ManifestFile) -> list[dict[str, Any]]:
     else:
         version = header.format_version if header.format_version is not None else m.format_version
     entry, data_file = layout.entry_names, layout.data_file_names
-    records = list(iter_avro_records(data, m.manifest_path, "manifest"))
+    records = avro_records(data, m.manifest_path, "manifest")
     files = [r[entry["data_file"]] for r in records]
     first_row_ids, first_inherited = inherit_first_row_ids(
         [f.get(data_file.get("content", ""), 0) or 0 for f in files],

@@ -122,7 +122,7 @@ def test_corrupt_deletion_vectors_are_reported() -> None:
 def _puffin(tmp: Path, blobs: list[bytes], *, compress: bool) -> Path:
     data = bytearray(MAGIC)
     meta = []
-    for b in blobs:
+    for i, b in enumerate(blobs):
         meta.append(
             {
                 "type": "deletion-vector-v1",
@@ -131,7 +131,10 @@ def _puffin(tmp: Path, blobs: list[bytes], *, compress: bool) -> Path:
                 "sequence-number": -1,
                 "offset": len(data),
                 "length": len(b),
-                "properties": {"cardinality": "3"},
+                "properties": {
+                    "referenced-data-file": f"s3://bucket/t/data/{i:05d}.parquet",
+                    "cardinality": str(len(decode_deletion_vector(b))),
+                },
             }
         )
         data += b

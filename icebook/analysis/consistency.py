@@ -1,0 +1,204 @@
+"""Cross-checks between what a table's files say about each other.
+
+A manifest cut at a block boundary, a manifest list cut right after its header, or a manifest
+replaced by another one all decode without a single framing error, and a reader that trusted
+them would answer with fewer rows than the table has. Every manifest list records, per
+manifest, how many entries it holds by status and how many rows they count (spec: "Manifest
+Lists", ``added_files_count`` ... ``deleted_rows_count``); every snapshot summary written by the
+reference implementation records the live totals of the snapshot (spec: "Optional Snapshot
+Summary Fields", Metrics). What is read is compared with both, and a difference is a
+MetadataError naming the file and the field, never a silently smaller answer.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass, fields
+
+import numpy as np
+import pyarrow as pa
+import pyarrow.compute as pc
+
+from icebook.errors import MetadataError
+from icebook.spec.manifest import ManifestFile
+from icebook.spec.snapshots import Snapshot
+
+_ADDED, _EXISTING, _DELETED = 1, 0, 2
+_DATA, _POSITION_DELETES, _EQUALITY_DELETES = 0, 1, 2
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class ManifestCounts:
+    """What one manifest holds: entries and rows by status, and the live totals a summary adds up."""
+
+    added_files: int
+    existing_files: int
+    deleted_files: int
+    added_rows: int
+    existing_rows: int
+    deleted_rows: int
+    live_data_files: int
+    live_delete_files: int
+    live_records: int
+    """Rows in live data files (``total-records``)."""
+    live_position_deletes: int
+    """Rows of live position delete files and deletion vectors (``total-position-deletes``)."""
+    live_equality_deletes: int
+    live_files_size: int
+    """Bytes of live files; a deletion vector counts its blob, not the Puffin file it shares."""
+
+    def __add__(self, other: ManifestCounts) -> ManifestCounts:
+        return ManifestCounts(**{f.name: getattr(self, f.name) + getattr(other, f.name) for f in fields(self)})
+
+
+ZERO = ManifestCounts(**{f.name: 0 for f in fields(ManifestCounts)})
+
+
+def _sum(values: pa.Array, mask: np.ndarray) -> int:
+    return int(values.to_numpy(zero_copy_only=False)[mask].sum()) if mask.any() else 0
+
+
+def manifest_counts(entries: pa.Table) -> ManifestCounts:
+    """Count one manifest's entries (a ``read_manifest_entries`` table with every column)."""
+    status = entries.column("status").combine_chunks().fill_null(-1).to_numpy(zero_copy_only=False)
+    content = entries.column("content").combine_chunks().fill_null(_DATA).to_numpy(zero_copy_only=False)
+    records = entries.column("record_count").combine_chunks().fill_null(0)
+    file_size = entries.column("file_size_in_bytes").combine_chunks().fill_null(0)
+    blob_size = entries.column("content_size_in_bytes").combine_chunks()
+    # A deletion vector's size is its blob's (content_size_in_bytes), as the reference writer sums it.
+    size = pc.if_else(blob_size.is_null(), file_size, blob_size)
+    live = status != _DELETED
+    return ManifestCounts(
+        added_files=int((status == _ADDED).sum()),
+        existing_files=int((status == _EXISTING).sum()),
+        deleted_files=int((status == _DELETED).sum()),
+        added_rows=_sum(records, status == _ADDED),
+        existing_rows=_sum(records, status == _EXISTING),
+        deleted_rows=_sum(records, status == _DELETED),
+        live_data_files=int((live & (content == _DATA)).sum()),
+        live_delete_files=int((live & (content != _DATA)).sum()),
+        live_records=_sum(records, live & (content == _DATA)),
+        live_position_deletes=_sum(records, live & (content == _POSITION_DELETES)),
+        live_equality_deletes=_sum(records, live & (content == _EQUALITY_DELETES)),
+        live_files_size=_sum(size, live),
+    )
+
+
+def check_manifest_counts(manifest: ManifestFile, counts: ManifestCounts) -> None:
+    """The manifest list's counts for ``manifest`` against the entries decoded from it.
+
+    A null count is skipped: the spec reads it as "assumed to be non-zero" (v1 lists may omit them).
+    """
+    pairs = (
+        ("added_files_count", manifest.added_files_count, counts.added_files, "ADDED entries"),
+        ("existing_files_count", manifest.existing_files_count, counts.existing_files, "EXISTING entries"),
+        ("deleted_files_count", manifest.deleted_files_count, counts.deleted_files, "DELETED entries"),
+        ("added_rows_count", manifest.added_rows_count, counts.added_rows, "rows in ADDED entries"),
+        ("existing_rows_count", manifest.existing_rows_count, counts.existing_rows, "rows in EXISTING entries"),
+        ("deleted_rows_count", manifest.deleted_rows_count, counts.deleted_rows, "rows in DELETED entries"),
+    )
+    for field, recorded, found, what in pairs:
+        if recorded is not None and recorded != found:
+            raise MetadataError(
+                manifest.manifest_path,
+                field,
+                f"the manifest list records {recorded} but the manifest holds {found} {what}",
+                kind="manifest",
+            )
+
+
+_LAST_TABLE_FIELD_ID = 2**31 - 1 - 200
+"""Ids above this are reserved for metadata columns such as _pos and _row_id (spec: "Reserved Field IDs")."""
+_COUNT_MAPS = ("column_sizes", "value_counts", "null_value_counts", "nan_value_counts")
+_METRIC_MAPS = (*_COUNT_MAPS, "lower_bounds", "upper_bounds")
+
+
+def check_entry_values(manifest: ManifestFile, entries: pa.Table, *, last_column_id: int) -> None:
+    """Values no valid manifest can hold (spec: "Manifest Entry Fields", "Data File Fields").
+
+    Counts and sizes are never negative; metrics are keyed by field ids the table has assigned
+    (at most ``last-column-id``) or reserved for metadata columns; and no entry of a manifest was committed after the manifest
+    itself (its data and file sequence numbers are at most the manifest's ``sequence_number``).
+    """
+    path = manifest.manifest_path
+
+    def fail(field: str, problem: str) -> MetadataError:
+        return MetadataError(path, field, problem, kind="manifest")
+
+    for name in ("record_count", "file_size_in_bytes"):
+        low = pc.min(entries.column(name)).as_py()
+        if low is not None and low < 0:
+            raise fail(f"data_file.{name}", f"negative value {low}")
+    for name in _METRIC_MAPS:
+        column = entries.column(name).combine_chunks()
+        keys = column.keys  # every key of every row's map, flattened
+        if not len(keys):
+            continue
+        ids = keys.to_numpy(zero_copy_only=False)
+        bad = ids[(ids < 0) | ((ids > last_column_id) & (ids <= _LAST_TABLE_FIELD_ID))]
+        if len(bad):
+            raise fail(
+                f"data_file.{name}", f"field id {bad[0]} was never assigned (last-column-id is {last_column_id})"
+            )
+        if name in _COUNT_MAPS:
+            values = column.items
+            lowest = pc.min(values).as_py()
+            if lowest is not None and lowest < 0:
+                raise fail(f"data_file.{name}", f"negative count {lowest}")
+    if manifest.sequence_number is not None:
+        for name in ("sequence_number", "file_sequence_number"):
+            high = pc.max(entries.column(name)).as_py()
+            if high is not None and high > manifest.sequence_number:
+                raise fail(
+                    name,
+                    f"{high} is after the manifest's own sequence number {manifest.sequence_number} "
+                    "(an entry cannot be committed after the manifest listing it)",
+                )
+
+
+SUMMARY_TOTALS = (
+    ("total-data-files", "live_data_files", "live data files"),
+    ("total-delete-files", "live_delete_files", "live delete files"),
+    ("total-records", "live_records", "records in live data files"),
+    ("total-position-deletes", "live_position_deletes", "position delete records"),
+    ("total-equality-deletes", "live_equality_deletes", "equality delete records"),
+    ("total-files-size", "live_files_size", "bytes in live files"),
+)
+"""Summary keys (spec: "Optional Snapshot Summary Fields") and what each must equal.
+
+The reference implementation writes each total as its parent's total plus what the commit added
+minus what it removed, and leaves it out when it cannot (the parent had none), so a total that is
+present is exact."""
+
+
+def check_summary_totals(snapshot: Snapshot, counts: Iterable[ManifestCounts]) -> None:
+    """The snapshot summary's totals against the sum over all of the snapshot's manifests."""
+    summary = snapshot.summary or {}
+    total = sum(counts, ZERO)
+    for key, attribute, what in SUMMARY_TOTALS:
+        text = summary.get(key)
+        if text is None:
+            continue
+        try:
+            recorded = int(text)
+        except ValueError:
+            continue  # parse_snapshot rejects non-integer totals; nothing to compare here
+        found = getattr(total, attribute)
+        if recorded != found:
+            raise MetadataError(
+                snapshot.manifest_list or f"snapshot {snapshot.snapshot_id}",
+                f"summary.{key}",
+                f"snapshot {snapshot.snapshot_id}'s summary records {recorded} but its manifests hold {found} {what}",
+                kind="manifest list",
+            )
+
+
+__all__ = [
+    "SUMMARY_TOTALS",
+    "ZERO",
+    "ManifestCounts",
+    "check_entry_values",
+    "check_manifest_counts",
+    "check_summary_totals",
+    "manifest_counts",
+]

@@ -1,0 +1,267 @@
+"""Decoders of Avro bytes, run inside the decoder worker process (``icebook.io.decode_worker``).
+
+Nothing here is called with a table's bytes in the kernel's process: see
+``icebook.io.worker_pool``. Decoders of manifests, fastest first:
+
+* ``polars-avro`` (a Rust Avro reader; in-memory file objects, top-level projection);
+* ``polars`` (its built-in ``read_avro``; only when asked for by name);
+* ``fastavro`` (records as dicts; always available, the reference path).
+
+All produce the same columns, which travel back to the kernel as Arrow IPC stream bytes.
+"""
+
+from __future__ import annotations
+
+import io
+import json
+import time
+from collections.abc import Callable, Iterator, Sequence
+from importlib.util import find_spec
+from typing import Any
+
+import pyarrow as pa
+
+from icebook.io.avro_header import parse_container_header, write_container_header
+from icebook.io.avro_schema import ManifestLayout
+
+ENTRY_COLUMNS = ("status", "snapshot_id", "sequence_number", "file_sequence_number")
+"""The manifest_entry fields outside data_file, in spec order (the first columns of an entries table)."""
+COMPUTED = frozenset({"spec_id"})
+"""Columns computed by icebook rather than decoded: spec_id comes from the manifest."""
+
+Decoded = dict[str, pa.Array]
+"""{spec column name: pa.Array (target type, file values, no inheritance)}."""
+
+
+def _to_map(arr: pa.Array, target: pa.MapType) -> pa.Array:
+    """list<struct<key, value>> (Iceberg's Avro map encoding) -> Arrow map."""
+    if pa.types.is_map(arr.type):
+        return arr.cast(target)
+    if isinstance(arr, pa.ChunkedArray):
+        arr = arr.combine_chunks()
+    lst = arr.cast(pa.list_(arr.type.value_type))
+    entries = lst.values
+    keys = entries.field(0).cast(target.key_type)
+    items = entries.field(1).cast(target.item_type)
+    mask = lst.is_null() if lst.null_count else None
+    return pa.MapArray.from_arrays(lst.offsets, keys, items, type=target, mask=mask)
+
+
+def _conform(arr: pa.Array, target: pa.DataType) -> pa.Array:
+    if isinstance(arr, pa.ChunkedArray):
+        arr = arr.combine_chunks()
+    if pa.types.is_map(target):
+        return _to_map(arr, target)
+    if pa.types.is_struct(target) and target.num_fields == 0:
+        return pa.Array.from_buffers(target, len(arr), [None], children=[])
+    if pa.types.is_struct(target):
+        children = [_conform(arr.field(f.name), f.type) for f in target]
+        mask = arr.is_null() if arr.null_count else None
+        return pa.StructArray.from_arrays(children, fields=list(target), mask=mask)
+    if pa.types.is_timestamp(arr.type) and pa.types.is_timestamp(target) and arr.type.tz != target.tz:
+        # Polars reads every timestamp as UTC-aware; Iceberg's adjust-to-utc decides the Arrow type.
+        # Re-labelling keeps the stored integer, which is what the file holds.
+        return pa.Array.from_buffers(target, len(arr), arr.buffers(), null_count=arr.null_count, offset=arr.offset)
+    if arr.type != target:
+        return arr.cast(target)
+    return arr
+
+
+def _from_arrow_table(table: pa.Table, layout: ManifestLayout, targets: dict[str, pa.DataType]) -> Decoded:
+    out: Decoded = {}
+    for name in ENTRY_COLUMNS:
+        avro_name = layout.entry_names.get(name)
+        if name in targets and avro_name is not None and avro_name in table.column_names:
+            out[name] = _conform(table.column(avro_name), targets[name])
+    df_name = layout.entry_names["data_file"]
+    if df_name in table.column_names:
+        df = table.column(df_name).combine_chunks()
+        present = {df.type.field(i).name for i in range(df.type.num_fields)}
+        for name, avro_name in layout.data_file_names.items():
+            if name not in targets or name in COMPUTED:
+                continue
+            if avro_name in present:
+                out[name] = _conform(df.field(avro_name), targets[name])
+            elif name == "partition" and not layout.partition_fields:  # dropped empty record
+                out[name] = pa.Array.from_buffers(pa.struct([]), len(df), [None], children=[])
+    return out
+
+
+def _top_level(layout: ManifestLayout, names: Sequence[str]) -> list[str]:
+    wanted = []
+    for name in ENTRY_COLUMNS:
+        if name in names and name in layout.entry_names:
+            wanted.append(layout.entry_names[name])
+    if any(n not in ENTRY_COLUMNS for n in names):
+        wanted.append(layout.entry_names["data_file"])
+    return wanted
+
+
+def _without_empty_partition(data: bytes, layout: ManifestLayout) -> bytes:
+    """The same file with the zero-field ``partition`` record removed from its Avro schema.
+
+    An unpartitioned manifest's partition is an empty record, which encodes to zero bytes,
+    so dropping it from the writer schema leaves every data block valid. polars-avro cannot
+    build an Arrow struct with no fields; this lets it read unpartitioned manifests.
+    """
+    meta, sync, header_len = parse_container_header(data)
+    schema = json.loads(meta["avro.schema"])
+    df_name = layout.entry_names["data_file"]
+    part_name = layout.data_file_names["partition"]
+    for f in schema["fields"]:
+        if f["name"] == df_name:
+            record = f["type"] if isinstance(f["type"], dict) else next(b for b in f["type"] if b != "null")
+            record["fields"] = [g for g in record["fields"] if g["name"] != part_name]
+    meta["avro.schema"] = json.dumps(schema).encode("utf-8")
+    return write_container_header(meta, sync) + data[header_len:]
+
+
+def decode_polars_avro(data: bytes, layout: ManifestLayout, targets: dict[str, pa.DataType]) -> Decoded:
+    import polars_avro
+
+    cols = _top_level(layout, list(targets))
+    if not layout.partition_fields and layout.entry_names["data_file"] in cols:
+        data = _without_empty_partition(data, layout)
+    frame = polars_avro.read_avro(io.BytesIO(data), columns=cols)
+    return _from_arrow_table(frame.to_arrow(), layout, targets)
+
+
+def decode_polars(data: bytes, layout: ManifestLayout, targets: dict[str, pa.DataType]) -> Decoded:
+    import polars
+
+    cols = _top_level(layout, list(targets))
+    frame = polars.read_avro(io.BytesIO(data), columns=cols)
+    return _from_arrow_table(frame.to_arrow(), layout, targets)
+
+
+def iter_records(data: bytes) -> Iterator[dict[str, Any]]:
+    import fastavro
+
+    yield from fastavro.reader(io.BytesIO(data), return_record_name=False)  # type: ignore[misc]
+
+
+def _py_value(value: Any, target: pa.DataType) -> Any:
+    if value is None:
+        return None
+    if pa.types.is_map(target):
+        return [(kv["key"], kv["value"]) for kv in value]
+    return value
+
+
+def decode_fastavro(data: bytes, layout: ManifestLayout, targets: dict[str, pa.DataType]) -> Decoded:
+    columns: dict[str, list[Any]] = {name: [] for name in targets if name not in COMPUTED}
+    entry_pairs = [(n, layout.entry_names[n]) for n in ENTRY_COLUMNS if n in columns and n in layout.entry_names]
+    df_pairs = [(n, a) for n, a in layout.data_file_names.items() if n in columns]
+    df_name = layout.entry_names["data_file"]
+    for rec in iter_records(data):
+        for name, avro_name in entry_pairs:
+            columns[name].append(rec.get(avro_name))
+        df = rec[df_name]
+        for name, avro_name in df_pairs:
+            columns[name].append(_py_value(df.get(avro_name), targets[name]))
+    out: Decoded = {}
+    for name, values in columns.items():
+        if name in dict(entry_pairs) or name in dict(df_pairs):
+            out[name] = pa.array(values, type=targets[name])
+    return out
+
+
+DECODERS: dict[str, Callable[[bytes, ManifestLayout, dict[str, pa.DataType]], Decoded]] = {
+    "polars-avro": decode_polars_avro,
+    "polars": decode_polars,
+    "fastavro": decode_fastavro,
+}
+
+
+def available_decoders() -> tuple[str, ...]:
+    """Names of the decoders that can be imported here, fastest first; always ends with fastavro."""
+    # Found without importing: the kernel asks this too, and the decoders only ever run in a worker.
+    found = [name for name, module in (("polars-avro", "polars_avro"), ("polars", "polars")) if find_spec(module)]
+    return (*found, "fastavro")
+
+
+def _ipc(columns: Decoded) -> bytes:
+    table = pa.table(columns) if columns else pa.table({})
+    sink = pa.BufferOutputStream()
+    with pa.ipc.new_stream(sink, table.schema) as writer:
+        writer.write_table(table)
+    return sink.getvalue().to_pybytes()
+
+
+# ------------------------------------------------------------------ worker tasks
+
+
+def manifest_columns(
+    data: bytes, layout: ManifestLayout, targets: dict[str, pa.DataType], decoders: Sequence[str]
+) -> tuple[str, bytes]:
+    """(the decoder that read it, Arrow IPC stream of the decoded columns) for one manifest.
+
+    Decoders are tried in order; a failure (a Python error or a native panic) hands over to
+    the next. All failing raises ValueError listing why each failed.
+    """
+    failures: list[str] = []
+    for name in decoders:
+        try:
+            decoded = DECODERS[name](data, layout, targets)
+            return name, _ipc(decoded)
+        except ImportError as exc:
+            failures.append(f"{name}: {exc}")
+        except KeyError as exc:
+            failures.append(f"{name}: missing field {exc}")
+        except BaseException as exc:
+            if isinstance(exc, (KeyboardInterrupt, SystemExit)):
+                raise
+            failures.append(f"{name}: {type(exc).__name__}: {str(exc)[:300]}")
+    raise ValueError("cannot decode: " + "; ".join(failures))
+
+
+def avro_records(data: bytes) -> list[dict[str, Any]]:
+    """Every record of a small Avro file (a manifest list), as dicts."""
+    return list(iter_records(data))
+
+
+def manifest_entry_record(
+    data: bytes, layout: ManifestLayout, index: int
+) -> tuple[dict[str, Any] | None, list[int], list[int], list[int | None]]:
+    """(record ``index``, or None when there are fewer, and the content, record_count and
+    first_row_id of every entry up to and including it: what "First Row ID Inheritance" reads)."""
+    df_name = layout.entry_names["data_file"]
+    first_name = layout.data_file_names.get("first_row_id", "")
+    content_name = layout.data_file_names.get("content", "")
+    count_name = layout.data_file_names["record_count"]
+    contents: list[int] = []
+    record_counts: list[int] = []
+    first_row_ids: list[int | None] = []
+    for i, rec in enumerate(iter_records(data)):
+        df = rec[df_name]
+        contents.append(int(df.get(content_name) or 0))
+        record_counts.append(int(df[count_name]))
+        first_row_ids.append(df.get(first_name))
+        if i == index:
+            return rec, contents, record_counts, first_row_ids
+    return None, contents, record_counts, first_row_ids
+
+
+def sleep(seconds: float) -> float:
+    """Test task: stand in for a decoder that does not return."""
+    time.sleep(seconds)
+    return seconds
+
+
+def exit_now(code: int) -> None:
+    """Test task: stand in for a decoder that crashes the process."""
+    import os
+
+    os._exit(code)
+
+
+__all__ = [
+    "COMPUTED",
+    "DECODERS",
+    "ENTRY_COLUMNS",
+    "Decoded",
+    "available_decoders",
+    "avro_records",
+    "manifest_columns",
+    "manifest_entry_record",
+]

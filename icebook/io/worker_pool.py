@@ -1,0 +1,305 @@
+"""Decoding untrusted bytes in worker processes, with a deadline.
+
+Tables are untrusted input. The columnar Avro decoder is native code: on some corrupt bytes
+it spins forever in a thread no signal stops, or panics with ``pyo3_runtime.PanicException``,
+a ``BaseException`` that passes every ``except Exception``. So no decoder ever sees a table's
+bytes in the kernel's own process: a small pool of worker processes
+(``python -m icebook.io.decode_worker``) does the decoding, and the kernel waits for each
+reply until a deadline that grows with the input's size. A worker that misses its deadline
+or dies is killed and replaced; the caller gets a ``MetadataError`` naming the file.
+
+Workers are started with ``subprocess`` (fork + exec), never ``multiprocessing``: forking a
+kernel that runs a JVM bridge and native thread pools is unsafe, and the spawn method would
+re-run a user's script that lacks a ``__main__`` guard. See ``docs/ARCHITECTURE.md``,
+"Decoding untrusted files".
+"""
+
+from __future__ import annotations
+
+import atexit
+import io
+import os
+import pickle
+import select
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager, suppress
+from pathlib import Path
+from typing import IO, Any
+
+from icebook.errors import EnvironmentProblem, MetadataError
+
+_HEADER_SIZE = 8
+_MiB = 1024 * 1024
+_STARTUP_SECONDS = 120.0  # a cold start imports pyarrow and polars, slow on a loaded 2-core machine
+_ALLOWED_GLOBALS = {
+    ("builtins", "bytearray"),
+    ("datetime", "date"),
+    ("datetime", "datetime"),
+    ("datetime", "time"),
+    ("datetime", "timedelta"),
+    ("datetime", "timezone"),
+    ("decimal", "Decimal"),
+    ("uuid", "UUID"),
+}
+
+
+class _ReplyUnpickler(pickle.Unpickler):
+    """Replies carry plain values only: a worker that decoded hostile bytes gets no say in what
+    the kernel imports or calls."""
+
+    def find_class(self, module: str, name: str) -> Any:
+        if (module, name) in _ALLOWED_GLOBALS:
+            return super().find_class(module, name)
+        raise pickle.UnpicklingError(f"unexpected {module}.{name} in a worker reply")
+
+
+def _env_float(name: str, default: float) -> float:
+    try:
+        return float(os.environ.get(name, default))
+    except ValueError:
+        return default
+
+
+class DecodeSettings:
+    """How long a decode may take: ``base_seconds`` plus some seconds per MiB of input.
+
+    The columnar decoder reads tens of MiB a second, fastavro's records a few; both allowances
+    leave room for a machine busy with other work, since stopping a valid decode is worse than
+    waiting for a hung one. Defaults come from ``ICEBOOK_DECODE_TIMEOUT`` (base seconds, default
+    20) and ``ICEBOOK_DECODE_WORKERS`` (pool size, default the CPU count, at most 4).
+    """
+
+    COLUMNAR_SECONDS_PER_MIB = 2.0
+    RECORDS_SECONDS_PER_MIB = 20.0
+
+    def __init__(self) -> None:
+        self.base_seconds = _env_float("ICEBOOK_DECODE_TIMEOUT", 20.0)
+        self.workers = max(1, int(_env_float("ICEBOOK_DECODE_WORKERS", min(4, os.cpu_count() or 1))))
+
+    def timeout_for(self, nbytes: int, *, seconds_per_mib: float) -> float:
+        return self.base_seconds + seconds_per_mib * nbytes / _MiB
+
+
+SETTINGS = DecodeSettings()
+
+
+@contextmanager
+def decode_timeout(base_seconds: float) -> Iterator[None]:
+    """Temporarily change the base decode deadline (tests use a short one to exercise hangs)."""
+    old = SETTINGS.base_seconds
+    SETTINGS.base_seconds = base_seconds
+    try:
+        yield
+    finally:
+        SETTINGS.base_seconds = old
+
+
+class WorkerFailed(Exception):
+    """A worker missed its deadline, died, or could not decode; ``str()`` says which.
+
+    ``worker_lost`` is True when the worker process is unusable afterwards (killed, dead, or
+    out of step with the protocol) and must be replaced.
+    """
+
+    def __init__(self, message: str, *, worker_lost: bool = True) -> None:
+        super().__init__(message)
+        self.worker_lost = worker_lost
+
+
+class _Worker:
+    def __init__(self) -> None:
+        # Kept open for the worker's life (closed in kill()): its tail explains a crash.
+        self.stderr: IO[bytes] = tempfile.TemporaryFile()  # noqa: SIM115
+        env = dict(os.environ)
+        package_root = str(Path(__file__).resolve().parents[2])
+        env["PYTHONPATH"] = os.pathsep.join(p for p in (package_root, env.get("PYTHONPATH")) if p)
+        self.proc = subprocess.Popen(
+            [sys.executable, "-m", "icebook.io.decode_worker"],
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=self.stderr,
+            env=env,
+            close_fds=True,
+            start_new_session=True,  # a Ctrl-C in a terminal is for the user's process, not the workers
+        )
+        assert self.proc.stdin is not None and self.proc.stdout is not None
+        self._in = self.proc.stdin
+        self._out = self.proc.stdout.raw if hasattr(self.proc.stdout, "raw") else self.proc.stdout
+        try:
+            status, _ = self._receive(time.monotonic() + _STARTUP_SECONDS)
+        except WorkerFailed as exc:
+            self.kill()
+            raise EnvironmentProblem(f"the decoder worker process did not start: {exc}{self.stderr_tail()}") from None
+        if status != "ready":
+            self.kill()
+            raise EnvironmentProblem(f"the decoder worker process did not start (said {status!r})")
+
+    def stderr_tail(self) -> str:
+        try:
+            self.stderr.seek(0, io.SEEK_END)
+            size = self.stderr.tell()
+            self.stderr.seek(max(0, size - 2000))
+            text = self.stderr.read().decode("utf-8", errors="replace").strip()
+        except (OSError, ValueError):
+            return ""
+        return f"; its last output: {text[-500:]}" if text else ""
+
+    def call(self, name: str, args: tuple[Any, ...], timeout: float) -> Any:
+        payload = pickle.dumps((name, args, max(60.0, 4 * timeout)), protocol=pickle.HIGHEST_PROTOCOL)
+        try:
+            self._in.write(len(payload).to_bytes(_HEADER_SIZE, "little"))
+            self._in.write(payload)
+            self._in.flush()
+        except (BrokenPipeError, OSError):
+            raise WorkerFailed(f"the decoder process died ({self._exit_text()})") from None
+        status, value = self._receive(time.monotonic() + timeout, timeout)
+        if status == "ok":
+            return value
+        raise WorkerFailed(str(value)[:1000], worker_lost=False)
+
+    def _receive(self, deadline: float, timeout: float | None = None) -> tuple[str, Any]:
+        header = self._read_exact(_HEADER_SIZE, deadline, timeout)
+        payload = self._read_exact(int.from_bytes(header, "little"), deadline, timeout)
+        try:
+            message = _ReplyUnpickler(io.BytesIO(payload)).load()
+        except (pickle.UnpicklingError, EOFError, ValueError, TypeError, AttributeError) as exc:
+            raise WorkerFailed(f"unreadable reply from the decoder process: {exc}") from None
+        if not (isinstance(message, tuple) and len(message) == 2 and isinstance(message[0], str)):
+            raise WorkerFailed("malformed reply from the decoder process")
+        return message[0], message[1]
+
+    def _read_exact(self, n: int, deadline: float, timeout: float | None) -> bytearray:
+        buf = bytearray(n)
+        view = memoryview(buf)
+        got = 0
+        fd = self._out.fileno()
+        while got < n:
+            remaining = deadline - time.monotonic()
+            if remaining <= 0:
+                waited = f"{timeout:.0f} s" if timeout is not None else "its start-up time"
+                raise WorkerFailed(f"decoding did not finish within {waited} (the decoder was stopped)")
+            ready, _, _ = select.select([fd], [], [], remaining)
+            if not ready:
+                continue
+            k = self._out.readinto(view[got:])  # type: ignore[union-attr]
+            if not k:
+                raise WorkerFailed(f"the decoder process died ({self._exit_text()}){self.stderr_tail()}")
+            got += k
+        return buf
+
+    def _exit_text(self) -> str:
+        code = self.proc.poll()
+        if code is None:
+            try:
+                code = self.proc.wait(timeout=1)
+            except subprocess.TimeoutExpired:
+                return "no exit status"
+        return f"killed by signal {-code}" if code < 0 else f"exit status {code}"
+
+    def alive(self) -> bool:
+        return self.proc.poll() is None
+
+    def kill(self) -> None:
+        if self.proc.poll() is None:
+            self.proc.kill()
+        with suppress(subprocess.TimeoutExpired):
+            self.proc.wait(timeout=10)
+        for stream in (self._in, self.proc.stdout, self.stderr):
+            try:
+                if stream is not None:
+                    stream.close()
+            except OSError:
+                pass
+
+
+class WorkerPool:
+    """Up to ``SETTINGS.workers`` decoder processes, started on first use and reused."""
+
+    def __init__(self) -> None:
+        self._idle: list[_Worker] = []
+        self._busy = 0
+        self._cond = threading.Condition()
+        self.started = 0
+        """Worker processes started so far (tests check that a hung one was replaced)."""
+
+    def _acquire(self) -> _Worker:
+        with self._cond:
+            while True:
+                while self._idle:
+                    worker = self._idle.pop()
+                    if worker.alive():
+                        self._busy += 1
+                        return worker
+                    worker.kill()
+                if self._busy < SETTINGS.workers:
+                    self._busy += 1
+                    break
+                self._cond.wait()
+        try:
+            worker = _Worker()
+        except BaseException:
+            self._release(None)
+            raise
+        with self._cond:
+            self.started += 1
+        return worker
+
+    def _release(self, worker: _Worker | None) -> None:
+        with self._cond:
+            self._busy -= 1
+            if worker is not None:
+                self._idle.append(worker)
+            self._cond.notify()
+
+    def run(self, name: str, *args: Any, nbytes: int, columnar: bool = False) -> Any:
+        """``TASKS[name](*args)`` in a worker, allowed ``SETTINGS.timeout_for(nbytes)`` seconds
+        (``columnar``: the task runs the fast columnar decoder, so a shorter allowance per MiB).
+
+        Raises ``WorkerFailed`` when the task raised, the worker died, or the deadline passed
+        (the worker is then killed and a fresh one takes its place on the next call).
+        """
+        worker = self._acquire()
+        try:
+            rate = SETTINGS.COLUMNAR_SECONDS_PER_MIB if columnar else SETTINGS.RECORDS_SECONDS_PER_MIB
+            result = worker.call(name, args, SETTINGS.timeout_for(nbytes, seconds_per_mib=rate))
+        except WorkerFailed as exc:
+            if exc.worker_lost:
+                worker.kill()
+                self._release(None)
+            else:
+                self._release(worker)
+            raise
+        except BaseException:
+            # Interrupted mid-conversation (Ctrl-C in a notebook): the worker's state is unknown.
+            worker.kill()
+            self._release(None)
+            raise
+        self._release(worker)
+        return result
+
+    def shutdown(self) -> None:
+        """Stop the idle workers (busy ones stop when their callers finish or time out)."""
+        with self._cond:
+            idle, self._idle = self._idle, []
+        for worker in idle:
+            worker.kill()
+
+
+POOL = WorkerPool()
+atexit.register(POOL.shutdown)
+
+
+def decode_isolated(name: str, *args: Any, data_size: int, path: str, kind: str, columnar: bool = False) -> Any:
+    """Run decoder task ``name`` in a worker; any failure is a MetadataError naming ``path``."""
+    try:
+        return POOL.run(name, *args, nbytes=data_size, columnar=columnar)
+    except WorkerFailed as exc:
+        raise MetadataError(path, None, str(exc), kind=kind) from None
+
+
+__all__ = ["POOL", "SETTINGS", "WorkerFailed", "WorkerPool", "decode_isolated", "decode_timeout"]

@@ -1,0 +1,137 @@
+"""Decoders never run on a table's bytes in the kernel's process: a hang is stopped, a native panic or
+a crash becomes a MetadataError naming the file, and the next read works.
+
+The damaged bytes are exact: a reproducible synthetic manifest (``_synthetic.py``) with one byte
+changed, found to make polars-avro 0.13 spin forever and polars' own reader panic.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Callable
+from typing import Any
+
+import pyarrow as pa
+import pytest
+from _synthetic import manifest_bytes
+
+from icebook.errors import IcebookError, MetadataError
+from icebook.io.avro import read_manifest_entries, read_manifest_entry
+from icebook.io.avro_header import check_framing
+from icebook.io.worker_pool import POOL, decode_isolated, decode_timeout
+from icebook.spec.manifest import ManifestContent, ManifestFile
+
+PATH = "s3://bucket/t/metadata/synthetic-m0.avro"
+CLEAN = manifest_bytes(6)
+BLOCK = check_framing(CLEAN, PATH, kind="manifest").blocks[0]
+SPINS = (BLOCK.offset + 829, 139)  # polars-avro never returns on this file
+PANICS = (BLOCK.offset + 445, 170)  # polars.read_avro raises pyo3_runtime.PanicException
+LIMIT = 120.0  # seconds a test waits for a call before calling it a hang
+
+
+def _flip(position: int, xor: int) -> bytes:
+    damaged = bytearray(CLEAN)
+    damaged[position] ^= xor
+    return bytes(damaged)
+
+
+class MemoryIO:
+    def __init__(self, data: bytes) -> None:
+        self.data = data
+
+    def read_bytes(self, path: str) -> bytes:
+        return self.data
+
+    def open_input(self, path: str) -> Any:
+        return pa.BufferReader(self.data)
+
+
+def _manifest(data: bytes) -> ManifestFile:
+    return ManifestFile(
+        manifest_path=PATH,
+        manifest_length=len(data),
+        partition_spec_id=0,
+        content=ManifestContent.DATA,
+        sequence_number=1,
+        min_sequence_number=1,
+        added_snapshot_id=7,
+        format_version=2,
+    )
+
+
+def _within_limit(call: Callable[[], Any]) -> tuple[str, Any]:
+    """('returned', value) or ('raised', exception), or fail the test if ``call`` does not end."""
+    outcome: dict[str, Any] = {}
+
+    def target() -> None:
+        try:
+            outcome["returned"] = call()
+        except BaseException as exc:  # a BaseException reaching the caller is what is being tested
+            outcome["raised"] = exc
+
+    thread = threading.Thread(target=target, daemon=True)
+    thread.start()
+    thread.join(LIMIT)
+    assert not thread.is_alive(), f"the call did not end within {LIMIT} s"
+    return next(iter(outcome.items()))
+
+
+def test_the_synthetic_manifest_reads_cleanly() -> None:
+    table = read_manifest_entries(MemoryIO(CLEAN), _manifest(CLEAN))
+    assert table.num_rows == 6
+    assert table.column("snapshot_id").to_pylist() == [7] * 6  # inherited from the manifest list
+
+
+def test_a_decoder_that_never_returns_is_stopped_and_the_next_read_works() -> None:
+    damaged = _flip(*SPINS)
+    POOL.shutdown()  # no idle worker left from earlier tests: the next read must start a new one
+    started = POOL.started
+    with decode_timeout(3.0):
+        kind, value = _within_limit(lambda: read_manifest_entries(MemoryIO(damaged), _manifest(damaged)))
+    assert kind == "raised" and isinstance(value, MetadataError), value
+    assert str(value).startswith(f"manifest {PATH}: ") and "did not finish within 3 s" in str(value)
+    kind, value = _within_limit(lambda: read_manifest_entries(MemoryIO(CLEAN), _manifest(CLEAN)))
+    assert kind == "returned" and value.num_rows == 6
+    assert POOL.started == started + 2  # the stopped worker was replaced, not reused
+
+
+def test_a_native_panic_is_a_metadata_error_never_a_base_exception() -> None:
+    damaged = _flip(*PANICS)
+    kind, value = _within_limit(lambda: read_manifest_entries(MemoryIO(damaged), _manifest(damaged), decoder="polars"))
+    assert kind == "raised" and isinstance(value, MetadataError), repr(value)
+    assert "PanicException" in str(value) and PATH in str(value)
+    for call in (
+        lambda: read_manifest_entries(MemoryIO(damaged), _manifest(damaged)),
+        lambda: read_manifest_entry(MemoryIO(damaged), _manifest(damaged), 5),
+    ):
+        kind, value = _within_limit(call)
+        assert kind == "raised" and isinstance(value, IcebookError), repr(value)
+
+
+def test_a_crashed_worker_is_reported_and_replaced() -> None:
+    with pytest.raises(MetadataError, match=r"manifest x\.avro: the decoder process died \(exit status 3\)"):
+        decode_isolated("exit", 3, data_size=0, path="x.avro", kind="manifest")
+    assert read_manifest_entries(MemoryIO(CLEAN), _manifest(CLEAN)).num_rows == 6
+
+
+def test_a_worker_that_overruns_its_deadline_is_stopped() -> None:
+    with decode_timeout(1.0), pytest.raises(MetadataError, match=r"did not finish within 1 s"):
+        decode_isolated("sleep", 30.0, data_size=0, path="x.avro", kind="manifest")
+
+
+def test_parallel_reads_share_the_pool() -> None:
+    results: list[int] = []
+    errors: list[BaseException] = []
+
+    def read() -> None:
+        try:
+            results.append(read_manifest_entries(MemoryIO(CLEAN), _manifest(CLEAN)).num_rows)
+        except BaseException as exc:
+            errors.append(exc)
+
+    threads = [threading.Thread(target=read) for _ in range(8)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join(LIMIT)
+    assert not errors and results == [6] * 8
