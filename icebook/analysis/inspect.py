@@ -233,7 +233,10 @@ def files_arrow(
 ) -> pa.Table:
     """Live data and delete files of a snapshot (``content``: all, data or deletes)."""
     manifests = store.manifest_list(snapshot) if snapshot is not None else ()
-    return manifest_files_arrow(store, manifests, content=content, progress=progress)
+    table = manifest_files_arrow(store, manifests, content=content, progress=progress)
+    if snapshot is not None:
+        store.verify_snapshot(snapshot)
+    return table
 
 
 def all_manifests_of(store: ManifestStore) -> list[ManifestFile]:
@@ -261,15 +264,16 @@ def manifest_files_arrow(
         return files.append_column("readable_metrics", metrics)
 
     table = _concat(parallel_map(one_manifest, manifests, progress=progress, label="manifests"))
-    if snapshot is not None:
-        store.verify_snapshot(snapshot)
     return empty_files_table(store) if table is None else table
 
 
 def entries_arrow(store: ManifestStore, snapshot: Snapshot | None, *, progress: bool = True) -> pa.Table:
     """Every manifest entry (ADDED, EXISTING and DELETED) of a snapshot's manifests."""
     manifests = store.manifest_list(snapshot) if snapshot is not None else ()
-    return manifest_entries_arrow(store, manifests, progress=progress)
+    table = manifest_entries_arrow(store, manifests, progress=progress)
+    if snapshot is not None:
+        store.verify_snapshot(snapshot)
+    return table
 
 
 def manifest_entries_arrow(
@@ -279,8 +283,6 @@ def manifest_entries_arrow(
     metadata = store.metadata
     manifests = tuple(manifests)
     store.many_entries(manifests, progress=progress)
-    if snapshot is not None:
-        store.verify_snapshot(snapshot)
     parts = [manifest_entries_table(store, m, live_only=False) for m in manifests]
     table = _concat(parts)
     if table is None:
