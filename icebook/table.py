@@ -3,26 +3,40 @@
 from __future__ import annotations
 
 import datetime as _dt
-from collections.abc import Mapping
+import time
+from collections.abc import Collection, Mapping
+from dataclasses import dataclass
 from functools import cached_property
 from typing import Any, Literal
 
 import pyarrow as pa
 
 from icebook.analysis.changes import changes
+from icebook.analysis.compaction import CompactionPreview, compaction_preview
 from icebook.analysis.diff import SnapshotDiff, diff
 from icebook.analysis.evolution import Evolution, evolution
+from icebook.analysis.expire import ExpirePreview, expire_preview
+from icebook.analysis.health import HealthReport, health
 from icebook.analysis.inspect import Inspector
 from icebook.analysis.lineage import Lineage, lineage
+from icebook.analysis.maintenance_diff import MaintenanceDiff, maintenance_diff
 from icebook.analysis.manifests import ManifestStore
-from icebook.analysis.resolve import At, AtRef, AtSnapshot, AtTime, parse_at, resolve_snapshot
+from icebook.analysis.orphans import OrphanReport, find_orphans
+from icebook.analysis.resolve import At, AtRef, AtSnapshot, AtTime, parse_at, resolve_snapshot, to_epoch_ms
+from icebook.analysis.rewrite_previews import (
+    DeleteRewritePreview,
+    ManifestRewritePreview,
+    delete_rewrite_preview,
+    manifest_rewrite_preview,
+)
 from icebook.analysis.scan import ScanPlan, plan_scan
+from icebook.display import maintenance_render
 from icebook.display.formatters import register_formatters
 from icebook.display.registry import register, render_html
 from icebook.display.summary import table_html
 from icebook.engines import arrow as arrow_engine
 from icebook.engines import spark as spark_engine
-from icebook.engines import spark_ops
+from icebook.engines import spark_maintenance, spark_ops
 from icebook.errors import EngineError, NotFound
 from icebook.io import catalogs
 from icebook.io.fileio import FileIO, default_fileio
@@ -33,6 +47,35 @@ from icebook.spec.schema import Schema
 from icebook.spec.snapshots import Branch, Ref, Snapshot
 
 Engine = Literal["arrow", "spark"]
+When = int | str | _dt.datetime | _dt.date | _dt.timedelta | None
+
+
+def when_ms(when: When) -> int | None:
+    """ms since the epoch for a point in time: ms, a datetime or date, an ISO-8601 string, or a
+    timedelta meaning that long ago."""
+    if when is None:
+        return None
+    if isinstance(when, _dt.timedelta):
+        return int((time.time() - when.total_seconds()) * 1000)
+    if isinstance(when, int):
+        return when
+    return to_epoch_ms(when)
+
+
+@dataclass(frozen=True, slots=True, kw_only=True, eq=False)
+class MaintenanceResult:
+    """A maintenance procedure's outcome: the table re-opened, the before/after diff, Spark's output."""
+
+    table: Table
+    diff: MaintenanceDiff
+    output: Any
+    """The procedure's result row (counts) as a dict, or the orphan file locations it reported."""
+
+    def to_pandas(self) -> Any:
+        return self.diff.to_pandas()
+
+    def __repr__(self) -> str:
+        return f"<MaintenanceResult {self.diff.summary()}>"
 
 
 class Table:
@@ -326,6 +369,124 @@ class Table:
             label = "branch" if kind is Branch else "branch or tag"
             raise NotFound(f"no {label} named {name!r}", available=sorted(self.refs))
 
+    # ------------------------------------------------------------------ health and maintenance
+
+    def health(self, at: At = None, *, list_files: bool = True) -> HealthReport:
+        """Maintenance debt at ``at`` (default: current): file sizes and delete debt per partition,
+        manifests, history against retention, stale refs and (with ``list_files``) orphan files;
+        each finding names the Spark procedure that addresses it."""
+        snapshot = self.snapshot(at) if at is not None else self.current_snapshot
+        return health(
+            self,
+            snapshot,
+            metadata_location=self.metadata_location,
+            fileio=self.fileio,
+            identifier=self.identifier,
+            list_files=list_files,
+        )
+
+    def expire_preview(
+        self, older_than: When = None, retain_last: int | None = None, snapshot_ids: Collection[int] = ()
+    ) -> ExpirePreview:
+        """The snapshots ``expire_snapshots`` would expire (refs' and branches' retention honoured) and
+        every file it would then delete. ``older_than`` defaults to the table's max snapshot age."""
+        return expire_preview(
+            self.metadata,
+            self.store,
+            older_than_ms=when_ms(older_than),
+            retain_last=retain_last,
+            snapshot_ids=snapshot_ids,
+        )
+
+    def orphans(self, older_than: When = None, location: str | None = None) -> OrphanReport:
+        """Files under the table location that nothing references, as ``remove_orphan_files`` finds
+        them (older than ``older_than``, default three days ago)."""
+        return find_orphans(
+            self.metadata,
+            self.metadata_location,
+            self.store,
+            self.fileio,
+            older_than_ms=when_ms(older_than),
+            location=location,
+        )
+
+    def compaction_preview(
+        self, options: Mapping[str, Any] | None = None, where: str | None = None
+    ) -> CompactionPreview:
+        """The file groups ``rewrite_data_files`` (bin-pack) would rewrite in the current snapshot."""
+        return compaction_preview(self, self.current_snapshot, options, where=where)
+
+    def manifest_rewrite_preview(self) -> ManifestRewritePreview:
+        """The manifests ``rewrite_manifests`` would rewrite, and into how many."""
+        return manifest_rewrite_preview(self.metadata, self.store, self.current_snapshot)
+
+    def delete_rewrite_preview(self, options: Mapping[str, Any] | None = None) -> DeleteRewritePreview:
+        """The position delete files ``rewrite_position_delete_files`` would rewrite (dangling ones dropped)."""
+        return delete_rewrite_preview(self, self.current_snapshot, options)
+
+    def _maintained(self, procedure: str, output: Any, deleted: tuple[str, ...] = ()) -> MaintenanceResult:
+        after = self.reopen()
+        change = maintenance_diff(
+            procedure, (self.metadata, self.store), (after.metadata, after.store), deleted_files=deleted
+        )
+        return MaintenanceResult(table=after, diff=change, output=output)
+
+    def expire_snapshots(
+        self,
+        older_than: When = None,
+        retain_last: int | None = None,
+        snapshot_ids: Collection[int] = (),
+        *,
+        dry_run: bool = False,
+    ) -> MaintenanceResult | ExpirePreview:
+        """Run ``expire_snapshots`` through Spark (deletes files); ``dry_run`` returns the preview instead."""
+        if dry_run:
+            return self.expire_preview(older_than, retain_last, snapshot_ids)
+        output = spark_maintenance.expire_snapshots(
+            self._writable(),
+            older_than_ms=when_ms(older_than),
+            retain_last=retain_last,
+            snapshot_ids=tuple(snapshot_ids),
+        )
+        return self._maintained("expire_snapshots", output)
+
+    def remove_orphan_files(
+        self, older_than: When = None, location: str | None = None, *, dry_run: bool = False
+    ) -> MaintenanceResult | OrphanReport:
+        """Run ``remove_orphan_files`` through Spark (deletes files; Spark refuses a cutoff under 24
+        hours ago); ``dry_run`` returns icebook's own list instead, without Spark."""
+        if dry_run:
+            return self.orphans(older_than, location)
+        deleted = spark_maintenance.remove_orphan_files(
+            self._writable(), older_than_ms=when_ms(older_than), location=location
+        )
+        return self._maintained("remove_orphan_files", deleted, tuple(deleted))
+
+    def rewrite_data_files(
+        self, options: Mapping[str, Any] | None = None, where: str | None = None, *, dry_run: bool = False
+    ) -> MaintenanceResult | CompactionPreview:
+        """Run ``rewrite_data_files`` (bin-pack) through Spark; ``dry_run`` returns the preview instead."""
+        if dry_run:
+            return self.compaction_preview(options, where)
+        output = spark_maintenance.rewrite_data_files(self._writable(), options=options, where=where)
+        return self._maintained("rewrite_data_files", output)
+
+    def rewrite_manifests(self, *, dry_run: bool = False) -> MaintenanceResult | ManifestRewritePreview:
+        """Run ``rewrite_manifests`` through Spark; ``dry_run`` returns the preview instead."""
+        if dry_run:
+            return self.manifest_rewrite_preview()
+        output = spark_maintenance.rewrite_manifests(self._writable())
+        return self._maintained("rewrite_manifests", output)
+
+    def rewrite_position_delete_files(
+        self, options: Mapping[str, Any] | None = None, *, dry_run: bool = False
+    ) -> MaintenanceResult | DeleteRewritePreview:
+        """Run ``rewrite_position_delete_files`` through Spark; ``dry_run`` returns the preview instead."""
+        if dry_run:
+            return self.delete_rewrite_preview(options)
+        output = spark_maintenance.rewrite_position_delete_files(self._writable(), options=options)
+        return self._maintained("rewrite_position_delete_files", output)
+
     # ------------------------------------------------------------------ notebook views
 
     def tree(self, at: At = None) -> Any:
@@ -354,6 +515,11 @@ class Table:
 
 # How a Table is shown; registered here because the display layer cannot import this one.
 register(Table, text=repr, html=table_html)
+register(
+    MaintenanceResult,
+    text=lambda r: maintenance_render.result_text(r.diff, r.output),
+    html=lambda r: maintenance_render.result_html(r.diff, r.output),
+)
 
 
 def open_table(

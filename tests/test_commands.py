@@ -36,6 +36,19 @@ SAME_COMMANDS = [
     ("explain region = '--at x'", ["region = '--at x'"]),
     ("sql --engine arrow SELECT region, count(*) AS n FROM t GROUP BY region ORDER BY region", ["--engine", "arrow", "SELECT region, count(*) AS n FROM t GROUP BY region ORDER BY region"]),
     ("version", []),
+    ("entries --at audit", ["--at", "audit"]),
+    ("partitions --at release-2024-01", ["--at", "release-2024-01"]),
+    ("position-deletes --at audit", ["--at", "audit"]),
+    ("metadata-log", []),
+    ("all-files", []),
+    ("all-data-files", []),
+    ("all-delete-files", []),
+    ("all-entries", []),
+    ("all-manifests", []),
+    ("maintain compact --dry-run --option min-input-files=2", ["compact", "--dry-run", "--option", "min-input-files=2"]),
+    ("maintain rewrite-manifests --dry-run", ["rewrite-manifests", "--dry-run"]),
+    ("maintain rewrite-deletes --dry-run", ["rewrite-deletes", "--dry-run"]),
+    ("maintain orphans --dry-run --older-than 2100-01-01", ["orphans", "--dry-run", "--older-than", "2100-01-01"]),
 ]  # fmt: skip
 NOT_PARSED = {"table", "output"}  # how each context names the table; notebooks only can store a variable
 

@@ -20,7 +20,6 @@ from typing import Any
 import pytest
 
 import icebook
-from icebook.analysis.orphans import orphan_files
 from icebook.analysis.provenance import file_origin
 from icebook.analysis.statistics import table_statistics
 from icebook.engines.spark_session import add_catalog
@@ -99,7 +98,7 @@ def test_conflicting_commits_fail_validation_in_the_java_api(raced: dict[str, An
 
 def test_losers_leave_orphans_that_spark_also_finds(raced: dict[str, Any], spark: Any) -> None:
     table = icebook.open(raced["location"])
-    ours = {str(Path(p).resolve()) for p in orphan_files(table)["file_path"]}
+    ours = {str(Path(p).resolve()) for p in table.orphans(older_than=dt.timedelta(0)).paths}
     theirs = {str(Path(p).resolve()) for p in java_orphans(spark, raced["location"])}
     assert ours == theirs
     names = sorted(Path(p).name.rsplit("-", 5)[0] for p in ours)
@@ -113,7 +112,7 @@ def test_built_concurrent_writes_table_matches_spark(spark: Any, scenario_locati
     assert sorted(attempts.values()) == [1] * 7 + [2] * 2
     for s in table.snapshots:
         assert parse_manifest_list_name(s.manifest_list or "").attempt == attempts[s.snapshot_id]
-    ours = {str(Path(p).resolve()) for p in orphan_files(table)["file_path"]}
+    ours = {str(Path(p).resolve()) for p in table.orphans(older_than=dt.timedelta(0)).paths}
     assert ours == {str(Path(p).resolve()) for p in java_orphans(spark, str(scenario_locations["concurrent_writes"]))}
 
 

@@ -3,7 +3,12 @@
 Each ``*_arrow`` function builds a ``pyarrow.Table`` column-wise; ``Inspector`` exposes the
 pandas forms as ``t.inspect.<name>()``. Column names and meanings follow Spark's
 ``<table>.snapshots``, ``.history``, ``.refs``, ``.metadata_log_entries``, ``.manifests``,
-``.all_manifests``, ``.entries``, ``.files``, ``.data_files``, ``.delete_files``, ``.partitions``.
+``.all_manifests``, ``.entries``, ``.files``, ``.data_files``, ``.delete_files``, ``.partitions``,
+``.all_entries``, ``.all_files``, ``.all_data_files``, ``.all_delete_files`` and ``.position_deletes``.
+
+The ``all_*`` tables read every manifest reachable from any valid snapshot, once per manifest path,
+so a file listed by several manifests (added by one, carried as EXISTING by a rewritten one)
+appears once per manifest, as in Spark.
 """
 
 from __future__ import annotations
@@ -23,6 +28,8 @@ from icebook.analysis.manifests import (
 )
 from icebook.analysis.metrics import readable_metrics
 from icebook.analysis.partitions import partition_summaries_arrow, partitions_arrow
+from icebook.analysis.position_deletes import position_deletes_arrow
+from icebook.analysis.reachable import unique_manifests
 from icebook.analysis.resolve import At, resolve_snapshot
 from icebook.io.avro import ENTRY_COLUMNS
 from icebook.spec.manifest import ManifestContent, ManifestFile
@@ -225,8 +232,24 @@ def files_arrow(
     store: ManifestStore, snapshot: Snapshot | None, *, content: str = "all", progress: bool = True
 ) -> pa.Table:
     """Live data and delete files of a snapshot (``content``: all, data or deletes)."""
-    metadata = store.metadata
     manifests = store.manifest_list(snapshot) if snapshot is not None else ()
+    table = manifest_files_arrow(store, manifests, content=content, progress=progress)
+    if snapshot is not None:
+        store.verify_snapshot(snapshot)
+    return table
+
+
+def all_manifests_of(store: ManifestStore) -> list[ManifestFile]:
+    """Every manifest of every valid snapshot, once per path."""
+    return unique_manifests(store, store.metadata.snapshots)
+
+
+def manifest_files_arrow(
+    store: ManifestStore, manifests: Iterable[ManifestFile], *, content: str = "all", progress: bool = True
+) -> pa.Table:
+    """Live data and delete files listed by ``manifests`` (``content``: all, data or deletes)."""
+    metadata = store.metadata
+    manifests = tuple(manifests)
     if content == "data":
         manifests = tuple(m for m in manifests if (m.content or 0) == ManifestContent.DATA)
     elif content == "deletes":
@@ -241,18 +264,25 @@ def files_arrow(
         return files.append_column("readable_metrics", metrics)
 
     table = _concat(parallel_map(one_manifest, manifests, progress=progress, label="manifests"))
-    if snapshot is not None:
-        store.verify_snapshot(snapshot)
     return empty_files_table(store) if table is None else table
 
 
 def entries_arrow(store: ManifestStore, snapshot: Snapshot | None, *, progress: bool = True) -> pa.Table:
     """Every manifest entry (ADDED, EXISTING and DELETED) of a snapshot's manifests."""
-    metadata = store.metadata
     manifests = store.manifest_list(snapshot) if snapshot is not None else ()
-    store.many_entries(manifests, progress=progress)
+    table = manifest_entries_arrow(store, manifests, progress=progress)
     if snapshot is not None:
         store.verify_snapshot(snapshot)
+    return table
+
+
+def manifest_entries_arrow(
+    store: ManifestStore, manifests: Iterable[ManifestFile], *, progress: bool = True
+) -> pa.Table:
+    """Every entry (ADDED, EXISTING and DELETED) of ``manifests``."""
+    metadata = store.metadata
+    manifests = tuple(manifests)
+    store.many_entries(manifests, progress=progress)
     parts = [manifest_entries_table(store, m, live_only=False) for m in manifests]
     table = _concat(parts)
     if table is None:
@@ -379,3 +409,27 @@ class Inspector:
         if not table_partition_type(self._metadata).fields:  # Spark: one row, no partition or spec_id
             table = table.drop_columns([c for c in ("partition", "spec_id") if c in table.column_names])
         return to_pandas(table)
+
+    def all_entries(self) -> pd.DataFrame:
+        """Every entry of every manifest reachable from any valid snapshot (once per manifest)."""
+        return to_pandas(manifest_entries_arrow(self._store, all_manifests_of(self._store)))
+
+    def all_files(self) -> pd.DataFrame:
+        """Live data and delete files of every manifest reachable from any valid snapshot."""
+        return to_pandas(manifest_files_arrow(self._store, all_manifests_of(self._store)))
+
+    def all_data_files(self) -> pd.DataFrame:
+        """Live data files of every data manifest reachable from any valid snapshot."""
+        return to_pandas(manifest_files_arrow(self._store, all_manifests_of(self._store), content="data"))
+
+    def all_delete_files(self) -> pd.DataFrame:
+        """Live delete files of every delete manifest reachable from any valid snapshot."""
+        return to_pandas(manifest_files_arrow(self._store, all_manifests_of(self._store), content="deletes"))
+
+    def position_deletes(self, at: At = None) -> pd.DataFrame:
+        """Every position deleted by a snapshot's position delete files and deletion vectors."""
+
+        def unify(manifest: ManifestFile) -> pa.Table:
+            return manifest_entries_table(self._store, manifest, live_only=True)
+
+        return to_pandas(position_deletes_arrow(self._store, self._snapshot(at), unify=unify))

@@ -25,11 +25,25 @@ from typing import Any
 
 import pandas as pd
 
+from icebook.analysis.compaction import CompactionPreview
 from icebook.analysis.diff import SnapshotDiff
 from icebook.analysis.evolution import Evolution, PredicateExplanation
+from icebook.analysis.expire import ExpirePreview
+from icebook.analysis.health import HealthReport
 from icebook.analysis.lineage import Lineage
+from icebook.analysis.maintenance_diff import MaintenanceDiff
+from icebook.analysis.orphans import OrphanReport
+from icebook.analysis.rewrite_previews import DeleteRewritePreview, ManifestRewritePreview
 from icebook.analysis.scan import ScanPlan
-from icebook.display import diff_render, evolution_render, lineage_render, summary, tree_render
+from icebook.display import (
+    diff_render,
+    evolution_render,
+    health_render,
+    lineage_render,
+    maintenance_render,
+    summary,
+    tree_render,
+)
 from icebook.display._base import esc, frame, frame_table_html
 from icebook.display.frames import frame_text
 from icebook.spec.snapshots import Snapshot
@@ -123,3 +137,17 @@ register(
     html=tree_render.metadata_tree_html,
     widget="icebook.display.tree:TreeWidget.of",
 )
+register(
+    HealthReport,
+    text=health_render.health_text,
+    html=health_render.health_html,
+    widget="icebook.display.health_view:HealthView",
+)
+register(ExpirePreview, text=maintenance_render.expire_text, html=maintenance_render.expire_html)
+register(OrphanReport, text=maintenance_render.orphans_text, html=maintenance_render.orphans_html)
+register(CompactionPreview, text=maintenance_render.compaction_text, html=maintenance_render.compaction_html)
+register(
+    ManifestRewritePreview, text=maintenance_render.manifest_rewrite_text, html=maintenance_render.manifest_rewrite_html
+)
+register(DeleteRewritePreview, text=maintenance_render.delete_rewrite_text, html=maintenance_render.delete_rewrite_html)
+register(MaintenanceDiff, text=maintenance_render.maintenance_diff_text, html=maintenance_render.maintenance_diff_html)

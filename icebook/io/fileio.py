@@ -26,6 +26,8 @@ class FileInfo:
     path: str
     size: int
     is_dir: bool
+    mtime_ms: int | None = None
+    """Last modification time in ms from the epoch, when the store reports one."""
 
 
 class FileIO(Protocol):
@@ -90,7 +92,12 @@ class ArrowFileIO:
                 raise not_found(fs, path, what="directory")
             children = fs.get_file_info(pafs.FileSelector(p, recursive=False))
         return [
-            FileInfo(path=join(path, c.base_name), size=int(c.size or 0), is_dir=c.type == pafs.FileType.Directory)
+            FileInfo(
+                path=join(path, c.base_name),
+                size=int(c.size or 0),
+                is_dir=c.type == pafs.FileType.Directory,
+                mtime_ms=None if c.mtime_ns is None else c.mtime_ns // 1_000_000,
+            )
             for c in children
         ]
 

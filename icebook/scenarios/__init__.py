@@ -6,6 +6,7 @@ They make the demo warehouse, the test fixtures and the material of the teaching
 from __future__ import annotations
 
 from icebook.scenarios.concurrent_writes import CONCURRENT_WRITES
+from icebook.scenarios.debt import DEBT
 from icebook.scenarios.dv_v3 import DV_V3
 from icebook.scenarios.equality_deletes import EQUALITY_DELETES
 from icebook.scenarios.events import EVENTS
@@ -29,6 +30,7 @@ SCENARIOS: dict[str, Scenario] = {
         EQUALITY_DELETES,
         FILE_FORMATS,
         HOSTILE,
+        DEBT,
         CONCURRENT_WRITES,
         SCHEMA_EVOLUTION,
         TRANSFORMS,

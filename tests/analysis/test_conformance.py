@@ -86,7 +86,17 @@ def tables(scenario_locations: dict[str, Path]) -> dict[str, icebook.table.Table
 def test_table_level_metadata_tables(spark: Any, tables: dict[str, Any], name: str) -> None:
     t = tables[name]
     fq = SCENARIOS[name].table
-    for method in ("snapshots", "history", "refs", "metadata_log_entries", "all_manifests"):
+    for method in (
+        "snapshots",
+        "history",
+        "refs",
+        "metadata_log_entries",
+        "all_manifests",
+        "all_entries",
+        "all_files",
+        "all_data_files",
+        "all_delete_files",
+    ):
         columns, theirs = spark_rows(spark, f"SELECT * FROM {fq}.{method}")
         assert_same(getattr(t.inspect, method)(), columns, theirs, f"{name}.{method}")
 
@@ -98,7 +108,7 @@ def test_snapshot_level_metadata_tables_at_every_snapshot(spark: Any, tables: di
     assert t.snapshots
     for snapshot in t.snapshots:
         sid = snapshot.snapshot_id
-        for method in ("manifests", "entries", "files", "data_files", "delete_files", "partitions"):
+        for method in ("manifests", "entries", "files", "data_files", "delete_files", "partitions", "position_deletes"):
             ours = getattr(t.inspect, method)(at=sid)
             select = "*"
             if name in SPARK_FAILS_ON_UUID_METRICS and "readable_metrics" in ours.columns:

@@ -14,6 +14,7 @@ from IPython.core.interactiveshell import InteractiveShell
 
 import icebook
 from icebook import display as D
+from icebook.analysis.maintenance_diff import maintenance_diff
 from icebook.display._base import esc
 from icebook.display.assets import STYLESHEET, compose
 from icebook.display.formatters import WIDGET_MIMETYPE, register_formatters
@@ -22,6 +23,7 @@ from icebook.display.tree_ids import Group, Item, NodeId, NodeKind
 from icebook.display.tree_nodes import TreeSource
 from icebook.display.tree_render import Expansion, MetadataTree, Walked, tree_html, tree_text, walk
 from icebook.errors import NotFound
+from icebook.table import MaintenanceResult
 
 WIDGETS = Path(__file__).resolve().parents[2] / "widgets"
 
@@ -34,6 +36,8 @@ def events(scenario_locations: dict[str, Path]) -> icebook.Table:
 @pytest.fixture(scope="module")
 def results(events: icebook.Table) -> dict[type, Any]:
     """One result of every registered type, from the events table."""
+    # A before/after diff of a table with itself: what a procedure that changed nothing reports.
+    unchanged = maintenance_diff("rewrite_manifests", (events.metadata, events.store), (events.metadata, events.store))
     made = [
         events.diff("release-2024-01", "audit"),
         events.lineage(),
@@ -43,6 +47,14 @@ def results(events: icebook.Table) -> dict[type, Any]:
         events.current_snapshot,
         MetadataTree(table=events, snapshot_id=events.snapshot("audit").snapshot_id),
         events,
+        events.health(),
+        events.expire_preview(older_than=events.snapshots[-1].timestamp_ms),
+        events.orphans(),
+        events.compaction_preview(options={"min-input-files": 2}),
+        events.manifest_rewrite_preview(),
+        events.delete_rewrite_preview(),
+        unchanged,
+        MaintenanceResult(table=events, diff=unchanged, output={"rewritten_manifests_count": 0}),
     ]
     return {type(r): r for r in made}
 

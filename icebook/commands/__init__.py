@@ -13,153 +13,44 @@ with ``icebook.analysis.resolve.parse_at``, which knows its branch and tag names
 from __future__ import annotations
 
 import argparse
-import enum
 import io
 import re
 import shlex
-from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from collections.abc import Sequence
 from typing import Any
 
 import pandas as pd
 
 from icebook import __version__
 from icebook.analysis.resolve import AtRef
+from icebook.commands.maintenance import MAINTENANCE_COMMANDS
+from icebook.commands.model import (  # noqa: F401  (the grammar's public names live here too)
+    BOTH,
+    NOTEBOOK,
+    Arguments,
+    Call,
+    Command,
+    CommandError,
+    CommandParser,
+    Context,
+    Handler,
+    HelpShown,
+    NotInThisContext,
+    Session,
+    ShowVersion,
+    Text,
+    at_argument,
+    days_ms,
+    default_name,
+    one_line,
+)
 from icebook.display.tree_render import MetadataTree
-from icebook.errors import EngineError, IcebookError, NotFound
+from icebook.errors import EngineError
 from icebook.table import Table, catalog_listing, open_table, table_listing
 
 
-class Context(enum.Enum):
-    """Who runs a command."""
-
-    CLI = "cli"
-    """``icebook ...`` in a shell: the table's location comes first; results are printed as text."""
-    NOTEBOOK = "notebook"
-    """``%ice ...`` in a notebook: tables are opened once and named; results are displayed."""
-
-
-class CommandError(IcebookError):
-    """A command line that does not parse, or names nothing open."""
-
-
-class NotInThisContext(CommandError):
-    """A command that exists only in the other context (``explore`` on the command line)."""
-
-
-class HelpShown(Exception):
-    """``--help``, ``help`` or ``--version`` was asked for: carries the text to show."""
-
-    def __init__(self, text: str) -> None:
-        super().__init__(text)
-        self.text = text
-
-
-class CommandParser(argparse.ArgumentParser):
-    """argparse that raises instead of printing and exiting (a magic must never end the kernel), so that
-    the caller shows help and errors exactly once."""
-
-    def error(self, message: str) -> Any:  # type: ignore[override]
-        raise CommandError(f"{self.prog}: {message}")
-
-    def exit(self, status: int = 0, message: str | None = None) -> Any:  # type: ignore[override]
-        raise HelpShown(message or "")
-
-    def print_help(self, file: Any = None) -> None:
-        raise HelpShown(self.format_help())
-
-
-class _ShowVersion(argparse.Action):
-    def __call__(self, parser: argparse.ArgumentParser, *_args: Any) -> None:
-        raise HelpShown(f"icebook {__version__}")
-
-
-# ------------------------------------------------------------------------------------------ session
-
-
-@dataclass
-class Session:
-    """The open tables of one notebook (or one command-line call) and which one is current."""
-
-    tables: dict[str, Table] = field(default_factory=dict)
-    current: str | None = None
-    default_engine: str = "spark"
-    """Engine of ``sql`` when it names none (``IceMagics.default_engine`` in a notebook)."""
-
-    def get(self, name: str | None) -> Table:
-        key = name or self.current
-        if key is None:
-            raise CommandError("no table is open: %ice open <path | catalog.db.table> [--as NAME]")
-        if key not in self.tables:
-            raise NotFound(f"no open table named {key!r}", available=sorted(self.tables))
-        return self.tables[key]
-
-    def put(self, name: str, table: Table) -> Table:
-        self.tables[name] = table
-        self.current = name
-        return table
-
-
-def default_name(location: str) -> str:
-    return location.rstrip("/").replace("\\", "/").split("/")[-1].split(".")[-1] or "t"
-
-
-def _days(n: int | None) -> int | None:
-    return None if n is None else n * 86_400_000
-
-
-# ------------------------------------------------------------------------------------------ commands
-
-
-@dataclass(frozen=True, slots=True, kw_only=True)
-class Call:
-    """One parsed command, with what it runs against."""
-
-    args: argparse.Namespace
-    context: Context
-    session: Session
-    parser: argparse.ArgumentParser
-    table_name: str | None = None
-    """The session's name of the table the command acts on."""
-
-    @property
-    def table(self) -> Table:
-        return self.session.get(self.table_name)
-
-
-Handler = Callable[[Call], Any]
-Arguments = Callable[[argparse.ArgumentParser, Context], None]
-BOTH = frozenset(Context)
-
-
-def _no_arguments(_parser: argparse.ArgumentParser, _context: Context) -> None:
-    return None
-
-
-@dataclass(frozen=True, slots=True, kw_only=True)
-class Command:
-    """One subcommand of the grammar."""
-
-    name: str
-    help: str
-    run: Handler
-    arguments: Arguments = _no_arguments
-    on_table: bool = True
-    """Acts on one table: its location first on the command line, ``--table NAME`` in a notebook."""
-    contexts: frozenset[Context] = BOTH
-    verbatim: str | None = None
-    """The trailing free-text argument (a filter, a query): in a notebook line everything after the
-    options is taken as written, with its own quotes, not split like a shell would."""
-    changes_table: bool = False
-    """Writes to the table (through Spark) and returns it reopened."""
-
-
-def _at(p: argparse.ArgumentParser, _context: Context) -> None:
-    p.add_argument("--at", help="snapshot id, branch, tag or ISO-8601 time (default: current)")
-
-
 def _files_arguments(p: argparse.ArgumentParser, context: Context) -> None:
-    _at(p, context)
+    at_argument(p, context)
     p.add_argument("--where", help='pandas query over the files table, e.g. "content == 1"')
 
 
@@ -169,7 +60,7 @@ def _two_points(p: argparse.ArgumentParser, _context: Context) -> None:
 
 
 def _explain_arguments(p: argparse.ArgumentParser, context: Context) -> None:
-    _at(p, context)
+    at_argument(p, context)
     p.add_argument("expr", nargs="*", help="filter, e.g. ts >= '2024-01-03' and region = 'us'")
 
 
@@ -227,13 +118,6 @@ def _demo_arguments(p: argparse.ArgumentParser, _context: Context) -> None:
     p.add_argument("warehouse", nargs="?", default="demo", help="which warehouse to build (default: demo)")
 
 
-class Text(str):
-    """Plain text a command shows (a scan explanation): displays without quotes in a notebook."""
-
-    def __repr__(self) -> str:
-        return str(self)
-
-
 def _files(call: Call) -> pd.DataFrame:
     args = call.args
     df = call.table.inspect.files(at=args.at)
@@ -256,7 +140,9 @@ def _ref_op(call: Call) -> Any:
     if args.command == "tag":
         if args.action == "drop":
             return t.drop_tag(args.name)
-        return t.create_tag(args.name, args.target, retain_ms=_days(args.retain_days), replace=args.action == "replace")
+        return t.create_tag(
+            args.name, args.target, retain_ms=days_ms(args.retain_days), replace=args.action == "replace"
+        )
     if args.action == "drop":
         return t.drop_branch(args.name)
     if args.action == "fast-forward":
@@ -266,9 +152,9 @@ def _ref_op(call: Call) -> Any:
     return t.create_branch(
         args.name,
         args.target,
-        retain_ms=_days(args.retain_days),
+        retain_ms=days_ms(args.retain_days),
         min_snapshots_to_keep=args.keep,
-        max_snapshot_age_ms=_days(args.max_snapshot_age_days),
+        max_snapshot_age_ms=days_ms(args.max_snapshot_age_days),
         replace=args.action == "replace",
     )
 
@@ -276,7 +162,7 @@ def _ref_op(call: Call) -> Any:
 def _sql(call: Call) -> pd.DataFrame:
     args = call.args
     ref = args.branch or args.tag
-    at = AtRef(ref) if ref else args.at
+    at = AtRef(ref) if ref else args.at  # --at text is read by each table (parse_at)
     engine = args.engine or call.session.default_engine
     return run_sql(call.session, call.table, " ".join(args.query), at, engine)
 
@@ -308,12 +194,6 @@ def _run_sql_arrow(session: Session, current: Table, query: str, at: Any) -> pd.
         return arrow_sql.sql(frames, query)
     except EngineError as exc:
         raise CommandError(str(exc)) from None
-
-
-def one_line(exc: BaseException) -> str:
-    """The first line of an error's message (a cell's error must be one line)."""
-    text = str(exc).strip()
-    return text.splitlines()[0] if text else type(exc).__name__
 
 
 def _demo(call: Call) -> Text:
@@ -377,7 +257,6 @@ def _catalogs(_call: Call) -> pd.DataFrame:
     return pd.DataFrame(catalog_listing(), columns=["catalog", "source", "type", "uri", "warehouse"])
 
 
-NOTEBOOK = frozenset({Context.NOTEBOOK})
 COMMANDS: tuple[Command, ...] = (
     Command(
         name="open",
@@ -427,12 +306,12 @@ COMMANDS: tuple[Command, ...] = (
         run=lambda c: c.table.explore(),
         contexts=NOTEBOOK,
     ),
-    Command(name="tree", help="metadata -> manifest list -> manifests -> files", run=_tree, arguments=_at),
+    Command(name="tree", help="metadata -> manifest list -> manifests -> files", run=_tree, arguments=at_argument),
     Command(
         name="manifests",
         help="a snapshot's manifests",
         run=lambda c: c.table.inspect.manifests(at=c.args.at),
-        arguments=_at,
+        arguments=at_argument,
     ),
     Command(name="files", help="a snapshot's live data and delete files", run=_files, arguments=_files_arguments),
     Command(
@@ -505,6 +384,7 @@ COMMANDS: tuple[Command, ...] = (
     ),
     Command(name="version", help="the icebook version", run=lambda c: Text(f"icebook {__version__}"), on_table=False),
     Command(name="help", help="list the commands", run=_help, on_table=False),
+    *MAINTENANCE_COMMANDS,
 )
 BY_NAME = {c.name: c for c in COMMANDS}
 
@@ -516,7 +396,7 @@ def build_parser(context: Context) -> CommandParser:
     """The grammar in ``context``: every command of ``COMMANDS``, tables named as the context names them."""
     prog = "icebook" if context is Context.CLI else "%ice"
     parser = CommandParser(prog=prog, description="See inside Apache Iceberg tables and travel through their history.")
-    parser.add_argument("--version", action=_ShowVersion, nargs=0, help="print the icebook version")
+    parser.add_argument("--version", action=ShowVersion, nargs=0, help="print the icebook version")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=CommandParser)
     for command in COMMANDS:
         only = "" if context in command.contexts else " (notebook only)"
@@ -624,6 +504,7 @@ def execute(args: argparse.Namespace, session: Session, context: Context, parser
             name = args.table or session.current
             session.get(name)
     result = command.run(Call(args=args, context=context, session=session, parser=parser, table_name=name))
-    if command.changes_table and isinstance(result, Table) and name is not None:
-        session.tables[name] = result  # the open table now shows the new state
+    changed = result if isinstance(result, Table) else getattr(result, "table", None)
+    if command.changes_table and isinstance(changed, Table) and name is not None:
+        session.tables[name] = changed  # the open table now shows the new state (a dry run returns none)
     return result

@@ -1,0 +1,372 @@
+"""What ``expire_snapshots`` would do, computed from the metadata alone.
+
+Which snapshots expire (spec: "Snapshot Retention Policy"; the reference implementation's rules):
+
+- A ref other than ``main`` is removed when its snapshot is older than its ``max-ref-age-ms``
+  (else the table property ``history.expire.max-ref-age-ms``; default: forever), measured from now.
+- Every kept branch keeps the newest ``min-snapshots-to-keep`` snapshots of its ancestry, and every
+  ancestor committed at or after its expiry cutoff: ``now - max-snapshot-age-ms`` of the branch, else
+  the procedure's ``older_than``, else ``now - history.expire.max-snapshot-age-ms`` (default 5 days).
+  ``retain_last`` replaces ``history.expire.min-snapshots-to-keep`` (default 1), not a branch's own value.
+- Every kept tag keeps its snapshot; a snapshot on no kept ref's ancestry is kept only while it is
+  younger than the cutoff.
+- Everything else expires.
+
+Which files go: every file an expired snapshot reaches (manifest list, manifests, live data and
+delete files, statistics files) that no kept snapshot reaches (see ``reachable``).
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Collection, Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+import pandas as pd
+
+from icebook.analysis._frames import frame
+from icebook.analysis.ancestry import ancestor_ids
+from icebook.analysis.manifests import ManifestStore
+from icebook.analysis.reachable import FileKind, TableFile, reachable
+from icebook.errors import IcebookError, MetadataError
+from icebook.spec.metadata import TableMetadata
+from icebook.spec.snapshots import Branch, Ref
+
+MAX_SNAPSHOT_AGE_MS = "history.expire.max-snapshot-age-ms"
+MIN_SNAPSHOTS_TO_KEEP = "history.expire.min-snapshots-to-keep"
+MAX_REF_AGE_MS = "history.expire.max-ref-age-ms"
+GC_ENABLED = "gc.enabled"
+DEFAULT_MAX_SNAPSHOT_AGE_MS = 5 * 24 * 3600 * 1000
+DEFAULT_MIN_SNAPSHOTS_TO_KEEP = 1
+FOREVER_MS = 2**63 - 1  # Long.MAX_VALUE: the reference implementation's "no limit"
+MAIN = "main"
+
+
+class GcDisabled(IcebookError):
+    """The table forbids deleting files (``gc.enabled=false``); Spark refuses to expire or remove orphans."""
+
+
+def table_int(metadata: TableMetadata, name: str, default: int, *, file: str = "") -> int:
+    """An integer table property, or ``default`` when unset; a malformed value names the property."""
+    raw = metadata.properties.get(name)
+    if raw is None:
+        return default
+    try:
+        return int(raw.strip())
+    except ValueError:
+        raise MetadataError(file or metadata.location, f"properties.{name}", f"not an integer: {raw!r}") from None
+
+
+def gc_enabled(metadata: TableMetadata) -> bool:
+    return metadata.properties.get(GC_ENABLED, "true").strip().lower() != "false"
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Retention:
+    """The settings one expiry run uses, and where each came from."""
+
+    now_ms: int
+    expire_older_than_ms: int
+    min_snapshots_to_keep: int
+    max_ref_age_ms: int
+    sources: Mapping[str, str] = field(default_factory=dict)
+    """setting -> where it came from ("older_than argument", "table property ...", "default")."""
+
+
+def retention(
+    metadata: TableMetadata, *, older_than_ms: int | None, retain_last: int | None, now_ms: int | None
+) -> Retention:
+    now = int(time.time() * 1000) if now_ms is None else int(now_ms)
+    sources: dict[str, str] = {}
+    if older_than_ms is not None:
+        cutoff = int(older_than_ms)
+        sources["older_than"] = "older_than argument"
+    else:
+        age = table_int(metadata, MAX_SNAPSHOT_AGE_MS, DEFAULT_MAX_SNAPSHOT_AGE_MS)
+        cutoff = now - age
+        sources["older_than"] = f"now - {MAX_SNAPSHOT_AGE_MS} ({age} ms)" + (
+            "" if MAX_SNAPSHOT_AGE_MS in metadata.properties else ", the default"
+        )
+    if retain_last is not None:
+        if retain_last < 1:
+            raise ValueError(f"retain_last must be at least 1, not {retain_last}")
+        keep = int(retain_last)
+        sources["min_snapshots_to_keep"] = "retain_last argument"
+    else:
+        keep = table_int(metadata, MIN_SNAPSHOTS_TO_KEEP, DEFAULT_MIN_SNAPSHOTS_TO_KEEP)
+        sources["min_snapshots_to_keep"] = MIN_SNAPSHOTS_TO_KEEP + (
+            "" if MIN_SNAPSHOTS_TO_KEEP in metadata.properties else " (default)"
+        )
+    max_ref_age = table_int(metadata, MAX_REF_AGE_MS, FOREVER_MS)
+    return Retention(
+        now_ms=now, expire_older_than_ms=cutoff, min_snapshots_to_keep=keep, max_ref_age_ms=max_ref_age, sources=sources
+    )
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class SnapshotFate:
+    """One snapshot and whether an expiry run keeps it, with the rule that decided."""
+
+    snapshot_id: int
+    timestamp_ms: int
+    operation: str | None
+    expires: bool
+    reason: str
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class RefFate:
+    name: str
+    type: str
+    snapshot_id: int
+    age_ms: int | None
+    max_ref_age_ms: int
+    removed: bool
+    reason: str
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class ExpirePreview:
+    """What ``expire_snapshots`` with these settings would expire and delete."""
+
+    retention: Retention
+    snapshots: tuple[SnapshotFate, ...]
+    refs: tuple[RefFate, ...]
+    files: tuple[TableFile, ...]
+    """Every file the run would delete: no kept snapshot reaches it any more."""
+
+    @property
+    def expired_snapshot_ids(self) -> tuple[int, ...]:
+        return tuple(s.snapshot_id for s in self.snapshots if s.expires)
+
+    @property
+    def kept_snapshot_ids(self) -> tuple[int, ...]:
+        return tuple(s.snapshot_id for s in self.snapshots if not s.expires)
+
+    @property
+    def removed_refs(self) -> tuple[str, ...]:
+        return tuple(r.name for r in self.refs if r.removed)
+
+    def counts(self) -> dict[str, int]:
+        """Files to delete per kind, as the procedure reports them."""
+        out = {
+            k.value: 0
+            for k in (
+                FileKind.DATA,
+                FileKind.POSITION_DELETES,
+                FileKind.EQUALITY_DELETES,
+                FileKind.MANIFEST,
+                FileKind.MANIFEST_LIST,
+                FileKind.STATISTICS,
+            )
+        }
+        for f in self.files:
+            out[f.kind.value] = out.get(f.kind.value, 0) + 1
+        return out
+
+    @property
+    def bytes(self) -> int:
+        """Bytes of the files whose size the metadata records (manifest lists are not counted)."""
+        return sum(f.size_in_bytes or 0 for f in self.files)
+
+    def procedure_args(self) -> dict[str, Any]:
+        """The ``expire_snapshots`` arguments that reproduce this preview."""
+        args: dict[str, Any] = {"older_than": self.retention.expire_older_than_ms}
+        if self.retention.sources.get("min_snapshots_to_keep") == "retain_last argument":
+            args["retain_last"] = self.retention.min_snapshots_to_keep
+        return args
+
+    def to_pandas(self) -> pd.DataFrame:
+        """One row per file to delete: path, kind, size."""
+        return frame(
+            ({"file_path": f.path, "kind": f.kind.value, "file_size_in_bytes": f.size_in_bytes} for f in self.files),
+            ["file_path", "kind", "file_size_in_bytes"],
+            ints=["file_size_in_bytes"],
+        )
+
+    def snapshots_frame(self) -> pd.DataFrame:
+        return frame(
+            (
+                {
+                    "snapshot_id": s.snapshot_id,
+                    "committed_at": pd.Timestamp(s.timestamp_ms, unit="ms", tz="UTC"),
+                    "operation": s.operation,
+                    "expires": s.expires,
+                    "reason": s.reason,
+                }
+                for s in self.snapshots
+            ),
+            ["snapshot_id", "committed_at", "operation", "expires", "reason"],
+            ints=["snapshot_id"],
+        )
+
+    def summary(self) -> str:
+        expired = len(self.expired_snapshot_ids)
+        counts = ", ".join(f"{n} {k}{'s' if n != 1 else ''}" for k, n in self.counts().items() if n)
+        refs = f"; refs removed: {', '.join(self.removed_refs)}" if self.removed_refs else ""
+        return (
+            f"expire_snapshots would expire {expired} of {len(self.snapshots)} snapshots{refs} and delete "
+            f"{len(self.files)} files ({counts or 'none'}; {self.bytes} bytes recorded)"
+        )
+
+    def __repr__(self) -> str:
+        return f"<ExpirePreview: {self.summary()}>"
+
+
+def _ref_age_limit(ref: Ref, r: Retention) -> int:
+    return ref.max_ref_age_ms if ref.max_ref_age_ms is not None else r.max_ref_age_ms
+
+
+def expire_preview(
+    metadata: TableMetadata,
+    store: ManifestStore,
+    *,
+    older_than_ms: int | None = None,
+    retain_last: int | None = None,
+    snapshot_ids: Collection[int] = (),
+    now_ms: int | None = None,
+    progress: bool = True,
+) -> ExpirePreview:
+    """The snapshots and files ``expire_snapshots(older_than, retain_last, snapshot_ids)`` would remove."""
+    if not gc_enabled(metadata):
+        raise GcDisabled(
+            f"table {metadata.location} has gc.enabled=false: expire_snapshots refuses to run "
+            "(deleting files may corrupt other tables that share them)"
+        )
+    r = retention(metadata, older_than_ms=older_than_ms, retain_last=retain_last, now_ms=now_ms)
+    known = {s.snapshot_id: s for s in metadata.snapshots}
+    ref_fates: list[RefFate] = []
+    kept_refs: dict[str, Ref] = {}
+    for name, ref in metadata.refs.items():
+        limit = _ref_age_limit(ref, r)
+        snap = known.get(ref.snapshot_id)
+        age = None if snap is None else r.now_ms - snap.timestamp_ms
+        if name == MAIN:
+            kept_refs[name] = ref
+            ref_fates.append(
+                RefFate(
+                    name=name,
+                    type=ref.type,
+                    snapshot_id=ref.snapshot_id,
+                    age_ms=age,
+                    max_ref_age_ms=limit,
+                    removed=False,
+                    reason="main is never removed",
+                )
+            )
+        elif snap is None:
+            ref_fates.append(
+                RefFate(
+                    name=name,
+                    type=ref.type,
+                    snapshot_id=ref.snapshot_id,
+                    age_ms=None,
+                    max_ref_age_ms=limit,
+                    removed=True,
+                    reason="its snapshot no longer exists",
+                )
+            )
+        elif age is not None and age <= limit:
+            kept_refs[name] = ref
+            ref_fates.append(
+                RefFate(
+                    name=name,
+                    type=ref.type,
+                    snapshot_id=ref.snapshot_id,
+                    age_ms=age,
+                    max_ref_age_ms=limit,
+                    removed=False,
+                    reason="younger than its max ref age",
+                )
+            )
+        else:
+            ref_fates.append(
+                RefFate(
+                    name=name,
+                    type=ref.type,
+                    snapshot_id=ref.snapshot_id,
+                    age_ms=age,
+                    max_ref_age_ms=limit,
+                    removed=True,
+                    reason="older than its max ref age",
+                )
+            )
+    explicit = set(snapshot_ids)
+    for name, ref in kept_refs.items():
+        if ref.snapshot_id in explicit:
+            raise ValueError(f"cannot expire {ref.snapshot_id}: still referenced by ref {name!r}")
+
+    why: dict[int, str] = {}
+    for name, ref in kept_refs.items():
+        why.setdefault(ref.snapshot_id, f"head of {ref.type} {name!r}")
+    referenced: set[int] = set()
+    for name, ref in kept_refs.items():
+        if isinstance(ref, Branch):
+            chain = ancestor_ids(metadata, ref.snapshot_id)
+            referenced.update(chain)
+            cutoff = (
+                r.now_ms - ref.max_snapshot_age_ms if ref.max_snapshot_age_ms is not None else r.expire_older_than_ms
+            )
+            keep = ref.min_snapshots_to_keep if ref.min_snapshots_to_keep is not None else r.min_snapshots_to_keep
+            kept: list[int] = []
+            for sid in chain:
+                if len(kept) < keep:
+                    kept.append(sid)
+                    why.setdefault(sid, f"one of the newest {keep} of branch {name!r}")
+                elif known[sid].timestamp_ms >= cutoff:
+                    kept.append(sid)
+                    why.setdefault(sid, f"on branch {name!r}, committed after its cutoff")
+                else:
+                    break
+        else:
+            referenced.add(ref.snapshot_id)
+    for s in metadata.snapshots:
+        if s.snapshot_id not in referenced and s.timestamp_ms >= r.expire_older_than_ms:
+            why.setdefault(s.snapshot_id, "on no ref, but committed after the cutoff")
+
+    fates = []
+    for s in sorted(metadata.snapshots, key=lambda s: (s.timestamp_ms, s.sequence_number or 0)):
+        keep_reason = why.get(s.snapshot_id)
+        if s.snapshot_id in explicit:
+            fates.append(
+                SnapshotFate(
+                    snapshot_id=s.snapshot_id,
+                    timestamp_ms=s.timestamp_ms,
+                    operation=s.operation,
+                    expires=True,
+                    reason="named in snapshot_ids",
+                )
+            )
+        elif keep_reason is not None:
+            fates.append(
+                SnapshotFate(
+                    snapshot_id=s.snapshot_id,
+                    timestamp_ms=s.timestamp_ms,
+                    operation=s.operation,
+                    expires=False,
+                    reason=keep_reason,
+                )
+            )
+        else:
+            rule = "on no kept ref" if s.snapshot_id not in referenced else "older than its branch's retention"
+            fates.append(
+                SnapshotFate(
+                    snapshot_id=s.snapshot_id,
+                    timestamp_ms=s.timestamp_ms,
+                    operation=s.operation,
+                    expires=True,
+                    reason=rule,
+                )
+            )
+    expired = [f.snapshot_id for f in fates if f.expires]
+    files: list[TableFile] = []
+    if expired:
+        kept_ids = [f.snapshot_id for f in fates if not f.expires]
+        candidates = reachable(metadata, store, expired, progress=progress)
+        still = reachable(metadata, store, kept_ids, progress=progress)
+        files = candidates.minus(still)
+    return ExpirePreview(retention=r, snapshots=tuple(fates), refs=tuple(ref_fates), files=tuple(files))
+
+
+__all__ = ["ExpirePreview", "GcDisabled", "RefFate", "Retention", "SnapshotFate", "expire_preview", "retention"]

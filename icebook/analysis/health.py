@@ -1,0 +1,398 @@
+"""A table's health: the maintenance debt it carries and the Spark procedure that pays each off.
+
+Findings, each naming the procedure (with its arguments) that addresses it:
+
+- small files: bin-pack compaction with default options would rewrite some files
+  (``compaction_preview``) -> ``rewrite_data_files``;
+- delete debt: data files that delete files apply to, so every read merges them (equality deletes
+  that still apply included) -> ``rewrite_data_files`` with ``delete-file-threshold`` 1;
+- dangling deletes: position delete files that apply to no live data file -> ``rewrite_position_delete_files``;
+- manifests: at least ``MANY_MANIFESTS`` manifests, at least twice what ``rewrite_manifests`` would
+  write -> ``rewrite_manifests``;
+- history: snapshots the table's own retention would expire now (``expire_preview`` with the
+  table's settings) -> ``expire_snapshots``;
+- stale refs: refs older than their max-ref-age, which ``expire_snapshots`` removes;
+- metadata: a metadata file over ``LARGE_METADATA_BYTES``;
+- orphans: files under the location that nothing references -> ``remove_orphan_files``.
+
+The thresholds are conventions of this report, named here; the procedures' own rules decide what
+they do.
+"""
+
+from __future__ import annotations
+
+import datetime as _dt
+import time
+from dataclasses import dataclass
+
+import pandas as pd
+
+from icebook.analysis._frames import frame
+from icebook.analysis.ancestry import ancestor_ids
+from icebook.analysis.compaction import CompactionPreview, compaction_options, compaction_preview
+from icebook.analysis.delete_index import attach_like_reference
+from icebook.analysis.expire import ExpirePreview, GcDisabled, expire_preview, retention
+from icebook.analysis.health_sections import (
+    FilesHealth,
+    HistoryHealth,
+    ManifestsHealth,
+    RefHealth,
+    files_health,
+    history_health,
+    manifests_health,
+)
+from icebook.analysis.orphans import OrphanReport, find_orphans
+from icebook.analysis.rewrite_previews import (
+    DEFAULT_MANIFEST_TARGET,
+    MANIFEST_TARGET_PROPERTY,
+    manifest_rewrite_preview,
+)
+from icebook.analysis.scan import Level, plan_scan
+from icebook.analysis.table_like import TableLike
+from icebook.errors import IcebookError
+from icebook.io.fileio import FileIO
+from icebook.spec.snapshots import Snapshot
+
+MANY_MANIFESTS = 8
+LARGE_METADATA_BYTES = 4 * 1024 * 1024
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class ProcedureCall:
+    """A Spark procedure call that addresses a finding, and the icebook call that runs it."""
+
+    name: str
+    args: tuple[tuple[str, str], ...] = ()
+    """(argument, Spark SQL value) after ``table``."""
+    icebook: str = ""
+    """The same through icebook, e.g. ``t.rewrite_data_files()``."""
+
+    def sql(self, identifier: str) -> str:
+        catalog, _, table = identifier.partition(".")
+        rendered = [f"table => '{table}'", *(f"{k} => {v}" for k, v in self.args)]
+        return f"CALL {catalog}.system.{self.name}({', '.join(rendered)})"
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Finding:
+    area: str
+    title: str
+    detail: str
+    procedure: ProcedureCall | None = None
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class HealthReport:
+    """``t.health(at)``: measurements at one snapshot, table-wide history, and findings."""
+
+    location: str
+    identifier: str
+    """The catalog name the procedures are shown against (``<catalog>.<db>.<table>`` when unknown)."""
+    snapshot_id: int | None
+    is_current: bool
+    now_ms: int
+    files: FilesHealth
+    compaction: CompactionPreview
+    manifests: ManifestsHealth
+    history: HistoryHealth
+    refs: tuple[RefHealth, ...]
+    orphans: OrphanReport | None
+    """None when listing was not asked for (``list_files=False``)."""
+    findings: tuple[Finding, ...]
+    notes: tuple[str, ...] = ()
+
+    @property
+    def healthy(self) -> bool:
+        return not self.findings
+
+    def to_pandas(self) -> pd.DataFrame:
+        """One row per finding, with the procedure call that addresses it."""
+        return frame(
+            (
+                {
+                    "area": f.area,
+                    "finding": f.title,
+                    "detail": f.detail,
+                    "procedure": f.procedure.sql(self.identifier) if f.procedure else None,
+                    "icebook": f.procedure.icebook if f.procedure else None,
+                }
+                for f in self.findings
+            ),
+            ["area", "finding", "detail", "procedure", "icebook"],
+        )
+
+    def partitions(self) -> pd.DataFrame:
+        """File sizes and delete debt per partition."""
+        return self.files.to_pandas()
+
+    def summary(self) -> str:
+        if self.healthy:
+            return f"healthy: no maintenance debt found in snapshot {self.snapshot_id}"
+        return f"{len(self.findings)} findings: " + "; ".join(f.title for f in self.findings)
+
+    def __repr__(self) -> str:
+        return f"<HealthReport {self.location} @ {self.snapshot_id}: {self.summary()}>"
+
+
+def _bytes(n: int) -> str:
+    size = float(n)
+    for unit in ("B", "KiB", "MiB", "GiB", "TiB"):
+        if size < 1024 or unit == "TiB":
+            return f"{int(size)} {unit}" if unit == "B" else f"{size:.1f} {unit}"
+        size /= 1024
+    return f"{n} B"
+
+
+def _age(ms: int) -> str:
+    seconds = ms / 1000
+    for unit, size in (("days", 86_400), ("hours", 3600), ("minutes", 60)):
+        if seconds >= size:
+            return f"{seconds / size:.1f} {unit}"
+    return f"{seconds:.1f} seconds"
+
+
+def _stamp(ms: int) -> str:
+    return _dt.datetime.fromtimestamp(ms / 1000, _dt.UTC).strftime("%Y-%m-%d %H:%M:%S.%f")[:-3]
+
+
+def health(
+    table: TableLike,
+    snapshot: Snapshot | None,
+    *,
+    metadata_location: str,
+    fileio: FileIO,
+    identifier: str | None = None,
+    list_files: bool = True,
+    now_ms: int | None = None,
+) -> HealthReport:
+    """The health report of ``table`` at ``snapshot`` (files, deletes, manifests) and now (history,
+    refs, orphans). Reads the snapshot's manifests, every manifest of the table (for what expiring
+    would free) and, with ``list_files``, lists the table location."""
+    metadata, store = table.metadata, table.store
+    now = int(time.time() * 1000) if now_ms is None else int(now_ms)
+    name = identifier or _path_identifier(metadata.location)
+    current = metadata.current_snapshot()
+    is_current = snapshot is None or (current is not None and snapshot.snapshot_id == current.snapshot_id)
+    notes: list[str] = []
+    if not is_current:
+        notes.append("procedures act on the current snapshot, not on the one this report measures")
+    options = compaction_options(metadata.properties)
+    if snapshot is not None:
+        plan = plan_scan(table, snapshot)
+        tasks = attach_like_reference(plan.tasks, metadata, store, snapshot)
+        deletes = [d.file for d in plan.decisions if d.level == Level.DELETE_FILE and d.file is not None]
+    else:
+        tasks, deletes = (), []
+    files = files_health(tasks, deletes, options)
+    compaction = compaction_preview(table, current)
+    raw_target = metadata.properties.get(MANIFEST_TARGET_PROPERTY, "")
+    target = int(raw_target) if raw_target.strip().isdigit() else DEFAULT_MANIFEST_TARGET
+    manifests = manifests_health(metadata, store, snapshot, target)
+    try:
+        expirable: ExpirePreview | None = expire_preview(metadata, store, now_ms=now, progress=False)
+    except GcDisabled as exc:
+        expirable = None
+        notes.append(str(exc))
+    try:
+        metadata_bytes: int | None = fileio.size(metadata_location)
+    except (IcebookError, OSError):
+        metadata_bytes = None
+    history = history_health(metadata, expirable, metadata_bytes, now)
+    refs = _refs(table, expirable, now)
+    orphans = None
+    if list_files:
+        orphans = find_orphans(metadata, metadata_location, store, fileio, now_ms=now, progress=False)
+    findings = _findings(table, current, files, compaction, manifests, history, refs, orphans)
+    return HealthReport(
+        location=metadata.location,
+        identifier=name,
+        snapshot_id=None if snapshot is None else snapshot.snapshot_id,
+        is_current=is_current,
+        now_ms=now,
+        files=files,
+        compaction=compaction,
+        manifests=manifests,
+        history=history,
+        refs=refs,
+        orphans=orphans,
+        findings=tuple(findings),
+        notes=tuple(notes),
+    )
+
+
+def _path_identifier(location: str) -> str:
+    parts = location.rstrip("/").split("/")
+    return f"<catalog>.{parts[-2]}.{parts[-1]}" if len(parts) >= 2 else "<catalog>.<db>.<table>"
+
+
+def _refs(table: TableLike, expirable: ExpirePreview | None, now: int) -> tuple[RefHealth, ...]:
+    metadata = table.metadata
+    main = set(ancestor_ids(metadata, metadata.current_snapshot_id))
+    known = {s.snapshot_id: s for s in metadata.snapshots}
+    fates = {r.name: r for r in expirable.refs} if expirable else {}
+    out = []
+    for name, ref in metadata.refs.items():
+        snap = known.get(ref.snapshot_id)
+        fate = fates.get(name)
+        limit = fate.max_ref_age_ms if fate else ref.max_ref_age_ms
+        out.append(
+            RefHealth(
+                name=name,
+                type=ref.type,
+                snapshot_id=ref.snapshot_id,
+                age_ms=None if snap is None else now - snap.timestamp_ms,
+                max_ref_age_ms=None if limit is None or limit >= 2**63 - 1 else limit,
+                expires=bool(fate and fate.removed),
+                on_main=ref.snapshot_id in main,
+            )
+        )
+    return tuple(out)
+
+
+def _findings(
+    table: TableLike,
+    current: Snapshot | None,
+    files: FilesHealth,
+    compaction: CompactionPreview,
+    manifests: ManifestsHealth,
+    history: HistoryHealth,
+    refs: tuple[RefHealth, ...],
+    orphans: OrphanReport | None,
+) -> list[Finding]:
+    out: list[Finding] = []
+    if compaction.groups:
+        worst = max(files.partitions, key=lambda p: p.small_files, default=None)
+        out.append(
+            Finding(
+                area="small files",
+                title=f"{len(compaction.rewritten_files)} small files could be {compaction.expected_output_files}",
+                detail=(
+                    f"{files.small_files} of {files.data_files} data files are under the minimum size "
+                    f"({_bytes(files.min_file_size_bytes)}, 75% of the {_bytes(files.target_file_size_bytes)} target)"
+                    + (f"; most in {worst.partition} ({worst.small_files})" if worst and worst.small_files else "")
+                    + f". Bin-pack compaction would rewrite {len(compaction.rewritten_files)} files "
+                    f"({_bytes(compaction.rewritten_bytes)}) in {len(compaction.groups)} groups."
+                ),
+                procedure=ProcedureCall(name="rewrite_data_files", icebook="t.rewrite_data_files()"),
+            )
+        )
+    if files.files_with_deletes:
+        eq = sum(p.equality_deletes_applying for p in files.partitions)
+        debt = max(files.partitions, key=lambda p: p.delete_ratio)
+        out.append(
+            Finding(
+                area="delete debt",
+                title=f"{files.files_with_deletes} data files carry deletes every read must merge",
+                detail=(
+                    f"{files.delete_files} delete files ({eq} equality delete files still apply); worst partition "
+                    f"{debt.partition}: {debt.delete_records} delete records against {debt.records} rows. "
+                    "Rewriting those data files applies the deletes."
+                ),
+                procedure=ProcedureCall(
+                    name="rewrite_data_files",
+                    args=(("options", "map('delete-file-threshold', '1')"),),
+                    icebook="t.rewrite_data_files(options={'delete-file-threshold': 1})",
+                ),
+            )
+        )
+    if files.dangling_deletes:
+        out.append(
+            Finding(
+                area="delete debt",
+                title=f"{files.dangling_deletes} delete files apply to no live data file",
+                detail="Their data files were rewritten or removed; readers still open them while planning. "
+                "Rewriting position delete files drops them.",
+                procedure=ProcedureCall(
+                    name="rewrite_position_delete_files", icebook="t.rewrite_position_delete_files()"
+                ),
+            )
+        )
+    rewrite = manifest_rewrite_preview(table.metadata, table.store, current)
+    if manifests.manifests >= MANY_MANIFESTS and manifests.manifests >= 2 * max(rewrite.added_manifests_at_most, 1):
+        widest = manifests.worst_reach
+        reach = (
+            f"; a filter on one partition opens up to {widest[1]} manifests ({widest[0]}: its files are in {widest[2]})"
+            if widest
+            else ""
+        )
+        out.append(
+            Finding(
+                area="manifests",
+                title=f"{manifests.manifests} manifests where {max(rewrite.added_manifests_at_most, 1)} would do",
+                detail=(
+                    f"{manifests.data_manifests} data and {manifests.delete_manifests} delete manifests, "
+                    f"{_bytes(manifests.total_bytes)} in all (target {_bytes(manifests.target_size_bytes)} each), "
+                    f"{manifests.mean_entries:.1f} live entries per manifest{reach}."
+                ),
+                procedure=ProcedureCall(name="rewrite_manifests", icebook="t.rewrite_manifests()"),
+            )
+        )
+    expirable = history.expirable
+    if expirable is not None and expirable.expired_snapshot_ids:
+        r = retention(table.metadata, older_than_ms=None, retain_last=None, now_ms=expirable.retention.now_ms)
+        out.append(
+            Finding(
+                area="history",
+                title=f"{len(expirable.expired_snapshot_ids)} snapshots are past retention but still kept",
+                detail=(
+                    f"{history.snapshots} snapshots; history.expire.max-snapshot-age-ms is "
+                    f"{_age(history.max_snapshot_age_ms)}, min-snapshots-to-keep {history.min_snapshots_to_keep}. "
+                    f"Expiring them frees {len(expirable.files)} files ({_bytes(expirable.bytes)})."
+                ),
+                procedure=ProcedureCall(
+                    name="expire_snapshots",
+                    args=(("older_than", f"TIMESTAMP '{_stamp(r.expire_older_than_ms)}'"),),
+                    icebook="t.expire_snapshots()",
+                ),
+            )
+        )
+    for ref in refs:
+        if ref.expires:
+            out.append(
+                Finding(
+                    area="refs",
+                    title=f"{ref.type} {ref.name!r} is past its max ref age",
+                    detail=(
+                        f"it points at snapshot {ref.snapshot_id}, "
+                        f"{_age(ref.age_ms or 0)} old; max ref age {_age(ref.max_ref_age_ms or 0)}. "
+                        "expire_snapshots removes the ref, and the snapshots only it kept."
+                    ),
+                    procedure=ProcedureCall(name="expire_snapshots", icebook="t.expire_snapshots()"),
+                )
+            )
+    if history.metadata_file_bytes is not None and history.metadata_file_bytes > LARGE_METADATA_BYTES:
+        out.append(
+            Finding(
+                area="metadata",
+                title=f"the metadata file is {_bytes(history.metadata_file_bytes)}",
+                detail=f"every commit rewrites it; {history.snapshots} snapshots and their logs are in it.",
+                procedure=ProcedureCall(name="expire_snapshots", icebook="t.expire_snapshots()"),
+            )
+        )
+    if orphans is not None and (orphans.files or orphans.too_recent):
+        stray = [*orphans.files, *orphans.too_recent]
+        old_metadata = sum(f.path.endswith(".metadata.json") for f in stray)
+        note = (
+            f"; {old_metadata} are metadata files dropped from the metadata log "
+            f"({len(table.metadata.metadata_log)} of at most {history.previous_versions_max} kept"
+            + ("" if history.delete_after_commit else ", write.metadata.delete-after-commit.enabled is false")
+            + ")"
+            if old_metadata
+            else ""
+        )
+        out.append(
+            Finding(
+                area="orphans",
+                title=f"{len(stray)} files under the table location are referenced by nothing",
+                detail=(
+                    f"{_bytes(sum(f.size_in_bytes for f in stray))} in all{note}. remove_orphan_files deletes those "
+                    f"older than its cutoff (3 days by default; {len(orphans.files)} now); younger ones may "
+                    "belong to a write in progress."
+                ),
+                procedure=ProcedureCall(name="remove_orphan_files", icebook="t.remove_orphan_files()"),
+            )
+        )
+    return out
+
+
+__all__ = ["Finding", "HealthReport", "ProcedureCall", "health"]

@@ -1,0 +1,299 @@
+"""What ``rewrite_manifests`` and ``rewrite_position_delete_files`` would do, from the metadata alone.
+
+``rewrite_manifests`` (the reference implementation's Spark action): for data manifests and then
+delete manifests of the current snapshot written with the table's default spec, the matching
+manifests are rewritten into ceil(total bytes / ``commit.manifest.target-size-bytes``) manifests
+(8 MB by default), entries clustered by partition; a single manifest that would stay single is left
+alone. Manifests of other specs are not touched.
+
+``rewrite_position_delete_files`` (bin-pack): the current snapshot's position delete files, grouped
+by partition (the table-wide partition type), keep those outside the size range around
+``write.delete.target-file-size-bytes`` (64 MB by default; 0.75 and 1.8 times it), pack them like
+``rewrite_data_files`` and rewrite a group with at least ``min-input-files`` (5) files, more bytes
+than the target, or more than the max. Rewriting drops deletes whose data file is gone (dangling).
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+
+import pandas as pd
+
+from icebook.analysis._frames import frame
+from icebook.analysis.compaction import CandidateFile, CompactionOptions, bin_pack, compaction_options
+from icebook.analysis.manifests import ManifestStore
+from icebook.analysis.scan import Level, plan_scan
+from icebook.analysis.table_like import TableLike
+from icebook.spec.manifest import FileContent, ManifestContent, ManifestFile
+from icebook.spec.metadata import TableMetadata
+from icebook.spec.snapshots import Snapshot
+
+MANIFEST_TARGET_PROPERTY = "commit.manifest.target-size-bytes"
+DEFAULT_MANIFEST_TARGET = 8 * 1024 * 1024
+DELETE_TARGET_PROPERTY = "write.delete.target-file-size-bytes"
+DEFAULT_DELETE_TARGET = 64 * 1024 * 1024
+DELETE_OPTION_NAMES = (
+    "target-file-size-bytes",
+    "min-file-size-bytes",
+    "max-file-size-bytes",
+    "min-input-files",
+    "rewrite-all",
+    "max-file-group-size-bytes",
+)
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class ManifestRewrite:
+    """One content type's manifests and what the rewrite makes of them."""
+
+    content: str
+    """"data" or "deletes"."""
+    manifests: tuple[ManifestFile, ...]
+    """The manifests of the default spec (the ones the rewrite considers)."""
+    target_size_bytes: int
+    other_spec_manifests: int
+
+    @property
+    def total_bytes(self) -> int:
+        return sum(m.manifest_length for m in self.manifests)
+
+    @property
+    def target_count(self) -> int:
+        return math.ceil(self.total_bytes / self.target_size_bytes) if self.manifests else 0
+
+    @property
+    def rewritten(self) -> bool:
+        return bool(self.manifests) and not (self.target_count == 1 and len(self.manifests) == 1)
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class ManifestRewritePreview:
+    snapshot_id: int | None
+    spec_id: int
+    parts: tuple[ManifestRewrite, ...]
+
+    @property
+    def rewritten_manifests(self) -> int:
+        return sum(len(p.manifests) for p in self.parts if p.rewritten)
+
+    @property
+    def added_manifests_at_most(self) -> int:
+        return sum(p.target_count for p in self.parts if p.rewritten)
+
+    def to_pandas(self) -> pd.DataFrame:
+        rows = [
+            {
+                "content": p.content,
+                "manifest_path": m.manifest_path,
+                "length": m.manifest_length,
+                "rewritten": p.rewritten,
+                "target_manifests": p.target_count,
+            }
+            for p in self.parts
+            for m in p.manifests
+        ]
+        return frame(rows, ["content", "manifest_path", "length", "rewritten", "target_manifests"], ints=["length"])
+
+    def summary(self) -> str:
+        if not self.rewritten_manifests:
+            return "rewrite_manifests would change nothing"
+        parts = ", ".join(
+            f"{len(p.manifests)} {p.content} manifests ({p.total_bytes} bytes) into {p.target_count}"
+            for p in self.parts
+            if p.rewritten
+        )
+        return f"rewrite_manifests would rewrite {parts}"
+
+    def __repr__(self) -> str:
+        return f"<ManifestRewritePreview: {self.summary()}>"
+
+
+def manifest_rewrite_preview(
+    metadata: TableMetadata, store: ManifestStore, snapshot: Snapshot | None, *, spec_id: int | None = None
+) -> ManifestRewritePreview:
+    spec = metadata.default_spec_id if spec_id is None else spec_id
+    raw = metadata.properties.get(MANIFEST_TARGET_PROPERTY)
+    target = int(raw) if raw is not None and raw.strip().isdigit() else DEFAULT_MANIFEST_TARGET
+    manifests = store.manifest_list(snapshot) if snapshot is not None else ()
+    parts = []
+    for content, label in ((ManifestContent.DATA, "data"), (ManifestContent.DELETES, "deletes")):
+        of_content = [m for m in manifests if (m.content or ManifestContent.DATA) == content]
+        matching = tuple(m for m in of_content if m.partition_spec_id == spec)
+        parts.append(
+            ManifestRewrite(
+                content=label,
+                manifests=matching,
+                target_size_bytes=target,
+                other_spec_manifests=len(of_content) - len(matching),
+            )
+        )
+    return ManifestRewritePreview(
+        snapshot_id=None if snapshot is None else snapshot.snapshot_id, spec_id=spec, parts=tuple(parts)
+    )
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class DeleteGroup:
+    partition: str
+    files: tuple[CandidateFile, ...]
+    rewritten: bool
+    reasons: tuple[str, ...]
+    dangling: int
+    """Files of the group that apply to no live data file (the rewrite drops them)."""
+
+    @property
+    def paths(self) -> frozenset[str]:
+        return frozenset(f.file_path for f in self.files)
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class DeleteRewritePreview:
+    snapshot_id: int | None
+    options: CompactionOptions
+    groups: tuple[DeleteGroup, ...]
+    skipped_groups: tuple[DeleteGroup, ...]
+    position_delete_files: int
+    dangling: tuple[str, ...]
+    """Every live position delete file that applies to no live data file."""
+
+    @property
+    def rewritten_files(self) -> tuple[CandidateFile, ...]:
+        return tuple(f for g in self.groups for f in g.files)
+
+    def to_pandas(self) -> pd.DataFrame:
+        dangling = set(self.dangling)
+        rows = [
+            {
+                "group": i,
+                "rewritten": g.rewritten,
+                "partition": g.partition,
+                "file_path": f.file_path,
+                "file_size_in_bytes": f.file_size_in_bytes,
+                "record_count": f.record_count,
+                "dangling": f.file_path in dangling,
+                "group_reasons": ", ".join(g.reasons),
+            }
+            for i, g in enumerate((*self.groups, *self.skipped_groups), start=1)
+            for f in g.files
+        ]
+        columns = [
+            "group",
+            "rewritten",
+            "partition",
+            "file_path",
+            "file_size_in_bytes",
+            "record_count",
+            "dangling",
+            "group_reasons",
+        ]
+        return frame(rows, columns, ints=["group", "file_size_in_bytes", "record_count"])
+
+    def summary(self) -> str:
+        return (
+            f"rewrite_position_delete_files would rewrite {len(self.rewritten_files)} of "
+            f"{self.position_delete_files} position delete files in {len(self.groups)} groups; "
+            f"{len(self.dangling)} apply to no live data file"
+        )
+
+    def __repr__(self) -> str:
+        return f"<DeleteRewritePreview: {self.summary()}>"
+
+
+def delete_rewrite_preview(
+    table: TableLike, snapshot: Snapshot | None, options: Mapping[str, Any] | None = None
+) -> DeleteRewritePreview:
+    o = compaction_options(
+        table.metadata.properties,
+        options,
+        target_property=DELETE_TARGET_PROPERTY,
+        default_target=DEFAULT_DELETE_TARGET,
+        names=DELETE_OPTION_NAMES,
+    )
+    if snapshot is None:
+        return DeleteRewritePreview(
+            snapshot_id=None, options=o, groups=(), skipped_groups=(), position_delete_files=0, dangling=()
+        )
+    plan = plan_scan(table, snapshot)
+    applied = {d.file_path for t in plan.tasks for d in t.deletes}
+    deletes = [
+        d.file
+        for d in plan.decisions
+        if d.level == Level.DELETE_FILE and d.file is not None and d.file.content == FileContent.POSITION_DELETES
+    ]
+    dangling = tuple(sorted({f.file_path for f in deletes if f.file_path not in applied}))
+    names = _unified_names(table.metadata)
+    by_partition: dict[tuple[Any, ...], list[CandidateFile]] = {}
+    labels: dict[tuple[Any, ...], str] = {}
+    for f in deletes:
+        values = dict(f.partition)
+        key = tuple(values.get(n) for n in names)
+        labels.setdefault(key, "/".join(f"{n}={values.get(n)}" for n in names) or "unpartitioned")
+        size = f.content_size_in_bytes if f.is_deletion_vector and f.content_size_in_bytes else f.file_size_in_bytes
+        reasons = []
+        if size < o.min_file_size_bytes:
+            reasons.append("too small")
+        if size > o.max_file_size_bytes:
+            reasons.append("too large")
+        by_partition.setdefault(key, []).append(
+            CandidateFile(
+                file_path=f.file_path,
+                spec_id=f.spec_id,
+                partition=f.partition_text,
+                file_size_in_bytes=size,
+                record_count=f.record_count,
+                delete_files=0,
+                file_scoped_deleted_records=0,
+                reasons=tuple(reasons),
+            )
+        )
+    groups: list[DeleteGroup] = []
+    skipped: list[DeleteGroup] = []
+    dangling_set = set(dangling)
+    for key in sorted(by_partition, key=lambda k: labels[k]):
+        candidates = by_partition[key] if o.rewrite_all else [c for c in by_partition[key] if c.reasons]
+        for packed in bin_pack(candidates, o.max_file_group_size_bytes):
+            size = sum(f.file_size_in_bytes for f in packed)
+            reasons = []
+            if o.rewrite_all:
+                reasons.append("rewrite-all")
+            if len(packed) > 1 and len(packed) >= o.min_input_files:
+                reasons.append(f"{len(packed)} files >= min-input-files {o.min_input_files}")
+            if len(packed) > 1 and size > o.target_file_size_bytes:
+                reasons.append(f"{size} bytes > target {o.target_file_size_bytes}")
+            if size > o.max_file_size_bytes:
+                reasons.append(f"{size} bytes > max file size {o.max_file_size_bytes}")
+            group = DeleteGroup(
+                partition=labels[key],
+                files=tuple(packed),
+                rewritten=bool(reasons),
+                reasons=tuple(reasons) or (f"only {len(packed)} files, {size} bytes",),
+                dangling=sum(f.file_path in dangling_set for f in packed),
+            )
+            (groups if group.rewritten else skipped).append(group)
+    return DeleteRewritePreview(
+        snapshot_id=snapshot.snapshot_id,
+        options=o,
+        groups=tuple(groups),
+        skipped_groups=tuple(skipped),
+        position_delete_files=len(deletes),
+        dangling=dangling,
+    )
+
+
+def _unified_names(metadata: TableMetadata) -> list[str]:
+    from icebook.analysis.manifests import table_partition_type
+
+    return [f.name for f in table_partition_type(metadata).fields]
+
+
+__all__ = [
+    "DeleteGroup",
+    "DeleteRewritePreview",
+    "ManifestRewrite",
+    "ManifestRewritePreview",
+    "delete_rewrite_preview",
+    "manifest_rewrite_preview",
+]

@@ -1,0 +1,131 @@
+"""The health, maintenance and metadata-table subcommands of the grammar.
+
+``health`` shows the report; ``maintain ACTION`` runs one Spark procedure (``expire``, ``orphans``,
+``compact``, ``rewrite-manifests``, ``rewrite-deletes``) and shows the before/after diff, or with
+``--dry-run`` shows icebook's preview and runs nothing; the metadata tables (``entries``,
+``partitions``, ``metadata-log``, ``all-*``, ``position-deletes``, ...) show Spark-shaped frames.
+"""
+
+from __future__ import annotations
+
+import argparse
+import datetime as _dt
+from collections.abc import Callable
+from typing import Any
+
+from icebook.commands.model import Call, Command, CommandError, Context, at_argument
+
+ACTIONS = ("expire", "orphans", "compact", "rewrite-manifests", "rewrite-deletes")
+
+
+def _health_arguments(p: argparse.ArgumentParser, context: Context) -> None:
+    at_argument(p, context)
+    p.add_argument("--no-listing", action="store_true", help="do not list the table location (no orphan files section)")
+
+
+def _health(call: Call) -> Any:
+    return call.table.health(at=call.args.at, list_files=not call.args.no_listing)
+
+
+def _maintain_arguments(p: argparse.ArgumentParser, _context: Context) -> None:
+    p.add_argument("action", choices=ACTIONS, help="which procedure")
+    p.add_argument("--dry-run", action="store_true", help="show icebook's preview; nothing runs")
+    when = p.add_mutually_exclusive_group()
+    when.add_argument("--older-than", help="expire, orphans: an ISO-8601 time")
+    when.add_argument("--older-than-days", type=float, help="expire, orphans: that many days ago")
+    p.add_argument("--retain-last", type=int, help="expire: snapshots each branch keeps at least")
+    p.add_argument("--location", help="orphans: a directory under the table location to look in")
+    p.add_argument("--where", help="compact: only files that may hold rows matching this filter")
+    p.add_argument(
+        "--option",
+        action="append",
+        default=[],
+        metavar="KEY=VALUE",
+        help="compact, rewrite-deletes: a procedure option, e.g. min-input-files=2 (repeatable)",
+    )
+
+
+def _options(pairs: list[str]) -> dict[str, str]:
+    out = {}
+    for pair in pairs:
+        key, sep, value = pair.partition("=")
+        if not sep or not key.strip():
+            raise CommandError(f"--option {pair!r}: write KEY=VALUE, e.g. min-input-files=2")
+        out[key.strip()] = value.strip()
+    return out
+
+
+def _older_than(args: argparse.Namespace) -> Any:
+    if args.older_than_days is not None:
+        return _dt.timedelta(days=args.older_than_days)
+    return args.older_than
+
+
+def _not_for(action: str, args: argparse.Namespace, names: tuple[str, ...]) -> None:
+    given = [n for n in names if getattr(args, n) not in (None, [], False)]
+    if given:
+        flags = ", ".join("--" + n.replace("_", "-") for n in given)
+        raise CommandError(f"maintain {action} does not take {flags}")
+
+
+def _maintain(call: Call) -> Any:
+    args, t = call.args, call.table
+    action, dry = args.action, args.dry_run
+    if action == "expire":
+        _not_for(action, args, ("location", "where", "option"))
+        return t.expire_snapshots(_older_than(args), args.retain_last, dry_run=dry)
+    if action == "orphans":
+        _not_for(action, args, ("retain_last", "where", "option"))
+        return t.remove_orphan_files(_older_than(args), args.location, dry_run=dry)
+    if action == "compact":
+        _not_for(action, args, ("older_than", "older_than_days", "retain_last", "location"))
+        return t.rewrite_data_files(_options(args.option) or None, args.where, dry_run=dry)
+    _not_for(action, args, ("older_than", "older_than_days", "retain_last", "location", "where"))
+    if action == "rewrite-manifests":
+        _not_for(action, args, ("option",))
+        return t.rewrite_manifests(dry_run=dry)
+    return t.rewrite_position_delete_files(_options(args.option) or None, dry_run=dry)
+
+
+def _table_command(name: str, method: str, text: str, *, at: bool) -> Command:
+    def run(call: Call) -> Any:
+        reader: Callable[..., Any] = getattr(call.table.inspect, method)
+        return reader(at=call.args.at) if at else reader()
+
+    return Command(name=name, help=text, run=run, arguments=at_argument if at else _no_at)
+
+
+def _no_at(_p: argparse.ArgumentParser, _context: Context) -> None:
+    return None
+
+
+MAINTENANCE_COMMANDS: tuple[Command, ...] = (
+    Command(
+        name="health",
+        help="maintenance debt: small files, delete debt, manifests, history, stale refs, orphans",
+        run=_health,
+        arguments=_health_arguments,
+    ),
+    Command(
+        name="maintain",
+        help="run a maintenance procedure through Spark (--dry-run: preview only): " + ", ".join(ACTIONS),
+        run=_maintain,
+        arguments=_maintain_arguments,
+        changes_table=True,
+    ),
+    _table_command("entries", "entries", "every manifest entry of a snapshot (the entries table)", at=True),
+    _table_command("partitions", "partitions", "records, files and deletes per partition", at=True),
+    _table_command("data-files", "data_files", "a snapshot's live data files", at=True),
+    _table_command("delete-files", "delete_files", "a snapshot's live delete files", at=True),
+    _table_command("position-deletes", "position_deletes", "every position a snapshot's deletes remove", at=True),
+    _table_command("metadata-log", "metadata_log_entries", "previous metadata files and the current one", at=False),
+    _table_command("all-manifests", "all_manifests", "the manifests of every snapshot", at=False),
+    _table_command("all-entries", "all_entries", "every entry of every manifest of any snapshot", at=False),
+    _table_command("all-files", "all_files", "live files of every manifest of any snapshot", at=False),
+    _table_command("all-data-files", "all_data_files", "live data files of every manifest of any snapshot", at=False),
+    _table_command(
+        "all-delete-files", "all_delete_files", "live delete files of every manifest of any snapshot", at=False
+    ),
+)
+
+__all__ = ["ACTIONS", "MAINTENANCE_COMMANDS"]

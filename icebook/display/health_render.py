@@ -1,0 +1,196 @@
+"""A ``HealthReport`` as text and as static HTML: findings first (each with the procedure call that
+addresses it), then the measurements behind them. Every table string is escaped."""
+
+from __future__ import annotations
+
+from icebook.analysis.health import Finding, HealthReport
+from icebook.display._base import badge, esc, frame, frame_table_html, human_bytes, human_count, kv_table, when
+from icebook.display.frames import frame_text
+
+ROWS = 50
+
+
+def _age(ms: int | None) -> str:
+    if ms is None:
+        return "–"
+    seconds = ms / 1000
+    for unit, size in (("days", 86_400), ("hours", 3600), ("minutes", 60)):
+        if seconds >= size:
+            return f"{seconds / size:.1f} {unit}"
+    return f"{seconds:.1f} seconds"
+
+
+def _history_rows(r: HealthReport) -> list[tuple[str, str, str]]:
+    h = r.history
+    expirable = h.expirable
+    return [
+        ("snapshots", human_count(h.snapshots), f"oldest {when(h.oldest_ms)}, newest {when(h.newest_ms)}"),
+        (
+            "history.expire.max-snapshot-age-ms",
+            _age(h.max_snapshot_age_ms),
+            f"{h.past_retention} snapshots are older than this",
+        ),
+        (
+            "history.expire.min-snapshots-to-keep",
+            str(h.min_snapshots_to_keep),
+            "kept on every branch whatever their age",
+        ),
+        (
+            "expirable now",
+            "–" if expirable is None else human_count(len(expirable.expired_snapshot_ids)),
+            "gc.enabled is false"
+            if expirable is None
+            else f"{len(expirable.files)} files ({human_bytes(expirable.bytes)}) would be deleted",
+        ),
+        (
+            "metadata log",
+            f"{h.metadata_log_entries} of {h.previous_versions_max}",
+            "write.metadata.previous-versions-max; older files "
+            + ("are deleted on commit" if h.delete_after_commit else "stay on storage (delete-after-commit is off)"),
+        ),
+        ("metadata file", human_bytes(h.metadata_file_bytes), "rewritten by every commit"),
+    ]
+
+
+def _finding_text(f: Finding, identifier: str) -> list[str]:
+    lines = [f"- [{f.area}] {f.title}", f"    {f.detail}"]
+    if f.procedure is not None:
+        lines.append(f"    fix: {f.procedure.sql(identifier)}")
+        if f.procedure.icebook:
+            lines.append(f"         {f.procedure.icebook}")
+    return lines
+
+
+def health_text(r: HealthReport) -> str:
+    lines = [f"Health of {r.location} at snapshot {r.snapshot_id}: {r.summary()}"]
+    lines += [f"  note: {n}" for n in r.notes]
+    for f in r.findings:
+        lines += _finding_text(f, r.identifier)
+    files = r.files
+    lines += [
+        "",
+        f"Files: {files.data_files} data files ({files.small_files} under {human_bytes(files.min_file_size_bytes)}, "
+        f"target {human_bytes(files.target_file_size_bytes)}), {files.delete_files} delete files, "
+        f"{files.files_with_deletes} data files with deletes, {files.dangling_deletes} dangling deletes",
+        "Size of data files against the target: "
+        + ", ".join(f"{name} {count}" for name, count in files.size_histogram),
+        frame_text(r.partitions().head(ROWS)),
+        "",
+        f"Manifests: {r.manifests.data_manifests} data, {r.manifests.delete_manifests} delete, "
+        f"{human_bytes(r.manifests.total_bytes)}; a one-partition filter opens {r.manifests.mean_opened:.1f} on average",
+        "",
+        "History:",
+        *(f"  {k}: {v} ({d})" for k, v, d in _history_rows(r)),
+        "",
+        "Refs:",
+        *(
+            f"  {ref.type} {ref.name} -> {ref.snapshot_id}, {_age(ref.age_ms)} old, max age {_age(ref.max_ref_age_ms)}"
+            + (" (expires)" if ref.expires else "")
+            for ref in r.refs
+        ),
+    ]
+    if r.orphans is not None:
+        o = r.orphans
+        lines += ["", f"Orphans: {o.summary()}", *(f"  {f.path}" for f in (*o.files, *o.too_recent)[:ROWS])]
+    return "\n".join(lines)
+
+
+def _finding_html(f: Finding, identifier: str) -> str:
+    fix = ""
+    if f.procedure is not None:
+        call = f"<code>{esc(f.procedure.sql(identifier))}</code>"
+        ours = f' · <code class="ib-muted">{esc(f.procedure.icebook)}</code>' if f.procedure.icebook else ""
+        fix = f'<div class="ib-health-fix">fix: {call}{ours}</div>'
+    return (
+        f'<li class="ib-health-finding" data-area="{esc(f.area)}">{badge(f.area, "ib-health-area")} '
+        f'<b class="ib-health-title">{esc(f.title)}</b><div class="ib-muted">{esc(f.detail)}</div>{fix}</li>'
+    )
+
+
+def findings_html(r: HealthReport) -> str:
+    if r.healthy:
+        return '<div class="ib-health-ok">No maintenance debt found.</div>'
+    items = "".join(_finding_html(f, r.identifier) for f in r.findings)
+    return f'<ul class="ib-health-findings">{items}</ul>'
+
+
+def histogram_html(r: HealthReport) -> str:
+    """Data files per size bucket (relative to the target size) as plain HTML bars."""
+    buckets = r.files.size_histogram
+    top = max((n for _, n in buckets), default=0) or 1
+    rows = "".join(
+        f'<tr><td>{esc(name)}</td><td><div class="ib-health-bar" style="width:{int(200 * n / top)}px"></div></td>'
+        f"<td>{esc(human_count(n))}</td></tr>"
+        for name, n in buckets
+    )
+    return f'<table class="ib-grid ib-health-sizes"><tbody>{rows}</tbody></table>'
+
+
+def sections_html(r: HealthReport) -> dict[str, str]:
+    """Each section of the report as escaped HTML, by title (the widget shows them as tabs)."""
+    files = r.files
+    m = r.manifests
+    refs = "".join(
+        f"<tr><td>{esc(ref.type)}</td><td>{esc(ref.name)}</td><td>{esc(ref.snapshot_id)}</td>"
+        f"<td>{esc(_age(ref.age_ms))}</td><td>{esc(_age(ref.max_ref_age_ms))}</td>"
+        f"<td>{'expires' if ref.expires else ''}</td></tr>"
+        for ref in r.refs
+    )
+    orphans = '<div class="ib-muted">The table location was not listed (list_files=False).</div>'
+    if r.orphans is not None:
+        o = r.orphans
+        listed = [*o.files, *o.too_recent]
+        rows = "".join(
+            f"<tr><td><code>{esc(f.path)}</code></td><td>{esc(human_bytes(f.size_in_bytes))}</td>"
+            f"<td>{esc(when(f.modified_ms))}</td><td>{'yes' if f in o.files else 'not yet'}</td></tr>"
+            for f in listed[:ROWS]
+        )
+        orphans = f'<div class="ib-muted">{esc(o.summary())}</div>' + (
+            '<table class="ib-grid"><thead><tr><th>file</th><th>size</th><th>modified</th>'
+            f"<th>older than the cutoff</th></tr></thead><tbody>{rows}</tbody></table>"
+            if rows
+            else ""
+        )
+    return {
+        "Findings": findings_html(r),
+        "Files & deletes": (
+            f'<div class="ib-muted">{esc(human_count(files.data_files))} data files, target size '
+            f"{esc(human_bytes(files.target_file_size_bytes))}, small under "
+            f"{esc(human_bytes(files.min_file_size_bytes))}; {esc(human_count(files.delete_files))} delete files</div>"
+            + histogram_html(r)
+            + frame_table_html(r.partitions(), limit=ROWS, caption="per partition")
+        ),
+        "Manifests": (
+            f'<div class="ib-muted">{esc(m.data_manifests)} data and {esc(m.delete_manifests)} delete manifests, '
+            f"{esc(human_bytes(m.total_bytes))} ({esc(human_bytes(m.smallest_bytes))} to "
+            f"{esc(human_bytes(m.largest_bytes))}), {m.mean_entries:.1f} live entries each, target "
+            f"{esc(human_bytes(m.target_size_bytes))}</div>"
+            + frame_table_html(m.to_pandas(), limit=ROWS, caption="manifests a one-partition filter opens")
+        ),
+        "History & refs": (
+            kv_table(_history_rows(r), headers=("measure", "value", "meaning"))
+            + '<table class="ib-grid"><thead><tr><th>type</th><th>ref</th><th>snapshot</th><th>age</th>'
+            f"<th>max ref age</th><th></th></tr></thead><tbody>{refs}</tbody></table>"
+        ),
+        "Orphans": orphans,
+    }
+
+
+def header_html(r: HealthReport) -> str:
+    state = badge("healthy", "ib-health-good") if r.healthy else badge(f"{len(r.findings)} findings", "ib-health-bad")
+    notes = "".join(f'<div class="ib-muted">{esc(n)}</div>' for n in r.notes)
+    return (
+        f'<div class="ib-health-head"><b>Health</b> of <code>{esc(r.location)}</code> at snapshot '
+        f"<code>{esc(r.snapshot_id)}</code> {state}</div>{notes}"
+    )
+
+
+def health_html(r: HealthReport) -> str:
+    parts = [header_html(r)]
+    for title, body in sections_html(r).items():
+        parts.append(f'<details class="ib-health-section"{" open" if title == "Findings" else ""}>')
+        parts.append(f"<summary>{esc(title)}</summary>{body}</details>")
+    return frame("".join(parts), cls="ib-health")
+
+
+__all__ = ["findings_html", "header_html", "health_html", "health_text", "sections_html"]

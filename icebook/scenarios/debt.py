@@ -1,0 +1,117 @@
+"""``debt``: a table that needs maintenance. Many small appends, merge-on-read deletes over them,
+one manifest per commit, a stale tag, old metadata files, a crashed writer's file and history kept
+past its retention: everything ``t.health()`` looks for, and what Spark's procedures fix.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from icebook.scenarios.model import Claims, Scenario, Step
+
+APPENDS = 10
+REGIONS = ("us", "eu", "apac")
+ROWS_PER_FILE = 3
+# 'sa' gets one row in the first two appends only: too few files for compaction to bother with.
+SPARSE_REGION_IDS = {0: 1004, 1: 1007}
+STALE_TAG = "nightly-export"
+
+
+def _append_sql(table_name: str, i: int) -> str:
+    rows = []
+    for r, region in enumerate(REGIONS):
+        for k in range(ROWS_PER_FILE):
+            row_id = i * len(REGIONS) * ROWS_PER_FILE + r * ROWS_PER_FILE + k + 1
+            rows.append(f"({row_id}, '{region}', TIMESTAMP '2024-03-{i + 1:02d} {k + 8:02d}:00:00', {row_id}.5)")
+    if i in SPARSE_REGION_IDS:
+        row_id = SPARSE_REGION_IDS[i]
+        rows.append(f"({row_id}, 'sa', TIMESTAMP '2024-03-{i + 1:02d} 12:00:00', {row_id}.5)")
+    return f"INSERT INTO {table_name} VALUES " + ", ".join(rows)
+
+
+def small_appends(spark: Any, table_name: str) -> None:
+    """Ten appends of a few rows each: one small file per region and one new manifest per commit."""
+    for i in range(APPENDS):
+        spark.sql(_append_sql(table_name, i))
+
+
+def stale_tag(spark: Any, table_name: str) -> None:
+    """Tag the third append, kept for one second (SQL retention counts whole minutes, so the Java API)."""
+    table = spark._jvm.org.apache.iceberg.spark.Spark3Util.loadIcebergTable(spark._jsparkSession, table_name)
+    third = [r.snapshot_id for r in spark.sql(f"SELECT snapshot_id FROM {table_name}.snapshots").collect()][2]
+    table.manageSnapshots().createTag(STALE_TAG, third).setMaxRefAgeMs(STALE_TAG, 1000).commit()
+    spark.sql(f"REFRESH TABLE {table_name}")
+
+
+def crashed_writer(spark: Any, table_name: str) -> None:
+    """Write a data file the way a writer does, then 'crash' before the commit: nothing references it."""
+    jvm = spark._jvm
+    iceberg = jvm.org.apache.iceberg
+    table = jvm.org.apache.iceberg.spark.Spark3Util.loadIcebergTable(spark._jsparkSession, table_name)
+    schema, spec = table.schema(), table.spec()
+    partition = iceberg.data.GenericRecord.create(spec.partitionType())
+    partition.setField("region", "us")
+    path = table.locationProvider().newDataLocation(spec, partition, "00000-0-crashed-writer-00001.parquet")
+    output = iceberg.encryption.EncryptedFiles.plainAsEncryptedOutput(table.io().newOutputFile(path))
+    factory = iceberg.data.GenericAppenderFactory(schema, spec)
+    writer = factory.newDataWriter(output, iceberg.FileFormat.PARQUET, partition)
+    record = iceberg.data.GenericRecord.create(schema.asStruct())
+    record.setField("id", 10_000_000_000)  # above 2**31, so py4j passes a Java long
+    record.setField("region", "us")
+    writer.write(record)
+    writer.close()  # the file is complete on storage; no snapshot ever lists it
+
+
+DEBT = Scenario(
+    name="debt",
+    version=1,
+    title="A table in need of maintenance: small files, delete debt, many manifests, orphans, stale history",
+    steps=(
+        Step(
+            narrative="Create a v2 table partitioned by region. Deletes are merge-on-read; every commit keeps its "
+            "own manifest (no manifest merging); the metadata log keeps five previous files (older ones stay on "
+            "disk); snapshots are kept for one second, so by the time anyone looks, history is past retention.",
+            sql="""CREATE TABLE {table} (id BIGINT, region STRING, ts TIMESTAMP, amount DOUBLE)
+            USING iceberg PARTITIONED BY (region)
+            TBLPROPERTIES ('format-version'='2', 'write.delete.mode'='merge-on-read',
+                           'write.update.mode'='merge-on-read', 'write.merge.mode'='merge-on-read',
+                           'commit.manifest-merge.enabled'='false',
+                           'write.metadata.previous-versions-max'='5',
+                           'history.expire.max-snapshot-age-ms'='1000')""",
+        ),
+        Step(
+            narrative="Ten small appends, as a micro-batch job writes them: a small file per region and a manifest "
+            "per commit; region 'sa' gets a row in the first two only.",
+            sql="",
+            action=small_appends,
+        ),
+        Step(
+            narrative=f"Tag the third append as '{STALE_TAG}', kept for one second: a ref soon past its max age.",
+            sql="",
+            action=stale_tag,
+        ),
+        Step(
+            narrative="Merge-on-read DELETE of every third id: a position delete file next to every data file of "
+            "us, eu and apac, masking a third of its rows.",
+            sql="DELETE FROM {table} WHERE id % 3 = 0 AND id < 1000",
+        ),
+        Step(
+            narrative="Merge-on-read UPDATE: more position deletes on the same files, new row versions in new "
+            "small files.",
+            sql="UPDATE {table} SET amount = amount + 1 WHERE id % 5 = 1 AND id < 1000",
+        ),
+        Step(
+            narrative="A writer crashes after writing a data file, before committing: the file stays, orphaned.",
+            sql="",
+            action=crashed_writer,
+        ),
+    ),
+    claims=Claims(
+        operations=("append",) * APPENDS + ("delete", "overwrite"),
+        refs={"main": "BRANCH", STALE_TAG: "TAG"},
+        spec_ids=frozenset({0}),
+        delete_formats=frozenset({"PARQUET"}),
+        format_version=2,
+    ),
+    tags=("maintenance", "small-files", "merge-on-read", "orphans"),
+)
