@@ -118,6 +118,12 @@ LEAVES: dict[str, list[Leaf]] = {
         ("note", "not_null", None),
         ("id", "=", 2),
     ],
+    "debt": [
+        ("region", "=", "sa"),
+        ("region", "in", ["us", "apac"]),
+        ("id", ">", 500),
+        ("amount", "<", 10.0),
+    ],
     "file_formats": [
         ("region", "=", "eu"),
         ("region", "in", ["us", "apac"]),
@@ -191,6 +197,7 @@ COMPOUND: dict[str, list[str]] = {
     ],
     "equality_deletes": ["not (region = 'us')", "region = 'eu' and qty < 6"],
     "hostile": ["`<img src=x onerror=alert(1)>` = 'ok' or id > 2"],
+    "debt": ["region = 'sa' or id < 10"],
     "file_formats": ["region = 'eu' and id > 3"],
     "concurrent_writes": ["region = 'eu' and qty > 1"],
     "schema_evolution": ["not (id = 1) and balance < 50"],
