@@ -412,19 +412,29 @@ class Inspector:
 
     def all_entries(self) -> pd.DataFrame:
         """Every entry of every manifest reachable from any valid snapshot (once per manifest)."""
-        return to_pandas(manifest_entries_arrow(self._store, all_manifests_of(self._store)))
+        return to_pandas(
+            spark_shaped(self._metadata, manifest_entries_arrow(self._store, all_manifests_of(self._store)))
+        )
 
     def all_files(self) -> pd.DataFrame:
         """Live data and delete files of every manifest reachable from any valid snapshot."""
-        return to_pandas(manifest_files_arrow(self._store, all_manifests_of(self._store)))
+        return to_pandas(spark_shaped(self._metadata, manifest_files_arrow(self._store, all_manifests_of(self._store))))
 
     def all_data_files(self) -> pd.DataFrame:
         """Live data files of every data manifest reachable from any valid snapshot."""
-        return to_pandas(manifest_files_arrow(self._store, all_manifests_of(self._store), content="data"))
+        return to_pandas(
+            spark_shaped(
+                self._metadata, manifest_files_arrow(self._store, all_manifests_of(self._store), content="data")
+            )
+        )
 
     def all_delete_files(self) -> pd.DataFrame:
         """Live delete files of every delete manifest reachable from any valid snapshot."""
-        return to_pandas(manifest_files_arrow(self._store, all_manifests_of(self._store), content="deletes"))
+        return to_pandas(
+            spark_shaped(
+                self._metadata, manifest_files_arrow(self._store, all_manifests_of(self._store), content="deletes")
+            )
+        )
 
     def position_deletes(self, at: At = None) -> pd.DataFrame:
         """Every position deleted by a snapshot's position delete files and deletion vectors."""
