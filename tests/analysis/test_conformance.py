@@ -25,6 +25,9 @@ EPOCH = dt.datetime(1970, 1, 1, tzinfo=dt.UTC)
 # Iceberg 1.10.2's Spark metadata tables fail on readable_metrics of a uuid column (ClassCastException:
 # UUID to CharSequence in MetricsUtil), so for tables with one that column is not compared.
 SPARK_FAILS_ON_UUID_METRICS = {"file_formats"}
+# Iceberg 1.10.2's position_deletes table fails on this table's delete files (ValidationException
+# "Invalid partition field parent" in PositionDeletesRowReader), so Spark has no answer to compare with.
+SPARK_FAILS_ON_POSITION_DELETES = {"file_formats"}
 
 
 def norm(value: Any) -> Any:
@@ -97,8 +100,13 @@ def test_table_level_metadata_tables(spark: Any, tables: dict[str, Any], name: s
         "all_data_files",
         "all_delete_files",
     ):
-        columns, theirs = spark_rows(spark, f"SELECT * FROM {fq}.{method}")
-        assert_same(getattr(t.inspect, method)(), columns, theirs, f"{name}.{method}")
+        ours = getattr(t.inspect, method)()
+        select = "*"
+        if name in SPARK_FAILS_ON_UUID_METRICS and "readable_metrics" in ours.columns:
+            ours = ours.drop(columns=["readable_metrics"])
+            select = ", ".join(ours.columns)
+        columns, theirs = spark_rows(spark, f"SELECT {select} FROM {fq}.{method}")
+        assert_same(ours, columns, theirs, f"{name}.{method}")
 
 
 @pytest.mark.parametrize("name", list(SCENARIOS))
@@ -108,7 +116,10 @@ def test_snapshot_level_metadata_tables_at_every_snapshot(spark: Any, tables: di
     assert t.snapshots
     for snapshot in t.snapshots:
         sid = snapshot.snapshot_id
-        for method in ("manifests", "entries", "files", "data_files", "delete_files", "partitions", "position_deletes"):
+        methods = ["manifests", "entries", "files", "data_files", "delete_files", "partitions", "position_deletes"]
+        if name in SPARK_FAILS_ON_POSITION_DELETES:
+            methods.remove("position_deletes")
+        for method in methods:
             ours = getattr(t.inspect, method)(at=sid)
             select = "*"
             if name in SPARK_FAILS_ON_UUID_METRICS and "readable_metrics" in ours.columns:
