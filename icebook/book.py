@@ -14,6 +14,7 @@ from __future__ import annotations
 import argparse
 import copy
 import html
+import queue
 import sys
 import time
 from collections.abc import Iterable, Sequence
@@ -53,14 +54,46 @@ def notebook_paths(folder: Path = NOTEBOOKS) -> list[Path]:
     return sorted(folder.glob("*.ipynb"))
 
 
+_POLL_SECONDS = 1.0
+
+
+def _poll_in_slices(channel: Any) -> None:
+    """Make the channel's ``get_msg(timeout=T)`` wait in polls of at most a second.
+
+    An asyncio zmq socket is woken through an edge-triggered file descriptor. When a wake-up is
+    missed, one long poll waits out its whole timeout with the message already there: the kernel
+    sits idle and the run hangs until the cell times out. Each new poll first checks the socket.
+    """
+    get_msg = channel.get_msg
+
+    async def sliced(timeout: float | None = None) -> Any:
+        deadline = None if timeout is None else time.monotonic() + timeout
+        while True:
+            left = _POLL_SECONDS if deadline is None else max(0.0, deadline - time.monotonic())
+            try:
+                return await get_msg(timeout=min(_POLL_SECONDS, left))
+            except queue.Empty:
+                if deadline is not None and time.monotonic() >= deadline:
+                    raise
+
+    channel.get_msg = sliced
+
+
 def execute(path: Path, *, timeout: int = 900, workdir: Path | None = None) -> Any:
     """Run a notebook top to bottom in a fresh ``python3`` kernel; returns the executed notebook.
     Errors are kept in the outputs (the book shows them; ``errors_of`` lists them)."""
     import nbformat
     from nbclient import NotebookClient
 
+    class Client(NotebookClient):  # type: ignore[misc]
+        async def async_start_new_kernel_client(self) -> Any:
+            kc = await super().async_start_new_kernel_client()
+            for channel in (kc.shell_channel, kc.iopub_channel):
+                _poll_in_slices(channel)
+            return kc
+
     nb = nbformat.read(path, as_version=4)
-    client = NotebookClient(
+    client = Client(
         nb,
         timeout=timeout,
         kernel_name="python3",
