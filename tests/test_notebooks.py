@@ -46,7 +46,7 @@ KEY_VIEWS: dict[str, list[tuple[str, str]]] = {
         ("snapshot log", "made_current_at"),
         ("expiry", "expire"),
         ("theta sketches", "apache-datasketches-theta-v1"),
-        ("place for the health views", "Health and maintenance views"),
+        ("expiry previewed before it runs", "expire_preview("),
     ],
     "70_files_and_names": [
         ("manifest list parts", "commit_uuid="),
