@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import os
 import re
+import threading
 import time
 from pathlib import Path
 from typing import Any
@@ -113,28 +114,46 @@ def test_book_opens_in_a_browser_from_files(warehouse: Path, tmp_path_factory: p
     shots.mkdir(parents=True, exist_ok=True)
     blocked: list[str] = []
     errors: list[str] = []
-    with sync_playwright() as pw:
-        browser = pw.chromium.launch(executable_path="/usr/bin/chromium", headless=True, args=["--no-sandbox"])
-        context = browser.new_context(viewport={"width": 1280, "height": 900})
-        context.route(
-            "**/*",
-            lambda route: (
-                route.continue_()
-                if route.request.url.startswith(("file:", "data:"))
-                else (blocked.append(route.request.url), route.abort())[1]
-            ),
-        )
-        page = context.new_page()
-        page.on("pageerror", lambda exc: errors.append(str(exc)))
-        page.goto((BOOK / "index.html").as_uri())
-        links = page.locator("ol a")
-        assert links.count() == len(NOTEBOOKS)
-        for i in range(links.count()):
+
+    # The browser tests' session keeps a sync Playwright (and its event loop) open on this thread;
+    # a second one must run on a thread of its own.
+    def visit() -> None:
+        with sync_playwright() as pw:
+            browser = pw.chromium.launch(executable_path="/usr/bin/chromium", headless=True, args=["--no-sandbox"])
+            context = browser.new_context(viewport={"width": 1280, "height": 900})
+            context.route(
+                "**/*",
+                lambda route: (
+                    route.continue_()
+                    if route.request.url.startswith(("file:", "data:"))
+                    else (blocked.append(route.request.url), route.abort())[1]
+                ),
+            )
+            page = context.new_page()
+            page.on("pageerror", lambda exc: errors.append(str(exc)))
             page.goto((BOOK / "index.html").as_uri())
-            page.locator("ol a").nth(i).click()
-            page.wait_for_load_state("load")
-            assert page.locator(".jp-Notebook").count() == 1
-            name = Path(page.url).stem
-            page.screenshot(path=str(shots / f"book-{name}.png"), full_page=False)
-        browser.close()
+            links = page.locator("ol a")
+            assert links.count() == len(NOTEBOOKS)
+            for i in range(links.count()):
+                page.goto((BOOK / "index.html").as_uri())
+                page.locator("ol a").nth(i).click()
+                page.wait_for_load_state("load")
+                assert page.locator(".jp-Notebook").count() == 1
+                name = Path(page.url).stem
+                page.screenshot(path=str(shots / f"book-{name}.png"), full_page=False)
+            browser.close()
+
+    failures: list[BaseException] = []
+
+    def run() -> None:
+        try:
+            visit()
+        except BaseException as exc:
+            failures.append(exc)
+
+    worker = threading.Thread(target=run, name="book-in-chromium")
+    worker.start()
+    worker.join()
+    if failures:
+        raise failures[0]
     assert blocked == [] and errors == []
