@@ -243,55 +243,26 @@ def expire_preview(
         snap = known.get(ref.snapshot_id)
         age = None if snap is None else r.now_ms - snap.timestamp_ms
         if name == MAIN:
-            kept_refs[name] = ref
-            ref_fates.append(
-                RefFate(
-                    name=name,
-                    type=ref.type,
-                    snapshot_id=ref.snapshot_id,
-                    age_ms=age,
-                    max_ref_age_ms=limit,
-                    removed=False,
-                    reason="main is never removed",
-                )
-            )
+            removed, reason = False, "main is never removed"
         elif snap is None:
-            ref_fates.append(
-                RefFate(
-                    name=name,
-                    type=ref.type,
-                    snapshot_id=ref.snapshot_id,
-                    age_ms=None,
-                    max_ref_age_ms=limit,
-                    removed=True,
-                    reason="its snapshot no longer exists",
-                )
-            )
+            removed, reason = True, "its snapshot no longer exists"
         elif age is not None and age <= limit:
-            kept_refs[name] = ref
-            ref_fates.append(
-                RefFate(
-                    name=name,
-                    type=ref.type,
-                    snapshot_id=ref.snapshot_id,
-                    age_ms=age,
-                    max_ref_age_ms=limit,
-                    removed=False,
-                    reason="younger than its max ref age",
-                )
-            )
+            removed, reason = False, "younger than its max ref age"
         else:
-            ref_fates.append(
-                RefFate(
-                    name=name,
-                    type=ref.type,
-                    snapshot_id=ref.snapshot_id,
-                    age_ms=age,
-                    max_ref_age_ms=limit,
-                    removed=True,
-                    reason="older than its max ref age",
-                )
+            removed, reason = True, "older than its max ref age"
+        if not removed:
+            kept_refs[name] = ref
+        ref_fates.append(
+            RefFate(
+                name=name,
+                type=ref.type,
+                snapshot_id=ref.snapshot_id,
+                age_ms=age,
+                max_ref_age_ms=limit,
+                removed=removed,
+                reason=reason,
             )
+        )
     explicit = set(snapshot_ids)
     for name, ref in kept_refs.items():
         if ref.snapshot_id in explicit:
