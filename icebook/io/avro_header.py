@@ -82,7 +82,7 @@ def parse_container_header(buf: bytes) -> tuple[dict[str, bytes], bytes, int]:
     return meta, buf[pos : pos + 16], pos + 16
 
 
-def _write_long(value: int) -> bytes:
+def write_long(value: int) -> bytes:
     """Avro zig-zag varint long (the inverse of ``_read_long``)."""
     zigzag = (value << 1) ^ (value >> 63)
     out = bytearray()
@@ -99,11 +99,11 @@ def _write_long(value: int) -> bytes:
 def write_container_header(meta: dict[str, bytes], sync: bytes) -> bytes:
     """The bytes of an Avro container header (the inverse of ``parse_container_header``)."""
     header = bytearray(MAGIC)
-    header += _write_long(len(meta))
+    header += write_long(len(meta))
     for key, value in meta.items():
         k = key.encode("utf-8")
-        header += _write_long(len(k)) + k + _write_long(len(value)) + value
-    header += _write_long(0) + sync
+        header += write_long(len(k)) + k + write_long(len(value)) + value
+    header += write_long(0) + sync
     return bytes(header)
 
 

@@ -1,5 +1,6 @@
-"""Manifest lists (spec: "Manifest Lists"): small Avro files, decoded with fastavro in a worker
-process (``icebook.io.worker_pool``) after their framing is checked.
+"""Manifest lists (spec: "Manifest Lists"): small Avro files, decoded with fastavro after their framing
+is checked: in the kernel's own process when ``icebook.io.avro_inline`` proves that bounded, else in a
+worker process (``icebook.io.worker_pool``).
 
 Records are read by field name, never by position; v1 defaults are applied by
 ``icebook.spec.manifest.apply_manifest_list_defaults`` so the UI can explain them.
@@ -12,6 +13,7 @@ from typing import Any
 
 from icebook.errors import IcebookError, MetadataError, NotFound
 from icebook.io.avro_header import check_framing
+from icebook.io.avro_inline import InlineDecodeFailed, decode_records_inline
 from icebook.io.fileio import FileIO
 from icebook.io.worker_pool import decode_isolated
 from icebook.spec.manifest import (
@@ -34,12 +36,18 @@ def read_bytes_for(fileio: FileIO, path: str, kind: str) -> bytes:
 
 
 def avro_records(data: bytes, path: str, kind: str) -> list[dict[str, Any]]:
-    """Every record of an in-memory Avro file, decoded in a worker process after its framing is
-    checked; exactly as many records as its blocks declare, or a MetadataError naming the file."""
+    """Every record of an in-memory Avro file, decoded after its framing is checked (in this process
+    when that is provably bounded, else in a worker); exactly as many records as its blocks declare,
+    or a MetadataError naming the file."""
     framing = check_framing(data, path, kind=kind)
     if framing.record_count == 0:
         return []
-    records = decode_isolated("avro_records", data, data_size=len(data), path=path, kind=kind)
+    try:
+        records: Any = decode_records_inline(data, framing)
+    except InlineDecodeFailed as exc:
+        raise MetadataError(path, None, str(exc), kind=kind) from None
+    if records is None:
+        records = decode_isolated("avro_records", data, data_size=len(data), path=path, kind=kind)
     if not isinstance(records, list) or not all(isinstance(r, dict) for r in records):
         raise MetadataError(path, None, "the decoder returned something other than records", kind=kind)
     if len(records) != framing.record_count:
