@@ -231,12 +231,17 @@ def _concat(tables: list[pa.Table]) -> pa.Table | None:
 def files_arrow(
     store: ManifestStore, snapshot: Snapshot | None, *, content: str = "all", progress: bool = True
 ) -> pa.Table:
-    """Live data and delete files of a snapshot (``content``: all, data or deletes)."""
-    manifests = store.manifest_list(snapshot) if snapshot is not None else ()
-    table = manifest_files_arrow(store, manifests, content=content, progress=progress)
-    if snapshot is not None:
+    """Live data and delete files of a snapshot (``content``: all, data or deletes); a snapshot's listing is
+    kept in the disk cache (``ManifestStore.snapshot_table``)."""
+    if snapshot is None:
+        return manifest_files_arrow(store, (), content=content, progress=progress)
+
+    def build(manifests: tuple[ManifestFile, ...]) -> pa.Table:
+        table = manifest_files_arrow(store, manifests, content=content, progress=progress)
         store.verify_snapshot(snapshot)
-    return table
+        return table
+
+    return store.snapshot_table(f"files:{content}", snapshot, build)
 
 
 def all_manifests_of(store: ManifestStore) -> list[ManifestFile]:

@@ -137,6 +137,44 @@ class ManifestStore:
             cache.put(key, table)
         return table
 
+    def snapshot_table(
+        self, kind: str, snapshot: Snapshot, build: Callable[[tuple[ManifestFile, ...]], pa.Table]
+    ) -> pa.Table:
+        """``build(manifests)`` for a table computed from every manifest of ``snapshot`` (its file listing),
+        kept in the disk cache across processes.
+
+        The key holds everything the result is computed from: the manifest list and each of its manifests
+        (path, length, local modification time), the snapshot's summary (whose totals ``build`` checks), the
+        table metadata that shapes the columns (schemas, partition specs, last column id), and the code of
+        the ``io``, ``spec`` and ``analysis`` packages. ``build`` runs every check of a cold read, and only
+        a table that passed them is stored, so a hit repeats no check's work and skips none.
+        """
+        manifests = self.manifest_list(snapshot)
+        cache = self.disk_cache
+        if cache is None or not cache.enabled or snapshot.manifest_list is None:
+            return build(manifests)
+        metadata = self.metadata
+        key = ManifestCache.key(
+            snapshot.manifest_list,
+            None,  # a manifest list's length is recorded nowhere; its modification time stands in locally
+            kind,
+            snapshot.snapshot_id,
+            sorted(snapshot.summary.items()) if snapshot.summary else None,
+            metadata.format_version,
+            metadata.last_column_id,
+            metadata.current_schema_id,
+            sorted(metadata.schemas.items()),
+            sorted(metadata.partition_specs.items()),
+            [(m.manifest_path, m.manifest_length, local_mtime_ns(m.manifest_path)) for m in manifests],
+            decoder_fingerprint(("io", "spec", "analysis")),
+            mtime_ns=local_mtime_ns(snapshot.manifest_list),
+        )
+        table = cache.get(key)
+        if table is None:
+            table = build(manifests)
+            cache.put(key, table)
+        return table
+
     def verify_snapshot(self, snapshot: Snapshot) -> None:
         """Check the snapshot summary's totals once all of the snapshot's manifests have been read.
 

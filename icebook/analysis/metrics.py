@@ -69,7 +69,11 @@ def readable_columns(schema: Schema) -> list[tuple[str, int, IcebergType]]:
 
 class MapColumn:
     """A ``map<int, V>`` column flattened once, so looking up one key over all rows is a numpy mask
-    (``pyarrow.compute.map_lookup`` is ~100x slower on manifests with hundreds of thousands of files)."""
+    (``pyarrow.compute.map_lookup`` is ~100x slower on manifests with hundreds of thousands of files).
+
+    Writers put the same column ids in the same order into every file's maps; when a column has that
+    regular layout the value for a key is every k-th item, found without searching at all.
+    """
 
     def __init__(self, column: pa.ChunkedArray | pa.Array) -> None:
         arr = column.combine_chunks() if isinstance(column, pa.ChunkedArray) else column
@@ -79,11 +83,28 @@ class MapColumn:
         self.keys = np.asarray(arr.keys.to_numpy(zero_copy_only=False))[offsets[0] : offsets[-1]]
         self.items = arr.items.slice(offsets[0], offsets[-1] - offsets[0])
         self.null_rows = np.asarray(arr.is_null().to_numpy(zero_copy_only=False)) if arr.null_count else None
+        self._row_of_entry: np.ndarray | None = None
+        self._slot: dict[int, int] | None = None
+        self._width = 0
+        lengths = np.diff(self.offsets)
+        if self.length and self.null_rows is None and lengths[0] > 0 and (lengths == lengths[0]).all():
+            width = int(lengths[0])
+            grid = self.keys.reshape(self.length, width)
+            if (grid == grid[0]).all():
+                self._width = width
+                self._slot = {int(key): j for j, key in enumerate(grid[0])}  # a repeated key: the last wins
 
     def lookup(self, key: int) -> pa.Array:
         """The value for ``key`` in each row (null where the row has no such key)."""
+        if self._slot is not None:
+            slot = self._slot.get(key)
+            if slot is None:
+                return pa.nulls(self.length, self.items.type)
+            return self.items.take(pa.array(np.arange(self.length, dtype=np.int64) * self._width + slot))
         hits = np.flatnonzero(self.keys == key)
-        rows = np.searchsorted(self.offsets, hits, side="right") - 1
+        if self._row_of_entry is None:
+            self._row_of_entry = np.repeat(np.arange(self.length, dtype=np.int64), np.diff(self.offsets))
+        rows = self._row_of_entry[hits]
         if self.null_rows is not None:  # a null map has no entries, whatever its offsets say
             keep = ~self.null_rows[rows]
             hits, rows = hits[keep], rows[keep]

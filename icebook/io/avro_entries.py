@@ -244,7 +244,9 @@ def _columns(ipc: bytes, targets: dict[str, pa.DataType], path: str) -> Decoded:
     out: Decoded = {}
     for name in table.column_names:
         expected = targets.get(name)
-        column = table.column(name).combine_chunks()
+        chunked = table.column(name)
+        # One record batch arrives per manifest; combining a single chunk would copy nested columns.
+        column = chunked.chunk(0) if chunked.num_chunks == 1 else chunked.combine_chunks()
         if expected is None or column.type != expected:
             raise MetadataError(path, None, f"decoder returned {name} as {column.type}", kind="manifest")
         out[name] = column

@@ -47,16 +47,57 @@ def test_cached_manifests_equal_the_cold_decode(scenario_locations: dict[str, Pa
 def test_files_listing_identical_with_and_without_the_cache(
     scenario_locations: dict[str, Path], tmp_path: Path
 ) -> None:
+    """Every snapshot's listing, through the cache of manifests and then of whole listings, equals the cold
+    read; the second pass reads each listing as one entry."""
     for name in SCENARIOS:
         t = icebook.open(scenario_locations[name])
         t.store.disk_cache = None
-        cold = t.inspect.files()
+        snapshots = [s.snapshot_id for s in t.snapshots if s.manifest_list is not None]
+        cold = {sid: t.inspect.files(at=sid) for sid in snapshots}
         cache = ManifestCache(tmp_path / name)
-        for _ in range(2):  # the first fills the cache, the second reads it
+        for attempt in range(2):  # the first fills the cache, the second reads it
             warm = icebook.open(scenario_locations[name])
             warm.store.disk_cache = cache
-            assert warm.inspect.files().equals(cold), name
-        assert cache.hits > 0, name
+            hits = cache.hits
+            for sid in snapshots:
+                assert warm.inspect.files(at=sid).equals(cold[sid]), (name, sid)
+            if attempt == 1:
+                assert cache.hits - hits == len(snapshots), name  # one entry per listing
+                assert warm.store.reads == 0, name  # no manifest decoded or even loaded
+        assert cache.rejected == 0, name
+
+
+@pytest.mark.parametrize("damage", ["flip a byte", "truncate"])
+def test_a_damaged_listing_is_detected_and_rebuilt(
+    scenario_locations: dict[str, Path], tmp_path: Path, damage: str
+) -> None:
+    location = scenario_locations["events"]
+    t = icebook.open(location)
+    t.store.disk_cache = None
+    expected = t.inspect.files()
+    cache = ManifestCache(tmp_path / "manifests")
+    filling = icebook.open(location)
+    filling.store.disk_cache = cache
+    for m in filling.store.manifest_list(filling.current_snapshot):  # type: ignore[arg-type]
+        filling.store.entries(m)
+    manifest_entries = set((tmp_path / "manifests").rglob("*.arrow"))
+    filling.inspect.files()
+    (listing,) = set((tmp_path / "manifests").rglob("*.arrow")) - manifest_entries
+    data = bytearray(listing.read_bytes())
+    if damage == "flip a byte":
+        data[len(data) // 2] ^= 0x5A
+    else:
+        data = data[: len(data) - 100]
+    listing.write_bytes(bytes(data))
+
+    warm = icebook.open(location)
+    warm.store.disk_cache = cache
+    assert warm.inspect.files().equals(expected)  # built again, not trusted
+    assert cache.rejected == 1
+    assert listing.read_bytes() != bytes(data)  # rebuilt
+    again = icebook.open(location)
+    again.store.disk_cache = cache
+    assert again.inspect.files().equals(expected) and cache.rejected == 1 and again.store.reads == 0
 
 
 def _one_entry(tmp_path: Path, scenario_locations: dict[str, Path]) -> tuple[ManifestCache, ManifestStore, Path]:
