@@ -95,15 +95,34 @@ class Evolution:
     schemas: tuple[Epoch, ...]
     specs: tuple[Epoch, ...]
     sort_orders: tuple[Epoch, ...]
-    snapshots: pd.DataFrame
-    """Per snapshot (commit order): schema_id, and from the committing metadata file (when it
-    still exists) default_spec_id and default_sort_order_id; spec_ids holding live files."""
-    files_per_spec: pd.DataFrame
-    """Per snapshot and spec: live data and delete files and records, from manifest lists only."""
+    snapshot_rows: pd.DataFrame = field(repr=False)
+    """``snapshots`` without its ``spec_ids`` column: what the snapshot list and metadata log say."""
     property_history: pd.DataFrame
     """Table property changes between consecutive readable metadata files."""
     notes: tuple[str, ...]
     metadata: TableMetadata = field(repr=False)
+    usage: SpecUsage | None = field(default=None, repr=False)
+    """Which specs hold files at each snapshot (None: no manifest store)."""
+
+    @property
+    def snapshots(self) -> pd.DataFrame:
+        """Per snapshot (commit order): schema_id, and from the committing metadata file (when it
+        still exists) default_spec_id and default_sort_order_id; spec_ids holding live files.
+
+        ``spec_ids`` reads every snapshot's manifest list on first use (see ``SpecUsage``)."""
+        out = self.snapshot_rows.copy()
+        if self.usage is None:
+            out["spec_ids"] = None
+        else:
+            out["spec_ids"] = [self.usage.specs_with_files(int(sid)) for sid in out["snapshot_id"]]
+        return out
+
+    @property
+    def files_per_spec(self) -> pd.DataFrame:
+        """Per snapshot and spec: live data and delete files and records, from manifest lists only
+        (every snapshot's list, read on first use)."""
+        lists = self.usage.all_lists() if self.usage is not None else {}
+        return _files_per_spec(self.metadata, lists)
 
     def explain_predicate(self, column: str, op: str, value: Any = None) -> PredicateExplanation:
         """How ``column op value`` becomes a partition predicate under each spec, e.g.
@@ -226,6 +245,16 @@ def _files_per_spec(metadata: TableMetadata, lists: Mapping[int, tuple[ManifestF
     return frame(rows, columns, ints=("snapshot_id", *columns[2:]))
 
 
+def _written_after(versions: list[MetadataVersion], became: MetadataVersion | None) -> int | None:
+    """When the metadata file before ``became`` was written: a snapshot using something that first
+    became current in ``became`` cannot have been committed earlier (it may share ``became``'s commit,
+    so ``became``'s own time is too late a bound). None when unknown."""
+    if became is None:
+        return None
+    index = next((i for i, v in enumerate(versions) if v is became), 0)
+    return versions[index - 1].timestamp_ms if index > 0 else None
+
+
 def _ordered(metadata: TableMetadata) -> list[Snapshot]:
     return sorted(metadata.snapshots, key=lambda s: (s.timestamp_ms, s.sequence_number or 0))
 
@@ -253,9 +282,69 @@ def _property_history(versions: list[MetadataVersion]) -> pd.DataFrame:
     return frame(rows, ["timestamp", "metadata_file", "kind", "name", "before", "after"])
 
 
+class SpecUsage:
+    """The partition specs holding live files at each snapshot, from its manifest list's counts.
+
+    A table with tens of thousands of snapshots has as many manifest lists, so they are read only
+    when asked for: one snapshot's at a time (``specs_with_files``, ``first_with_files``), or every
+    snapshot's once (``all_lists``, with a progress bar for long histories).
+    """
+
+    def __init__(self, metadata: TableMetadata, store: ManifestStore, snapshots: list[Snapshot]) -> None:
+        self._metadata = metadata
+        self._store = store
+        self._snapshots = snapshots
+        self._by_id = {s.snapshot_id: s for s in snapshots}
+        self._all: dict[int, tuple[ManifestFile, ...]] | None = None
+
+    def manifests(self, snapshot_id: int) -> tuple[ManifestFile, ...]:
+        snap = self._by_id.get(snapshot_id)
+        if snap is None or snap.manifest_list is None:
+            return ()
+        return self._store.manifest_list(snap)
+
+    def specs_with_files(self, snapshot_id: int) -> list[int]:
+        return sorted({m.partition_spec_id for m in self.manifests(snapshot_id) if _live_count(m, True) != 0})
+
+    def first_with_files(self, spec_id: int, not_before_ms: int | None) -> Snapshot | None:
+        """The first snapshot (commit order) holding live files of ``spec_id``, looking only at snapshots
+        committed at or after ``not_before_ms`` (the metadata file before the spec became current was
+        written then: no snapshot before it can use the spec)."""
+        for s in self._snapshots:
+            if not_before_ms is not None and s.timestamp_ms < not_before_ms:
+                continue
+            if spec_id in self.specs_with_files(s.snapshot_id):
+                return s
+        return None
+
+    def all_lists(self) -> dict[int, tuple[ManifestFile, ...]]:
+        if self._all is None:
+            bar = None
+            if len(self._snapshots) >= _PROGRESS_LISTS:
+                from tqdm.auto import tqdm
+
+                bar = tqdm(total=len(self._snapshots), unit="list", desc="reading manifest lists", leave=False)
+            lists: dict[int, tuple[ManifestFile, ...]] = {}
+            try:
+                for s in self._snapshots:
+                    lists[s.snapshot_id] = self.manifests(s.snapshot_id)
+                    if bar is not None:
+                        bar.update(1)
+            finally:
+                if bar is not None:
+                    bar.close()
+            self._all = lists
+        return self._all
+
+
+_PROGRESS_LISTS = 500
+
+
 def evolution(metadata: TableMetadata, store: ManifestStore | None = None, *, read_history: bool = True) -> Evolution:
-    """Build the timelines. Reads manifest lists (one per snapshot, to find the specs with files)
-    and, with ``read_history``, the earlier metadata files of the log; never a manifest."""
+    """Build the timelines. Reads, with ``read_history``, the earlier metadata files of the log, and a
+    spec's manifest lists only from when it became current until one holds its files; never a manifest.
+    Which specs hold files at every snapshot (``snapshots.spec_ids``, ``files_per_spec``) is read when
+    first asked for."""
     notes: list[str] = []
     history = MetadataHistory(metadata, store.fileio if store is not None else None) if read_history else None
     versions = list(history.all()) if history is not None else []
@@ -269,16 +358,9 @@ def evolution(metadata: TableMetadata, store: ManifestStore | None = None, *, re
         )
 
     snaps = _ordered(metadata)
-    lists: dict[int, tuple[ManifestFile, ...]] = {}
-    if store is not None:
-        for s in snaps:
-            if s.manifest_list is not None:
-                lists[s.snapshot_id] = store.manifest_list(s)
-    else:
+    usage = SpecUsage(metadata, store, snaps) if store is not None else None
+    if usage is None:
         notes.append("no manifest store: which specs hold files at each snapshot is unknown")
-
-    def specs_with_files(sid: int) -> list[int]:
-        return sorted({m.partition_spec_id for m in lists.get(sid, ()) if _live_count(m, True) != 0})
 
     # ---- schemas
     first_schema_snapshot: dict[int, Snapshot] = {}
@@ -315,8 +397,8 @@ def evolution(metadata: TableMetadata, store: ManifestStore | None = None, *, re
     prev_spec: int | None = None
     for spec_id in sorted(metadata.partition_specs):
         spec = metadata.partition_specs[spec_id]
-        first = next((s for s in snaps if spec_id in specs_with_files(s.snapshot_id)), None)
         v = became.get(spec_id)
+        first = usage.first_with_files(spec_id, _written_after(versions, v)) if usage is not None else None
         old = metadata.partition_specs[prev_spec] if prev_spec is not None else None
         ids = [i for pf in (*spec.fields, *(old.fields if old else ())) for i in pf.source_ids]
         spec_epochs.append(
@@ -373,7 +455,6 @@ def evolution(metadata: TableMetadata, store: ManifestStore | None = None, *, re
                 "schema_id": s.schema_id,
                 "default_spec_id": at.default_spec_id if at is not None else None,
                 "default_sort_order_id": at.default_sort_order_id if at is not None else None,
-                "spec_ids": specs_with_files(s.snapshot_id) if store is not None else None,
             }
         )
     snapshot_frame = frame(
@@ -385,7 +466,6 @@ def evolution(metadata: TableMetadata, store: ManifestStore | None = None, *, re
             "schema_id",
             "default_spec_id",
             "default_sort_order_id",
-            "spec_ids",
         ],
         ints=("snapshot_id", "schema_id", "default_spec_id", "default_sort_order_id"),
     )
@@ -394,8 +474,8 @@ def evolution(metadata: TableMetadata, store: ManifestStore | None = None, *, re
         schemas=tuple(schema_epochs),
         specs=tuple(spec_epochs),
         sort_orders=tuple(order_epochs),
-        snapshots=snapshot_frame,
-        files_per_spec=_files_per_spec(metadata, lists),
+        snapshot_rows=snapshot_frame,
+        usage=usage,
         property_history=_property_history(versions),
         notes=tuple(notes),
         metadata=metadata,

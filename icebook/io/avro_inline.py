@@ -9,8 +9,8 @@ compression bomb. Each is ruled out here before it sees a byte, and a file that 
 goes to a worker as before:
 
 - the framing is already checked (``check_framing``): every block is whole;
-- blocks are decompressed here with a bound on the output (deflate, and snappy by its declared length);
-  the decoder then reads an uncompressed copy, so it never decompresses anything itself;
+- blocks are decompressed here with a bound on the output (deflate, and snappy by its declared length),
+  and the decoder reads records from those bytes, so it never decompresses anything itself;
 - the writer schema is walked first: no named type refers to itself (no recursion), nesting is shallow,
   every record and every array item encodes to at least one byte. With that, every record and every
   item the decoder reads consumes input, so the work is bounded by the (bounded) decompressed size;
@@ -21,10 +21,11 @@ from __future__ import annotations
 
 import io
 import json
+import threading
 import zlib
 from typing import Any
 
-from icebook.io.avro_header import AvroFraming, write_container_header, write_long
+from icebook.io.avro_header import AvroFraming
 
 MAX_INLINE_FILE_BYTES = 8 << 20
 """Larger files are not manifest lists of any real table; they go to a worker."""
@@ -136,6 +137,34 @@ def _schema_is_bounded(schema_json: bytes) -> bool:
         return False
 
 
+_UNSAFE = object()
+_parsed: dict[bytes, Any] = {}
+_PARSED_LIMIT = 256
+_parsed_lock = threading.Lock()
+
+
+def _parsed_schema(schema_json: bytes) -> Any:
+    """fastavro's parsed form of a writer schema proven bounded, or ``_UNSAFE``. Kept by schema text:
+    every manifest list of a table usually shares one schema, and parsing it costs more than decoding."""
+    with _parsed_lock:
+        known = _parsed.get(schema_json)
+    if known is not None:
+        return known
+    verdict: Any = _UNSAFE
+    if _schema_is_bounded(schema_json):
+        import fastavro
+
+        try:
+            verdict = fastavro.parse_schema(json.loads(schema_json))
+        except Exception as exc:  # fastavro raises several types on a schema it rejects
+            raise InlineDecodeFailed(f"invalid Avro schema: {type(exc).__name__}: {exc}") from None
+    with _parsed_lock:
+        if len(_parsed) >= _PARSED_LIMIT:
+            _parsed.clear()
+        _parsed[schema_json] = verdict
+    return verdict
+
+
 def _inflate(block: bytes, codec: str, budget: int) -> bytes:
     if codec == "null":
         return block
@@ -177,23 +206,17 @@ def _unsnappy(block: bytes, budget: int) -> bytes:
     return out
 
 
-def _uncompressed_copy(data: bytes, framing: AvroFraming) -> bytes:
-    """The same container with every block decompressed and the codec set to null."""
-    meta = dict(framing.metadata)
-    meta["avro.codec"] = b"null"
-    out = io.BytesIO()
-    out.write(write_container_header(meta, framing.sync))
+def _blocks(data: bytes, framing: AvroFraming) -> list[tuple[int, bytes]]:
+    """(record count, decompressed bytes) of every block, within the in-process budget."""
     budget = MAX_INLINE_DECOMPRESSED_BYTES
+    out: list[tuple[int, bytes]] = []
     for block in framing.blocks:
         raw = _inflate(data[block.offset : block.offset + block.size], framing.codec, budget)
         budget -= len(raw)
         if block.count > len(raw):  # every record encodes to at least one byte (the schema walk proved it)
             raise _Unsafe("a block declares more records than it has bytes")
-        out.write(write_long(block.count))
-        out.write(write_long(len(raw)))
-        out.write(raw)
-        out.write(framing.sync)
-    return out.getvalue()
+        out.append((block.count, raw))
+    return out
 
 
 class InlineDecodeFailed(Exception):
@@ -206,18 +229,26 @@ def decode_records_inline(data: bytes, framing: AvroFraming) -> list[dict[str, A
     if len(data) > MAX_INLINE_FILE_BYTES:
         return None
     schema_json = framing.metadata.get("avro.schema")
-    if schema_json is None or not _schema_is_bounded(schema_json):
+    if schema_json is None:
+        return None
+    parsed = _parsed_schema(schema_json)
+    if parsed is _UNSAFE:
         return None
     try:
-        copy = _uncompressed_copy(data, framing)
+        blocks = _blocks(data, framing)
     except _Unsafe:
         return None
-    import fastavro
+    from fastavro import schemaless_reader
 
+    records: list[dict[str, Any]] = []
     try:
-        return list(fastavro.reader(io.BytesIO(copy), return_record_name=False))  # type: ignore[arg-type]
+        for count, raw in blocks:
+            source = io.BytesIO(raw)
+            for _ in range(count):
+                records.append(schemaless_reader(source, parsed, None, return_record_name=False))  # type: ignore[arg-type]
     except Exception as exc:  # fastavro raises many types on corrupt input; each means a corrupt file
         raise InlineDecodeFailed(f"{type(exc).__name__}: {exc}") from None
+    return records
 
 
 __all__ = ["MAX_INLINE_FILE_BYTES", "InlineDecodeFailed", "decode_records_inline"]

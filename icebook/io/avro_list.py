@@ -60,20 +60,34 @@ def avro_records(data: bytes, path: str, kind: str) -> list[dict[str, Any]]:
     return records
 
 
-def _opt_int(rec: Mapping[str, Any], name: str, path: str) -> int | None:
-    value = rec.get(name)
-    if value is None:
-        return None
-    if isinstance(value, bool) or not isinstance(value, int):
-        raise MetadataError(path, name, f"expected an integer, found {type(value).__name__}", kind="manifest list")
-    return value
+_INT_FIELDS = (
+    "manifest_length",
+    "partition_spec_id",
+    "content",
+    "sequence_number",
+    "min_sequence_number",
+    "added_snapshot_id",
+    "added_files_count",
+    "existing_files_count",
+    "deleted_files_count",
+    "added_rows_count",
+    "existing_rows_count",
+    "deleted_rows_count",
+    "first_row_id",
+)
 
 
-def _req_int(rec: Mapping[str, Any], name: str, path: str) -> int:
-    value = _opt_int(rec, name, path)
-    if value is None:
-        raise MetadataError(path, name, "missing (required)", kind="manifest list")
-    return value
+def _ints(rec: Mapping[str, Any], path: str) -> dict[str, int | None]:
+    """Every integer field of a manifest_file record (None when absent or null), each checked to be an
+    integer: the record's types come from the file's own Avro schema. One pass, since a table with a
+    long history has hundreds of thousands of these records."""
+    out: dict[str, int | None] = {}
+    for name in _INT_FIELDS:
+        value = rec.get(name)
+        if value is not None and type(value) is not int:  # bool is an int subclass, and not a count
+            raise MetadataError(path, name, f"expected an integer, found {type(value).__name__}", kind="manifest list")
+        out[name] = value
+    return out
 
 
 def _opt_bytes(raw: Mapping[str, Any], name: str, path: str) -> bytes | None:
@@ -107,10 +121,15 @@ def manifest_file_from_record(rec: Mapping[str, Any], *, path: str, format_versi
         raise MetadataError(path, "manifest_path", "missing (required)", kind="manifest list")
     if not isinstance(manifest_path, str):
         raise MetadataError(path, "manifest_path", "expected a string", kind="manifest list")
-    length = _req_int(rec, "manifest_length", path)
+    ints = _ints(rec, path)
+    length = ints["manifest_length"]
+    if length is None:
+        raise MetadataError(path, "manifest_length", "missing (required)", kind="manifest list")
     if length < 0:
         raise MetadataError(path, "manifest_length", f"negative length {length}", kind="manifest list")
-    content = _opt_int(rec, "content", path)
+    if ints["partition_spec_id"] is None:
+        raise MetadataError(path, "partition_spec_id", "missing (required)", kind="manifest list")
+    content = ints["content"]
     partitions = rec.get("partitions")
     if partitions is not None and not isinstance(partitions, list):
         raise MetadataError(path, "partitions", "expected a list of field summaries", kind="manifest list")
@@ -121,22 +140,22 @@ def manifest_file_from_record(rec: Mapping[str, Any], *, path: str, format_versi
     return ManifestFile(
         manifest_path=manifest_path,
         manifest_length=length,
-        partition_spec_id=_req_int(rec, "partition_spec_id", path),
+        partition_spec_id=ints["partition_spec_id"],
         content=content_enum,
-        sequence_number=_opt_int(rec, "sequence_number", path),
-        min_sequence_number=_opt_int(rec, "min_sequence_number", path),
-        added_snapshot_id=_opt_int(rec, "added_snapshot_id", path),
-        added_files_count=_opt_int(rec, "added_files_count", path),
-        existing_files_count=_opt_int(rec, "existing_files_count", path),
-        deleted_files_count=_opt_int(rec, "deleted_files_count", path),
-        added_rows_count=_opt_int(rec, "added_rows_count", path),
-        existing_rows_count=_opt_int(rec, "existing_rows_count", path),
-        deleted_rows_count=_opt_int(rec, "deleted_rows_count", path),
+        sequence_number=ints["sequence_number"],
+        min_sequence_number=ints["min_sequence_number"],
+        added_snapshot_id=ints["added_snapshot_id"],
+        added_files_count=ints["added_files_count"],
+        existing_files_count=ints["existing_files_count"],
+        deleted_files_count=ints["deleted_files_count"],
+        added_rows_count=ints["added_rows_count"],
+        existing_rows_count=ints["existing_rows_count"],
+        deleted_rows_count=ints["deleted_rows_count"],
         partitions=None
         if partitions is None
         else tuple(_summary(p, path, f"partitions[{i}]") for i, p in enumerate(partitions)),
         key_metadata=_opt_bytes(rec, "key_metadata", path),
-        first_row_id=_opt_int(rec, "first_row_id", path),
+        first_row_id=ints["first_row_id"],
         format_version=format_version,
     )
 
