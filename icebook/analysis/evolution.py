@@ -306,16 +306,25 @@ class SpecUsage:
     def specs_with_files(self, snapshot_id: int) -> list[int]:
         return sorted({m.partition_spec_id for m in self.manifests(snapshot_id) if _live_count(m, True) != 0})
 
-    def first_with_files(self, spec_id: int, not_before_ms: int | None) -> Snapshot | None:
-        """The first snapshot (commit order) holding live files of ``spec_id``, looking only at snapshots
-        committed at or after ``not_before_ms`` (the metadata file before the spec became current was
-        written then: no snapshot before it can use the spec)."""
+    def first_with_files(self, not_before_ms: Mapping[int, int | None]) -> dict[int, Snapshot]:
+        """For each spec id of ``not_before_ms``, the first snapshot (commit order) holding live files of it,
+        in one pass over the snapshots that stops once every spec is found. A spec is looked for only in
+        snapshots committed at or after its ``not_before_ms`` (the metadata file before the spec became
+        current was written then: no snapshot before it can use the spec; None: unknown)."""
+        found: dict[int, Snapshot] = {}
+        wanted = dict(not_before_ms)
         for s in self._snapshots:
-            if not_before_ms is not None and s.timestamp_ms < not_before_ms:
+            if not wanted:
+                break
+            looking = [i for i, t in wanted.items() if t is None or s.timestamp_ms >= t]
+            if not looking:
                 continue
-            if spec_id in self.specs_with_files(s.snapshot_id):
-                return s
-        return None
+            holding = set(self.specs_with_files(s.snapshot_id))
+            for spec_id in looking:
+                if spec_id in holding:
+                    found[spec_id] = s
+                    del wanted[spec_id]
+        return found
 
     def all_lists(self) -> dict[int, tuple[ManifestFile, ...]]:
         if self._all is None:
@@ -393,12 +402,17 @@ def evolution(metadata: TableMetadata, store: ManifestStore | None = None, *, re
 
     # ---- partition specs
     became = _first_current(versions, lambda md: md.default_spec_id)
+    first_files = (
+        usage.first_with_files({i: _written_after(versions, became.get(i)) for i in metadata.partition_specs})
+        if usage is not None
+        else {}
+    )
     spec_epochs = []
     prev_spec: int | None = None
     for spec_id in sorted(metadata.partition_specs):
         spec = metadata.partition_specs[spec_id]
         v = became.get(spec_id)
-        first = usage.first_with_files(spec_id, _written_after(versions, v)) if usage is not None else None
+        first = first_files.get(spec_id)
         old = metadata.partition_specs[prev_spec] if prev_spec is not None else None
         ids = [i for pf in (*spec.fields, *(old.fields if old else ())) for i in pf.source_ids]
         spec_epochs.append(
