@@ -7,7 +7,7 @@ modification time), and the manifest-list fields the decoder applies to it (inhe
 sequence numbers). Only the output of the full, validated decode is stored, so a hit never skips a check
 a cold read would make.
 
-Each entry file is ``MAGIC | crc32 | length | Arrow IPC file``: an entry that is truncated, altered or
+Each entry file is ``Arrow IPC file | MAGIC | crc32 | length``: an entry that is truncated, altered or
 unreadable fails its checksum or its IPC framing, is deleted and decoded again; it is never trusted.
 Writes go to a temporary file in the same directory, then ``os.replace``: concurrent kernels see either
 the whole entry or none. The cache holds at most ``max_bytes``; the least recently used entries (by
@@ -31,7 +31,7 @@ from pathlib import Path
 import pyarrow as pa
 import pyarrow.ipc as ipc
 
-MAGIC = b"ICEBOOK-MANIFEST-1\n"
+MAGIC = b"ICEBOOK-MANIFEST-2\n"
 _HEADER = struct.Struct("<IQ")  # crc32 of the IPC bytes, their length
 SUFFIX = ".arrow"
 DEFAULT_MAX_MB = 4096
@@ -116,29 +116,37 @@ class ManifestCache:
         return table
 
     def put(self, key: str, table: pa.Table) -> None:
-        """Store ``table`` atomically; failures to write only lose the caching."""
+        """Store ``table`` atomically; failures to write only lose the caching.
+
+        The IPC stream goes straight into a temporary file in the entry's directory (a listing of 500,000
+        files is over 500 MB, too much to build in memory first); its checksum is then taken over the
+        written bytes and appended with the magic and the length, and the file renamed into place.
+        """
         if not self.enabled or self.max_bytes <= 0:
-            return
-        sink = pa.BufferOutputStream()
-        with ipc.new_file(sink, table.schema) as writer:
-            writer.write_table(table)
-        body = sink.getvalue()
-        if len(body) > self.max_bytes:
             return
         path = self._path(key)
         try:
             path.parent.mkdir(parents=True, exist_ok=True)
             fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=".tmp-", suffix=SUFFIX)
+            os.close(fd)
             try:
-                with os.fdopen(fd, "wb") as fh:
-                    fh.write(MAGIC)
-                    fh.write(_HEADER.pack(zlib.crc32(body), len(body)))
-                    fh.write(body)
+                # The IPC file first: its footer records offsets from the start of the file.
+                with pa.OSFile(tmp, "wb") as sink, ipc.new_file(sink, table.schema) as writer:
+                    writer.write_table(table)
+                size = os.path.getsize(tmp)
+                if size > self.max_bytes:
+                    Path(tmp).unlink(missing_ok=True)
+                    return
+                written = pa.memory_map(tmp, "r").read_buffer()
+                crc = zlib.crc32(memoryview(written))
+                del written
+                with open(tmp, "ab") as fh:
+                    fh.write(MAGIC + _HEADER.pack(crc, size))
                 os.replace(tmp, path)
             except BaseException:
                 Path(tmp).unlink(missing_ok=True)
                 raise
-        except OSError:
+        except (OSError, pa.ArrowException):
             return
         self._evict()
 
@@ -205,12 +213,14 @@ class ManifestCache:
 
 def _decode(data: pa.Buffer) -> pa.Table | None:
     """The table of one entry file, or None when anything about it is wrong."""
-    start = len(MAGIC) + _HEADER.size
-    if data.size < start or data.slice(0, len(MAGIC)).to_pybytes() != MAGIC:
+    trailer = len(MAGIC) + _HEADER.size
+    if data.size < trailer or data.slice(data.size - trailer, len(MAGIC)).to_pybytes() != MAGIC:
         return None
-    crc, length = _HEADER.unpack_from(memoryview(data), len(MAGIC))
-    body = data.slice(start)
-    if body.size != length or zlib.crc32(memoryview(body)) != crc:
+    crc, length = _HEADER.unpack_from(memoryview(data), data.size - _HEADER.size)
+    if length != data.size - trailer:
+        return None
+    body = data.slice(0, length)
+    if zlib.crc32(memoryview(body)) != crc:
         return None
     try:
         table = ipc.open_file(body).read_all()
