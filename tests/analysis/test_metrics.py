@@ -66,3 +66,23 @@ def test_map_lookup_handles_null_maps_and_missing_keys() -> None:
     assert column.lookup(3).to_pylist() == [None] * 5
     sliced = MapColumn(maps.slice(1))
     assert sliced.lookup(2).to_pylist() == [None, None, 21, None]
+
+
+@pytest.mark.parametrize("layout", ["same keys in every row", "rows differ"])
+def test_map_lookup_equals_a_row_by_row_lookup(layout: str) -> None:
+    # Writers list the same column ids in the same order in every file (found by stride); files
+    # with other ids, a repeated id or a null value go through the general path.
+    rng = random.Random(3)
+    rows: list[list[tuple[int, int | None]]] = []
+    for i in range(300):
+        if layout == "same keys in every row":
+            rows.append([(k, rng.choice([None, i * 10 + k])) for k in (3, 1, 2)])
+        else:
+            keys = rng.sample([1, 2, 3, 4], rng.randrange(0, 4)) + ([2] if i % 7 == 0 else [])
+            rows.append([(k, i * 10 + k) for k in keys])
+    maps = pa.array(rows, pa.map_(pa.int32(), pa.int64())).slice(5)
+    column = MapColumn(maps)
+    assert (column._slot is not None) == (layout == "same keys in every row")
+    for key in (1, 2, 3, 4, 9):
+        expected = [dict(row).get(key) for row in rows[5:]]  # a repeated key: the last value
+        assert column.lookup(key).to_pylist() == expected, key
