@@ -290,18 +290,25 @@ class SpecUsage:
     snapshot's once (``all_lists``, with a progress bar for long histories).
     """
 
-    def __init__(self, metadata: TableMetadata, store: ManifestStore, snapshots: list[Snapshot]) -> None:
-        self._metadata = metadata
+    def __init__(self, store: ManifestStore, snapshots: list[Snapshot]) -> None:
         self._store = store
         self._snapshots = snapshots
         self._by_id = {s.snapshot_id: s for s in snapshots}
+        self._read: dict[int, tuple[ManifestFile, ...]] = {}
+        """Every list read so far: the store keeps only the most recent ones, and the search for each spec's
+        first snapshot may already have read tens of thousands that ``all_lists`` needs again."""
         self._all: dict[int, tuple[ManifestFile, ...]] | None = None
 
     def manifests(self, snapshot_id: int) -> tuple[ManifestFile, ...]:
+        known = self._read.get(snapshot_id)
+        if known is not None:
+            return known
         snap = self._by_id.get(snapshot_id)
         if snap is None or snap.manifest_list is None:
             return ()
-        return self._store.manifest_list(snap)
+        manifests = self._store.manifest_list(snap)
+        self._read[snapshot_id] = manifests
+        return manifests
 
     def specs_with_files(self, snapshot_id: int) -> list[int]:
         return sorted({m.partition_spec_id for m in self.manifests(snapshot_id) if _live_count(m, True) != 0})
@@ -367,7 +374,7 @@ def evolution(metadata: TableMetadata, store: ManifestStore | None = None, *, re
         )
 
     snaps = _ordered(metadata)
-    usage = SpecUsage(metadata, store, snaps) if store is not None else None
+    usage = SpecUsage(store, snaps) if store is not None else None
     if usage is None:
         notes.append("no manifest store: which specs hold files at each snapshot is unknown")
 
