@@ -223,6 +223,32 @@ def test_entry_counts_of_the_manifest_list_are_checked(scenario_locations: dict[
         within_limit(t.inspect.files)
 
 
+def _unassigned_bound(data_file: dict[str, Any]) -> None:
+    data_file["lower_bounds"][0]["key"] = 9_999
+
+
+def _negative_null_count(data_file: dict[str, Any]) -> None:
+    data_file["null_value_counts"][0]["value"] = -1
+
+
+@pytest.mark.parametrize(
+    ("damage", "says"),
+    [
+        (_unassigned_bound, r"data_file\.lower_bounds: field id 9999 was never assigned \(last-column-id is \d+\)"),
+        (_negative_null_count, r"data_file\.null_value_counts: negative count -1"),
+    ],
+)
+def test_metric_maps_are_checked_whether_or_not_a_read_needs_them(
+    scenario_locations: dict[str, Path], damage: Callable[[dict[str, Any]], None], says: str
+) -> None:
+    """A plan without a filter is sent no metric maps, only their facts: it fails like a listing does."""
+    location = scenario_locations["orders_cow"]
+    for read in (lambda t: t.scan(), lambda t: t.inspect.files(), lambda t: t.scan(filter="total > 0")):
+        t = open_table(str(location), fileio=_with_edited_entry(location, 0, damage))
+        with pytest.raises(MetadataError, match=says):
+            within_limit(lambda t=t, read=read: read(t))
+
+
 def test_summary_totals_are_checked_against_what_was_read(scenario_locations: dict[str, Path], tmp_path: Path) -> None:
     table = copy_table(scenario_locations["orders_cow"], tmp_path / "orders")
     records: list[str] = []
@@ -244,11 +270,17 @@ def test_summary_totals_are_checked_against_what_was_read(scenario_locations: di
 def _with_dv_entry(location: Path, edit: Callable[[dict[str, Any]], None]) -> ServingFileIO:
     """Serve the current delete manifest of dv_v3 with its first entry edited (and the manifest list
     re-written with the edited manifest's length)."""
+    return _with_edited_entry(location, 1, edit)
+
+
+def _with_edited_entry(location: Path, content: int, edit: Callable[[dict[str, Any]], None]) -> ServingFileIO:
+    """Serve the first current manifest of ``content`` (0 data, 1 deletes) with its first entry's data_file
+    edited, and the manifest list re-written with the edited manifest's length."""
     t = icebook.open(location)
     snapshot = t.current_snapshot
     assert snapshot is not None and snapshot.manifest_list is not None
     manifests = t.inspect.manifests()
-    victim = manifests[manifests["content"] == 1]["path"].iloc[0]
+    victim = manifests[manifests["content"] == content]["path"].iloc[0]
 
     def edit_entries(records: list[dict[str, Any]]) -> list[dict[str, Any]]:
         edit(records[0]["data_file"])

@@ -20,7 +20,9 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from icebook.errors import MetadataError
+from icebook.io.metric_facts import facts_of
 from icebook.spec.manifest import ManifestFile
+from icebook.spec.schema import LAST_TABLE_FIELD_ID
 from icebook.spec.snapshots import Snapshot
 
 _ADDED, _EXISTING, _DELETED = 1, 0, 2
@@ -58,8 +60,20 @@ def _sum(values: pa.Array, mask: np.ndarray) -> int:
     return int(values.to_numpy(zero_copy_only=False)[mask].sum()) if mask.any() else 0
 
 
+CHECKED_COLUMNS = (
+    "status",
+    "content",
+    "record_count",
+    "file_size_in_bytes",
+    "content_size_in_bytes",
+    "sequence_number",
+    "file_sequence_number",
+)
+"""The entry columns every read of a manifest decodes, whatever else it asks for: the checks need them."""
+
+
 def manifest_counts(entries: pa.Table) -> ManifestCounts:
-    """Count one manifest's entries (a ``read_manifest_entries`` table with every column)."""
+    """Count one manifest's entries (a ``read_manifest_entries`` table with at least ``CHECKED_COLUMNS``)."""
     status = entries.column("status").combine_chunks().fill_null(-1).to_numpy(zero_copy_only=False)
     content = entries.column("content").combine_chunks().fill_null(_DATA).to_numpy(zero_copy_only=False)
     records = entries.column("record_count").combine_chunks().fill_null(0)
@@ -107,18 +121,14 @@ def check_manifest_counts(manifest: ManifestFile, counts: ManifestCounts) -> Non
             )
 
 
-_LAST_TABLE_FIELD_ID = 2**31 - 1 - 200
-"""Ids above this are reserved for metadata columns such as _pos and _row_id (spec: "Reserved Field IDs")."""
-_COUNT_MAPS = ("column_sizes", "value_counts", "null_value_counts", "nan_value_counts")
-_METRIC_MAPS = (*_COUNT_MAPS, "lower_bounds", "upper_bounds")
-
-
 def check_entry_values(manifest: ManifestFile, entries: pa.Table, *, last_column_id: int) -> None:
     """Values no valid manifest can hold (spec: "Manifest Entry Fields", "Data File Fields").
 
     Counts and sizes are never negative; metrics are keyed by field ids the table has assigned
-    (at most ``last-column-id``) or reserved for metadata columns; and no entry of a manifest was committed after the manifest
-    itself (its data and file sequence numbers are at most the manifest's ``sequence_number``).
+    (at most ``last-column-id``) or reserved for metadata columns; and no entry of a manifest was committed
+    after the manifest itself (its data and file sequence numbers are at most the manifest's ``sequence_number``).
+    ``entries`` may hold only some columns (a scan plan's): the metric maps are checked through the facts
+    their decode reported (``icebook.io.metric_facts``), sent or not.
     """
     path = manifest.manifest_path
 
@@ -126,27 +136,23 @@ def check_entry_values(manifest: ManifestFile, entries: pa.Table, *, last_column
         return MetadataError(path, field, problem, kind="manifest")
 
     for name in ("record_count", "file_size_in_bytes"):
+        if name not in entries.column_names:
+            continue
         low = pc.min(entries.column(name)).as_py()
         if low is not None and low < 0:
             raise fail(f"data_file.{name}", f"negative value {low}")
-    for name in _METRIC_MAPS:
-        column = entries.column(name).combine_chunks()
-        keys = column.keys  # every key of every row's map, flattened
-        if not len(keys):
-            continue
-        ids = keys.to_numpy(zero_copy_only=False)
-        bad = ids[(ids < 0) | ((ids > last_column_id) & (ids <= _LAST_TABLE_FIELD_ID))]
-        if len(bad):
-            raise fail(
-                f"data_file.{name}", f"field id {bad[0]} was never assigned (last-column-id is {last_column_id})"
-            )
-        if name in _COUNT_MAPS:
-            values = column.items
-            lowest = pc.min(values).as_py()
-            if lowest is not None and lowest < 0:
-                raise fail(f"data_file.{name}", f"negative count {lowest}")
+    for name, facts in facts_of(entries).items():
+        for key in (facts.lowest_key, facts.highest_table_key):
+            if key is not None and (key < 0 or last_column_id < key <= LAST_TABLE_FIELD_ID):
+                raise fail(
+                    f"data_file.{name}", f"field id {key} was never assigned (last-column-id is {last_column_id})"
+                )
+        if facts.lowest_count is not None and facts.lowest_count < 0:
+            raise fail(f"data_file.{name}", f"negative count {facts.lowest_count}")
     if manifest.sequence_number is not None:
         for name in ("sequence_number", "file_sequence_number"):
+            if name not in entries.column_names:
+                continue
             high = pc.max(entries.column(name)).as_py()
             if high is not None and high > manifest.sequence_number:
                 raise fail(
@@ -195,6 +201,7 @@ def check_summary_totals(snapshot: Snapshot, counts: Iterable[ManifestCounts]) -
 
 
 __all__ = [
+    "CHECKED_COLUMNS",
     "SUMMARY_TOTALS",
     "ZERO",
     "ManifestCounts",

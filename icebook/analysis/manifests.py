@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import threading
 from collections import OrderedDict
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Collection, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from typing import TypeVar
 
@@ -14,6 +14,7 @@ import pyarrow as pa
 
 from icebook.analysis.arrow_types import arrow_type
 from icebook.analysis.consistency import (
+    CHECKED_COLUMNS,
     ManifestCounts,
     check_entry_values,
     check_manifest_counts,
@@ -22,6 +23,7 @@ from icebook.analysis.consistency import (
 )
 from icebook.errors import UnsupportedFeature
 from icebook.io.avro import read_manifest_entries, read_manifest_list
+from icebook.io.avro_entries import ENTRY_TABLE_COLUMNS
 from icebook.io.fileio import ArrowFileIO, FileIO
 from icebook.io.manifest_cache import ManifestCache, decoder_fingerprint, local_mtime_ns, shared_cache
 from icebook.spec.manifest import ManifestFile
@@ -95,13 +97,18 @@ class ManifestStore:
             self._lists.put(snapshot.manifest_list, manifests)
         return manifests
 
-    def entries(self, manifest: ManifestFile) -> pa.Table:
-        """All entries of one manifest (every column), inheritance applied."""
+    def entries(self, manifest: ManifestFile, columns: Collection[str] | None = None) -> pa.Table:
+        """The entries of one manifest, inheritance applied: every column, or at least ``columns``
+        (a table holding more may be returned). Asking for fewer columns sends fewer back from the
+        decoder; the checks cover the columns left out all the same (``check_entry_values``)."""
+        wanted = frozenset(ENTRY_TABLE_COLUMNS if columns is None else (*columns, *CHECKED_COLUMNS))
         with self._lock:
             cached = self._entries.get(manifest.manifest_path)
-        if cached is not None:
+        if cached is not None and wanted <= set(cached.column_names):
             return cached
-        table = self._decode(manifest)
+        if cached is not None:  # the cached table grows: what was asked before is asked again
+            wanted |= set(cached.column_names)
+        table = self._decode(manifest, None if wanted >= set(ENTRY_TABLE_COLUMNS) else wanted)
         # Checked on every load, from the disk cache or not: they compare the file with the manifest list
         # and the table metadata, which the cached decode knows nothing of.
         counts = manifest_counts(table)
@@ -113,12 +120,13 @@ class ManifestStore:
             self._counts[manifest.manifest_path] = counts
         return table
 
-    def _decode(self, manifest: ManifestFile) -> pa.Table:
-        """The decoder's output for ``manifest``: from the disk cache when it holds it, else decoded (and
-        then stored). The cache keeps only what the full decode returned, so a hit skips no check of it."""
+    def _decode(self, manifest: ManifestFile, columns: Collection[str] | None) -> pa.Table:
+        """The decoder's output for ``manifest`` (every column, or at least ``columns``): the whole decode
+        from the disk cache when it holds it, else decoded. Only whole decodes are stored there (a listing's,
+        not a plan's), so a hit skips no check and serves any request."""
         cache = self.disk_cache
         if cache is None or not cache.enabled:
-            return read_manifest_entries(self.fileio, manifest)
+            return self._read(manifest, columns)
         key = ManifestCache.key(
             manifest.manifest_path,
             manifest.manifest_length,
@@ -133,9 +141,13 @@ class ManifestStore:
         )
         table = cache.get(key)
         if table is None:
-            table = read_manifest_entries(self.fileio, manifest)
-            cache.put(key, table)
+            table = self._read(manifest, columns)
+            if columns is None:
+                cache.put(key, table)
         return table
+
+    def _read(self, manifest: ManifestFile, columns: Collection[str] | None) -> pa.Table:
+        return read_manifest_entries(self.fileio, manifest, columns=None if columns is None else sorted(columns))
 
     def snapshot_table(
         self, kind: str, snapshot: Snapshot, build: Callable[[tuple[ManifestFile, ...]], pa.Table]

@@ -129,7 +129,7 @@ def scan_manifest(
     """Decide every live entry of ``manifest``: partition values against ``partition_filter`` first,
     then (except for position delete files, whose bounds are of file_path and pos) column stats
     against ``row_filter`` (negation normal form, bound to ``schema``)."""
-    entries = store.entries(manifest)
+    entries = store.entries(manifest, plan_columns(manifest, row_filter))
     status = np.asarray(entries.column("status").to_numpy())
     live = status != int(EntryStatus.DELETED)
     if not live.all():  # filtering copies every nested column: only when there is something to drop
@@ -150,6 +150,17 @@ def scan_manifest(
             by_stats = undecided & ~evaluate_columns(row_filter, stats, n)
             evidence[by_stats] = BY_STATS
     return ManifestScan(manifest=manifest, entries=entries, evidence=evidence)
+
+
+def plan_columns(manifest: ManifestFile, row_filter: Expr) -> tuple[str, ...]:
+    """The entry columns a plan reads of ``manifest``: what a ``ScanFile`` holds, the ``file_path`` bounds
+    of position delete files (delete matching), and the column stats only when there is a row filter."""
+    columns: tuple[str, ...] = ("status", "spec_id", "partition", *_SCALARS)
+    if manifest.content == ManifestContent.DELETES:
+        columns += ("lower_bounds", "upper_bounds")
+    if not isinstance(row_filter, AlwaysTrue):
+        columns += _STAT_MAPS
+    return columns
 
 
 def partition_columns(metadata: TableMetadata, manifest: ManifestFile, entries: pa.Table) -> dict[int, ColumnStats]:
@@ -364,6 +375,7 @@ __all__ = [
     "decode_or_none",
     "partition_columns",
     "physical",
+    "plan_columns",
     "prune_manifests",
     "row_column_stats",
     "scan_manifest",

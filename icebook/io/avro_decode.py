@@ -16,6 +16,7 @@ import io
 import json
 import time
 from collections.abc import Callable, Iterator, Sequence
+from functools import cache
 from importlib.util import find_spec
 from typing import Any
 
@@ -23,6 +24,7 @@ import pyarrow as pa
 
 from icebook.io.avro_header import parse_container_header, write_container_header
 from icebook.io.avro_schema import ManifestLayout
+from icebook.io.metric_facts import COUNT_MAPS, METRIC_MAPS, map_facts
 
 ENTRY_COLUMNS = ("status", "snapshot_id", "sequence_number", "file_sequence_number")
 """The manifest_entry fields outside data_file, in spec order (the first columns of an entries table)."""
@@ -31,6 +33,14 @@ COMPUTED = frozenset({"spec_id"})
 
 Decoded = dict[str, pa.Array]
 """{spec column name: pa.Array (target type, file values, no inheritance)}."""
+FactTuples = dict[str, tuple[int | None, int | None, int | None]]
+"""{metric map name: ``MapFacts.as_tuple()``} for every metric map a decode read (plain values: they
+travel back to the kernel, which unpickles nothing else)."""
+_METRIC_MAP_TYPES = {
+    **{name: pa.map_(pa.int32(), pa.int64()) for name in COUNT_MAPS},
+    "lower_bounds": pa.map_(pa.int32(), pa.binary()),
+    "upper_bounds": pa.map_(pa.int32(), pa.binary()),
+}
 
 
 def _to_map(arr: pa.Array, target: pa.MapType) -> pa.Array:
@@ -67,8 +77,13 @@ def _conform(arr: pa.Array, target: pa.DataType) -> pa.Array:
     return arr
 
 
-def _from_arrow_table(table: pa.Table, layout: ManifestLayout, targets: dict[str, pa.DataType]) -> Decoded:
+def _from_arrow_table(
+    table: pa.Table, layout: ManifestLayout, targets: dict[str, pa.DataType]
+) -> tuple[Decoded, FactTuples]:
+    """The ``targets`` columns of a columnar decoder's table, and the facts of every metric map in it
+    (requested or not: the maps left out are checked through their facts)."""
     out: Decoded = {}
+    facts: FactTuples = {}
     for name in ENTRY_COLUMNS:
         avro_name = layout.entry_names.get(name)
         if name in targets and avro_name is not None and avro_name in table.column_names:
@@ -84,7 +99,11 @@ def _from_arrow_table(table: pa.Table, layout: ManifestLayout, targets: dict[str
                 out[name] = _conform(df.field(avro_name), targets[name])
             elif name == "partition" and not layout.partition_fields:  # dropped empty record
                 out[name] = pa.Array.from_buffers(pa.struct([]), len(df), [None], children=[])
-    return out
+        for name in METRIC_MAPS:
+            avro_name = layout.data_file_names.get(name)
+            if avro_name in present:
+                facts[name] = map_facts(df.field(avro_name), counts=name in COUNT_MAPS).as_tuple()
+    return out, facts
 
 
 def _top_level(layout: ManifestLayout, names: Sequence[str]) -> list[str]:
@@ -116,7 +135,9 @@ def _without_empty_partition(data: bytes, layout: ManifestLayout) -> bytes:
     return write_container_header(meta, sync) + data[header_len:]
 
 
-def decode_polars_avro(data: bytes, layout: ManifestLayout, targets: dict[str, pa.DataType]) -> Decoded:
+def decode_polars_avro(
+    data: bytes, layout: ManifestLayout, targets: dict[str, pa.DataType]
+) -> tuple[Decoded, FactTuples]:
     import polars_avro
 
     cols = _top_level(layout, list(targets))
@@ -126,7 +147,7 @@ def decode_polars_avro(data: bytes, layout: ManifestLayout, targets: dict[str, p
     return _from_arrow_table(frame.to_arrow(), layout, targets)
 
 
-def decode_polars(data: bytes, layout: ManifestLayout, targets: dict[str, pa.DataType]) -> Decoded:
+def decode_polars(data: bytes, layout: ManifestLayout, targets: dict[str, pa.DataType]) -> tuple[Decoded, FactTuples]:
     import polars
 
     cols = _top_level(layout, list(targets))
@@ -148,8 +169,10 @@ def _py_value(value: Any, target: pa.DataType) -> Any:
     return value
 
 
-def decode_fastavro(data: bytes, layout: ManifestLayout, targets: dict[str, pa.DataType]) -> Decoded:
-    columns: dict[str, list[Any]] = {name: [] for name in targets if name not in COMPUTED}
+def decode_fastavro(data: bytes, layout: ManifestLayout, targets: dict[str, pa.DataType]) -> tuple[Decoded, FactTuples]:
+    # The metric maps are collected whether asked for or not: their facts are reported either way.
+    wanted = {**{n: t for n, t in _METRIC_MAP_TYPES.items() if n in layout.data_file_names}, **targets}
+    columns: dict[str, list[Any]] = {name: [] for name in wanted if name not in COMPUTED}
     entry_pairs = [(n, layout.entry_names[n]) for n in ENTRY_COLUMNS if n in columns and n in layout.entry_names]
     df_pairs = [(n, a) for n, a in layout.data_file_names.items() if n in columns]
     df_name = layout.entry_names["data_file"]
@@ -158,23 +181,28 @@ def decode_fastavro(data: bytes, layout: ManifestLayout, targets: dict[str, pa.D
             columns[name].append(rec.get(avro_name))
         df = rec[df_name]
         for name, avro_name in df_pairs:
-            columns[name].append(_py_value(df.get(avro_name), targets[name]))
-    out: Decoded = {}
+            columns[name].append(_py_value(df.get(avro_name), wanted[name]))
+    decoded: Decoded = {}
     for name, values in columns.items():
         if name in dict(entry_pairs) or name in dict(df_pairs):
-            out[name] = pa.array(values, type=targets[name])
-    return out
+            decoded[name] = pa.array(values, type=wanted[name])
+    facts = {
+        name: map_facts(decoded[name], counts=name in COUNT_MAPS).as_tuple() for name in METRIC_MAPS if name in decoded
+    }
+    return {name: column for name, column in decoded.items() if name in targets}, facts
 
 
-DECODERS: dict[str, Callable[[bytes, ManifestLayout, dict[str, pa.DataType]], Decoded]] = {
+DECODERS: dict[str, Callable[[bytes, ManifestLayout, dict[str, pa.DataType]], tuple[Decoded, FactTuples]]] = {
     "polars-avro": decode_polars_avro,
     "polars": decode_polars,
     "fastavro": decode_fastavro,
 }
 
 
+@cache
 def available_decoders() -> tuple[str, ...]:
-    """Names of the decoders that can be imported here, fastest first; always ends with fastavro."""
+    """Names of the decoders that can be imported here, fastest first; always ends with fastavro
+    (looked up once: every manifest read asks)."""
     # Found without importing: the kernel asks this too, and the decoders only ever run in a worker.
     found = [name for name, module in (("polars-avro", "polars_avro"), ("polars", "polars")) if find_spec(module)]
     return (*found, "fastavro")
@@ -193,8 +221,10 @@ def _ipc(columns: Decoded) -> bytes:
 
 def manifest_columns(
     data: bytes, layout: ManifestLayout, targets: dict[str, pa.DataType], decoders: Sequence[str]
-) -> tuple[str, bytes]:
-    """(the decoder that read it, Arrow IPC stream of the decoded columns) for one manifest.
+) -> tuple[str, bytes, FactTuples]:
+    """(the decoder that read it, Arrow IPC stream of the ``targets`` columns, the facts of every metric
+    map decoded) for one manifest. Only the asked-for columns are converted and sent back: the metric
+    maps are most of a manifest, and a plan without a filter needs none of them.
 
     Decoders are tried in order; a failure (a Python error or a native panic) hands over to
     the next. All failing raises ValueError listing why each failed.
@@ -202,8 +232,8 @@ def manifest_columns(
     failures: list[str] = []
     for name in decoders:
         try:
-            decoded = DECODERS[name](data, layout, targets)
-            return name, _ipc(decoded)
+            decoded, facts = DECODERS[name](data, layout, targets)
+            return name, _ipc(decoded), facts
         except ImportError as exc:
             failures.append(f"{name}: {exc}")
         except KeyError as exc:

@@ -23,6 +23,7 @@ from icebook.io.avro_decode import available_decoders as _importable_decoders
 from icebook.io.avro_header import check_framing, header_from_metadata
 from icebook.io.avro_list import read_bytes_for
 from icebook.io.avro_schema import ManifestLayout, inheritance_version, manifest_layout
+from icebook.io.metric_facts import METRIC_MAPS, MapFacts, MetricFacts, with_facts
 from icebook.io.worker_pool import decode_isolated
 from icebook.spec.manifest import EntryStatus, ManifestFile
 
@@ -72,6 +73,10 @@ def entries_schema(partition_type: pa.StructType) -> pa.Schema:
     ]
     flags = [pa.field(name, pa.bool_()) for name in INHERITED_FLAGS]
     return pa.schema(entry + data_file_arrow_fields(partition_type) + flags)
+
+
+ENTRY_TABLE_COLUMNS = tuple(entries_schema(pa.struct([])).names)
+"""Every column of a ``read_manifest_entries`` table, in order."""
 
 
 def available_decoders() -> tuple[str, ...]:
@@ -164,8 +169,9 @@ def read_manifest_entries(
     file_sequence_number, the data_file fields (content, file_path, file_format, spec_id,
     partition, record_count, ..., content_size_in_bytes) and the flags
     snapshot_id_inherited, sequence_number_inherited, file_sequence_number_inherited,
-    first_row_id_inherited. ``columns`` selects a subset (decoding only the Avro columns
-    they need); ``decoder`` forces one of ``available_decoders()``.
+    first_row_id_inherited. ``columns`` selects a subset: only those columns are converted and
+    sent back by the decoder, and the facts of the metric maps it decoded but did not send ride in
+    the schema metadata (``icebook.io.metric_facts``). ``decoder`` forces one of ``available_decoders()``.
 
     The file's framing and length are checked here; the decoding itself runs in a worker
     process with a deadline (``icebook.io.worker_pool``), and must return exactly as many
@@ -185,7 +191,7 @@ def read_manifest_entries(
         raise ValueError(f"unknown decoder {decoder!r}; available: {available_decoders()}")
     order = [decoder] if decoder is not None else default_decoders()
     wanted = {name: type_ for name, type_ in targets.items() if name not in COMPUTED}
-    decoded = _decode(data, layout, wanted, order, path) if wanted else {}
+    decoded, facts = _decode(data, layout, wanted, order, path) if wanted else ({}, {})
     n = framing.record_count
     for name, column in decoded.items():
         if len(column) != n:
@@ -205,18 +211,20 @@ def read_manifest_entries(
         if name not in decoded:
             decoded[name] = pa.nulls(n, type_)
     full = _inherit(decoded, n, manifest, version)
-    return pa.Table.from_arrays([full[name] for name in needed], schema=pa.schema([schema.field(c) for c in needed]))
+    table = pa.Table.from_arrays([full[name] for name in needed], schema=pa.schema([schema.field(c) for c in needed]))
+    left_out = {name: f for name, f in facts.items() if name not in table.column_names}
+    return with_facts(table, left_out) if left_out else table
 
 
 def _decode(
     data: bytes, layout: ManifestLayout, targets: dict[str, pa.DataType], order: list[str], path: str
-) -> Decoded:
-    """The decoded columns of one manifest, from a worker process: each decoder in ``order`` in turn,
-    each with its own deadline, until one succeeds."""
+) -> tuple[Decoded, MetricFacts]:
+    """The decoded columns of one manifest and the facts of its metric maps, from a worker process: each
+    decoder in ``order`` in turn, each with its own deadline, until one succeeds."""
     failures: list[str] = []
     for name in order:
         try:
-            _, ipc = decode_isolated(
+            _, ipc, facts = decode_isolated(
                 "manifest_columns",
                 data,
                 layout,
@@ -232,8 +240,27 @@ def _decode(
                 f"{name}: " + exc.problem.removeprefix("ValueError: cannot decode: ").removeprefix(f"{name}: ")
             )
             continue
-        return _columns(ipc, targets, path)
+        return _columns(ipc, targets, path), _facts(facts, path)
     raise MetadataError(path, None, "cannot decode: " + "; ".join(failures), kind="manifest")
+
+
+def _facts(raw: object, path: str) -> MetricFacts:
+    """The worker's facts, checked for shape: names of metric maps, three whole numbers or None each."""
+    out: MetricFacts = {}
+    if isinstance(raw, dict):
+        for name, values in raw.items():
+            if (
+                name in METRIC_MAPS
+                and isinstance(values, tuple)
+                and len(values) == 3
+                and all(v is None or type(v) is int for v in values)
+            ):
+                out[name] = MapFacts(*values)
+            else:
+                break
+        else:
+            return out
+    raise MetadataError(path, None, "unreadable decoder output (metric map facts)", kind="manifest")
 
 
 def _columns(ipc: bytes, targets: dict[str, pa.DataType], path: str) -> Decoded:
@@ -253,4 +280,11 @@ def _columns(ipc: bytes, targets: dict[str, pa.DataType], path: str) -> Decoded:
     return out
 
 
-__all__ = ["ENTRY_COLUMNS", "INHERITED_FLAGS", "available_decoders", "entries_schema", "read_manifest_entries"]
+__all__ = [
+    "ENTRY_COLUMNS",
+    "ENTRY_TABLE_COLUMNS",
+    "INHERITED_FLAGS",
+    "available_decoders",
+    "entries_schema",
+    "read_manifest_entries",
+]

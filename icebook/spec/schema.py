@@ -18,6 +18,8 @@ from icebook.spec.types import IcebergType, ListType, MapType, NestedField, Stru
 _SCHEMA_KEYS = ("type", "fields", "schema-id", "identifier-field-ids")
 
 # Spec "Reserved Field IDs": metadata columns that may appear in data and delete file schemas.
+LAST_TABLE_FIELD_ID = 2**31 - 1 - 200
+"""Tables must not use field ids above this (``Integer.MAX_VALUE - 200``): the rest are metadata columns'."""
 DELETE_FILE_PATH_ID = 2147483546
 """``file_path``: path of a data file, in position delete files (string)."""
 DELETE_POS_ID = 2147483545
@@ -152,4 +154,4 @@ def parse_schema(raw: Any, *, file: str, where: str = "schema", default_schema_i
     return schema
 
 
-__all__ = ["DELETE_FILE_PATH_ID", "DELETE_POS_ID", "Schema", "parse_schema"]
+__all__ = ["DELETE_FILE_PATH_ID", "DELETE_POS_ID", "LAST_TABLE_FIELD_ID", "Schema", "parse_schema"]

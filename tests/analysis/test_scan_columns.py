@@ -5,7 +5,9 @@ snapshot of every scenario table:
   summaries) of ``pruning_arrow.evaluate_columns`` equal ``pruning.evaluate`` row by row;
 - the delete join (``delete_matching``) applies exactly the delete files that ``scan.match_deletes``
   (the scope rules one pair at a time) applies, and considers the same ones;
-- on synthetic stats, every predicate kind and edge (NaN, all-null, empty ``in``, non-ASCII prefixes).
+- on synthetic stats, every predicate kind and edge (NaN, all-null, empty ``in``, non-ASCII prefixes);
+- a plan from the planner's own projection of the entries (no metric maps without a filter) equals a
+  plan from whole entries: the same tasks, decisions, delete matches and reasons.
 """
 
 from __future__ import annotations
@@ -21,6 +23,7 @@ from test_explain_agrees import COMPOUND, LEAVES, filter_text
 
 import icebook
 from icebook.analysis.expressions import bind, push_not, referenced_ids
+from icebook.analysis.manifests import ManifestStore
 from icebook.analysis.pruning import Stats, evaluate, value_stats
 from icebook.analysis.pruning_arrow import ColumnStats, comparable, evaluate_columns, exact_stats
 from icebook.analysis.scan import (
@@ -216,3 +219,26 @@ def test_exact_values_with_nan_and_null(text: str) -> None:
     got = evaluate_columns(expr, {3: exact_stats(pa.array(values, pa.float64()))}, 4)
     want = [evaluate(expr, {3: value_stats(v)}).might_match for v in values]
     assert got.tolist() == want
+
+
+@pytest.mark.parametrize("name", list(SCENARIOS))
+def test_a_plan_from_projected_entries_equals_one_from_whole_entries(
+    scenario_locations: dict[str, Path], name: str
+) -> None:
+    projected, whole = icebook.open(scenario_locations[name]), icebook.open(scenario_locations[name])
+    projected.store = ManifestStore(projected.fileio, projected.metadata, disk_cache=False)
+    whole.store = ManifestStore(whole.fileio, whole.metadata, disk_cache=False)
+    filters = [None, *(filter_text(*leaf) for leaf in LEAVES[name]), *COMPOUND[name]]
+    for snapshot in projected.snapshots:
+        for m in whole.store.manifest_list(snapshot):
+            whole.store.entries(m)  # every column, so its plans read whole tables
+        for text in filters:
+            ours, reference = plan_scan(projected, snapshot, text), plan_scan(whole, snapshot, text)
+            assert ours.task_count == reference.task_count, (snapshot.snapshot_id, text)
+            assert ours.to_pandas().equals(reference.to_pandas()), (snapshot.snapshot_id, text)
+            assert ours.explain() == reference.explain(), (snapshot.snapshot_id, text)
+    # Without a filter a plan asks for no metric map of a data manifest (filters above widened the store's).
+    projected.store = ManifestStore(projected.fileio, projected.metadata, disk_cache=False)
+    for scan in plan_scan(projected, projected.snapshots[-1]).scans:
+        if scan.manifest.content == 0:
+            assert "lower_bounds" not in scan.entries.column_names, scan.manifest.manifest_path
