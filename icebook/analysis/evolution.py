@@ -6,16 +6,17 @@ and sort order it ever had, by id, and names the current one (``current-schema-i
 current when it was written; each manifest records the ``partition_spec_id`` its files were
 written with. So the snapshot list and the manifest lists alone say when a schema was first used
 and which specs hold files at each snapshot. When a schema, spec or sort order *became current*
-is only in the earlier metadata files of the metadata log, which may have been deleted: then
-it is reported as unknown (never guessed).
+is only in the earlier metadata files of the metadata log, which may have been deleted: it is
+known only where the file before the one that first shows it current can be read (or that file
+is the table's first), and otherwise reported as unknown (never guessed).
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+import numpy as np
 import pandas as pd
 
 from icebook.analysis._frames import frame
@@ -30,7 +31,8 @@ from icebook.analysis.manifests import ManifestStore
 from icebook.analysis.metadata_history import MetadataHistory, MetadataVersion
 from icebook.analysis.projection import Projection, explain_in_spec, normalize_op
 from icebook.errors import NotFound
-from icebook.spec.manifest import ManifestContent, ManifestFile
+from icebook.io.list_columns import read_list_columns
+from icebook.spec.manifest import ManifestContent
 from icebook.spec.metadata import TableMetadata
 from icebook.spec.schema import Schema
 from icebook.spec.snapshots import Snapshot
@@ -53,7 +55,8 @@ class Epoch:
     with manifests written with this spec. None if no snapshot used it (or, for sort orders, always)."""
     first_snapshot_ms: int | None
     became_current_ms: int | None
-    """When it first became current/default, from the metadata log; None when unknown."""
+    """When it first became current/default, from the metadata log; None when unknown (the file before
+    the first readable one that shows it current is gone, so it may have been current earlier)."""
     metadata_file: str | None
     """The metadata file in which it first became current (None: the current file, or unknown)."""
     is_current: bool
@@ -114,15 +117,15 @@ class Evolution:
         if self.usage is None:
             out["spec_ids"] = None
         else:
-            out["spec_ids"] = [self.usage.specs_with_files(int(sid)) for sid in out["snapshot_id"]]
+            out["spec_ids"] = self.usage.spec_ids_per_snapshot()
         return out
 
     @property
     def files_per_spec(self) -> pd.DataFrame:
-        """Per snapshot and spec: live data and delete files and records, from manifest lists only
-        (every snapshot's list, read on first use)."""
-        lists = self.usage.all_lists() if self.usage is not None else {}
-        return _files_per_spec(self.metadata, lists)
+        """Per snapshot and spec: live data and delete files and records, from manifest lists only."""
+        if self.usage is None:
+            return frame([], list(_FILES_PER_SPEC_COLUMNS), ints=_FILES_PER_SPEC_COLUMNS[2:])
+        return self.usage.files_per_spec()
 
     def explain_predicate(self, column: str, op: str, value: Any = None) -> PredicateExplanation:
         """How ``column op value`` becomes a partition predicate under each spec, e.g.
@@ -176,15 +179,19 @@ def _ts(ms: int | None) -> pd.Timestamp | None:
 # ---------------------------------------------------------------- building
 
 
-def _first_current(versions: list[MetadataVersion], pick: Any) -> dict[int, MetadataVersion]:
-    """id -> the first readable metadata version in which ``pick(metadata)`` was that id."""
-    out: dict[int, MetadataVersion] = {}
-    for v in versions:
-        if v.metadata is None:
+def _became_current(versions: list[MetadataVersion], pick: Any) -> dict[int, MetadataVersion | None]:
+    """id -> the metadata version in which ``pick(state)`` first became that id, for every id some
+    readable file shows current. None (unknown) unless that file is the table's first, or the file
+    before it can be read: with that file gone, the id may have become current earlier."""
+    out: dict[int, MetadataVersion | None] = {}
+    for index, v in enumerate(versions):
+        if v.state is None:
             continue
-        ident = pick(v.metadata)
-        if ident is not None and ident not in out:
-            out[ident] = v
+        ident = pick(v.state)
+        if ident is None or ident in out:
+            continue
+        known = versions[index - 1].state is not None if index else v.state.previous_files == 0
+        out[ident] = v if known else None
     return out
 
 
@@ -196,65 +203,6 @@ def _naming_schema(metadata: TableMetadata, ids: list[int]) -> Schema:
     return metadata.current_schema()
 
 
-def _live_count(m: ManifestFile, files: bool) -> int | None:
-    """Live files (or rows) a manifest contributes, from its manifest-list counts; None if unknown."""
-    added = m.added_files_count if files else m.added_rows_count
-    existing = m.existing_files_count if files else m.existing_rows_count
-    if added is None or existing is None:
-        return None
-    return added + existing
-
-
-def _files_per_spec(metadata: TableMetadata, lists: Mapping[int, tuple[ManifestFile, ...]]) -> pd.DataFrame:
-    rows = []
-    for snap in _ordered(metadata):
-        by_spec: dict[int, dict[str, Any]] = {}
-        for m in lists.get(snap.snapshot_id, ()):
-            g = by_spec.setdefault(
-                m.partition_spec_id,
-                {"data_manifests": 0, "delete_manifests": 0, "data_files": 0, "delete_files": 0, "data_records": 0},
-            )
-            is_data = (m.content or ManifestContent.DATA) == ManifestContent.DATA
-            g["data_manifests" if is_data else "delete_manifests"] += 1
-            files, records = _live_count(m, True), _live_count(m, False)
-            key = "data_files" if is_data else "delete_files"
-            g[key] = None if files is None or g[key] is None else g[key] + files
-            if is_data:
-                g["data_records"] = (
-                    None if records is None or g["data_records"] is None else g["data_records"] + records
-                )
-        for spec_id in sorted(by_spec):
-            rows.append(
-                {
-                    "snapshot_id": snap.snapshot_id,
-                    "committed_at": _ts(snap.timestamp_ms),
-                    "spec_id": spec_id,
-                    **by_spec[spec_id],
-                }
-            )
-    columns = [
-        "snapshot_id",
-        "committed_at",
-        "spec_id",
-        "data_manifests",
-        "delete_manifests",
-        "data_files",
-        "delete_files",
-        "data_records",
-    ]
-    return frame(rows, columns, ints=("snapshot_id", *columns[2:]))
-
-
-def _written_after(versions: list[MetadataVersion], became: MetadataVersion | None) -> int | None:
-    """When the metadata file before ``became`` was written: a snapshot using something that first
-    became current in ``became`` cannot have been committed earlier (it may share ``became``'s commit,
-    so ``became``'s own time is too late a bound). None when unknown."""
-    if became is None:
-        return None
-    index = next((i for i, v in enumerate(versions) if v is became), 0)
-    return versions[index - 1].timestamp_ms if index > 0 else None
-
-
 def _ordered(metadata: TableMetadata) -> list[Snapshot]:
     return sorted(metadata.snapshots, key=lambda s: (s.timestamp_ms, s.sequence_number or 0))
 
@@ -263,10 +211,10 @@ def _property_history(versions: list[MetadataVersion]) -> pd.DataFrame:
     rows = []
     previous: dict[str, str] | None = None
     for v in versions:
-        if v.metadata is None:
+        if v.state is None:
             previous = None  # a gap: the next readable file's properties cannot be attributed to one commit
             continue
-        current = dict(v.metadata.properties)
+        current = dict(v.state.properties)
         for change in property_changes(previous if previous is not None else {}, current):
             rows.append(
                 {
@@ -282,89 +230,117 @@ def _property_history(versions: list[MetadataVersion]) -> pd.DataFrame:
     return frame(rows, ["timestamp", "metadata_file", "kind", "name", "before", "after"])
 
 
+_FILES_PER_SPEC_COLUMNS = (
+    "snapshot_id",
+    "committed_at",
+    "spec_id",
+    "data_manifests",
+    "delete_manifests",
+    "data_files",
+    "delete_files",
+    "data_records",
+)
+
+
 class SpecUsage:
     """The partition specs holding live files at each snapshot, from its manifest list's counts.
 
-    A table with tens of thousands of snapshots has as many manifest lists, so they are read only
-    when asked for: one snapshot's at a time (``specs_with_files``, ``first_with_files``), or every
-    snapshot's once (``all_lists``, with a progress bar for long histories).
+    A table with tens of thousands of snapshots has as many manifest lists; they are read once, all
+    together and column-wise (``icebook.io.list_columns``), when first needed. A manifest's live files
+    are its ADDED plus EXISTING files; a count its list does not record (v1) leaves them unknown, and a
+    manifest with an unknown count is taken to hold files.
     """
 
     def __init__(self, store: ManifestStore, snapshots: list[Snapshot]) -> None:
         self._store = store
         self._snapshots = snapshots
-        self._by_id = {s.snapshot_id: s for s in snapshots}
-        self._read: dict[int, tuple[ManifestFile, ...]] = {}
-        """Every list read so far: the store keeps only the most recent ones, and the search for each spec's
-        first snapshot may already have read tens of thousands that ``all_lists`` needs again."""
-        self._all: dict[int, tuple[ManifestFile, ...]] | None = None
+        self._rows: pd.DataFrame | None = None
 
-    def manifests(self, snapshot_id: int) -> tuple[ManifestFile, ...]:
-        known = self._read.get(snapshot_id)
-        if known is not None:
-            return known
-        snap = self._by_id.get(snapshot_id)
-        if snap is None or snap.manifest_list is None:
-            return ()
-        manifests = self._store.manifest_list(snap)
-        self._read[snapshot_id] = manifests
-        return manifests
+    def rows(self) -> pd.DataFrame:
+        """One row per manifest of every snapshot's list: ``position`` (the snapshot's place in commit
+        order), spec_id, is_data, and live files and data rows (NA when unknown)."""
+        if self._rows is None:
+            with_list = [(i, s.manifest_list) for i, s in enumerate(self._snapshots) if s.manifest_list is not None]
+            table = read_list_columns(self._store.fileio, [path for _, path in with_list])
+            positions = np.array([i for i, _ in with_list], dtype=np.int64)
+            column = {name: table.column(name).to_pandas(types_mapper=pd.ArrowDtype) for name in table.column_names}
+            live_files = column["added_files_count"] + column["existing_files_count"]
+            live_rows = column["added_rows_count"] + column["existing_rows_count"]
+            content = column["content"].fillna(int(ManifestContent.DATA))  # v1 lists: every manifest holds data
+            self._rows = pd.DataFrame(
+                {
+                    "position": positions[table.column("list_index").to_numpy()],
+                    "spec_id": column["partition_spec_id"].astype("int64"),
+                    "is_data": (content == int(ManifestContent.DATA)).astype(bool).to_numpy(),
+                    "live_files": live_files.astype("Int64"),
+                    "live_rows": live_rows.astype("Int64"),
+                }
+            )
+        return self._rows
 
-    def specs_with_files(self, snapshot_id: int) -> list[int]:
-        return sorted({m.partition_spec_id for m in self.manifests(snapshot_id) if _live_count(m, True) != 0})
+    def _holding(self) -> pd.DataFrame:
+        rows = self.rows()
+        return rows[rows["live_files"].isna() | (rows["live_files"] != 0)]
 
-    def first_with_files(self, not_before_ms: Mapping[int, int | None]) -> dict[int, Snapshot]:
-        """For each spec id of ``not_before_ms``, the first snapshot (commit order) holding live files of it,
-        in one pass over the snapshots that stops once every spec is found. A spec is looked for only in
-        snapshots committed at or after its ``not_before_ms`` (the metadata file before the spec became
-        current was written then: no snapshot before it can use the spec; None: unknown)."""
-        found: dict[int, Snapshot] = {}
-        wanted = dict(not_before_ms)
-        for s in self._snapshots:
-            if not wanted:
-                break
-            looking = [i for i, t in wanted.items() if t is None or s.timestamp_ms >= t]
-            if not looking:
-                continue
-            holding = set(self.specs_with_files(s.snapshot_id))
-            for spec_id in looking:
-                if spec_id in holding:
-                    found[spec_id] = s
-                    del wanted[spec_id]
-        return found
+    def spec_ids_per_snapshot(self) -> list[list[int]]:
+        """Per snapshot (commit order): the spec ids of its manifests that hold (or may hold) live files."""
+        held = self._holding()[["position", "spec_id"]].drop_duplicates().sort_values(["position", "spec_id"])
+        out: list[list[int]] = [[] for _ in self._snapshots]
+        for position, spec_id in zip(held["position"].to_numpy(), held["spec_id"].to_numpy(), strict=True):
+            out[int(position)].append(int(spec_id))
+        return out
 
-    def all_lists(self) -> dict[int, tuple[ManifestFile, ...]]:
-        if self._all is None:
-            bar = None
-            if len(self._snapshots) >= _PROGRESS_LISTS:
-                from tqdm.auto import tqdm
+    def first_with_files(self) -> dict[int, Snapshot]:
+        """For each spec id, the first snapshot (commit order) whose list holds live files of it."""
+        first = self._holding().groupby("spec_id")["position"].min()
+        return {
+            int(spec_id): self._snapshots[int(position)]
+            for spec_id, position in zip(first.index.to_numpy(), first.to_numpy(), strict=True)
+        }
 
-                bar = tqdm(total=len(self._snapshots), unit="list", desc="reading manifest lists", leave=False)
-            lists: dict[int, tuple[ManifestFile, ...]] = {}
-            try:
-                for s in self._snapshots:
-                    lists[s.snapshot_id] = self.manifests(s.snapshot_id)
-                    if bar is not None:
-                        bar.update(1)
-            finally:
-                if bar is not None:
-                    bar.close()
-            self._all = lists
-        return self._all
-
-
-_PROGRESS_LISTS = 500
+    def files_per_spec(self) -> pd.DataFrame:
+        rows = self.rows()
+        if rows.empty:
+            return frame([], list(_FILES_PER_SPEC_COLUMNS), ints=_FILES_PER_SPEC_COLUMNS[2:])
+        keyed = rows.assign(
+            data_manifests=rows["is_data"].astype("int64"),
+            delete_manifests=(~rows["is_data"]).astype("int64"),
+            data_files=rows["live_files"].where(rows["is_data"], 0),
+            delete_files=rows["live_files"].where(~rows["is_data"], 0),
+            data_records=rows["live_rows"].where(rows["is_data"], 0),
+        )
+        sums = ["data_manifests", "delete_manifests", "data_files", "delete_files", "data_records"]
+        keys = [keyed["position"], keyed["spec_id"]]
+        out = keyed[sums].groupby(keys, sort=True).sum()
+        # A sum over a manifest of unknown count is unknown (pandas would skip the NA).
+        counted = ["data_files", "delete_files", "data_records"]
+        unknown = keyed[counted].isna().groupby(keys, sort=True).any()
+        for name in counted:
+            out[name] = out[name].astype("Int64").mask(unknown[name])
+        out = out.reset_index()
+        positions = out["position"].to_numpy()
+        snapshot_ids = np.array([s.snapshot_id for s in self._snapshots], dtype=np.int64)
+        committed_ms = np.array([s.timestamp_ms for s in self._snapshots], dtype=np.int64)
+        result = pd.DataFrame(
+            {
+                "snapshot_id": pd.array(snapshot_ids[positions], dtype=pd.Int64Dtype()),
+                "committed_at": pd.to_datetime(committed_ms[positions], unit="ms", utc=True),
+                **{name: out[name].astype(pd.Int64Dtype()).array for name in ("spec_id", *sums)},
+            }
+        )
+        return result[list(_FILES_PER_SPEC_COLUMNS)]
 
 
 def evolution(metadata: TableMetadata, store: ManifestStore | None = None, *, read_history: bool = True) -> Evolution:
-    """Build the timelines. Reads, with ``read_history``, the earlier metadata files of the log, and a
-    spec's manifest lists only from when it became current until one holds its files; never a manifest.
-    Which specs hold files at every snapshot (``snapshots.spec_ids``, ``files_per_spec``) is read when
-    first asked for."""
+    """Build the timelines. Reads, with ``read_history``, what each earlier metadata file of the log says
+    is current, and every snapshot's manifest list once, column-wise (which specs hold files at each
+    snapshot); never a manifest."""
     notes: list[str] = []
-    history = MetadataHistory(metadata, store.fileio if store is not None else None) if read_history else None
+    history = (
+        MetadataHistory(metadata, store.fileio if store is not None else None, full=False) if read_history else None
+    )
     versions = list(history.all()) if history is not None else []
-    missing = [v for v in versions if v.metadata is None]
+    missing = [v for v in versions if v.state is None]
     if history is None:
         notes.append("metadata log not read: when each schema, spec and sort order became current is unknown")
     elif missing:
@@ -383,7 +359,7 @@ def evolution(metadata: TableMetadata, store: ManifestStore | None = None, *, re
     for s in snaps:
         if s.schema_id is not None:
             first_schema_snapshot.setdefault(s.schema_id, s)
-    became = _first_current(versions, lambda md: md.current_schema_id)
+    became = _became_current(versions, lambda state: state.current_schema_id)
     schema_epochs = []
     previous: int | None = None
     for sid in sorted(metadata.schemas):
@@ -408,12 +384,8 @@ def evolution(metadata: TableMetadata, store: ManifestStore | None = None, *, re
         previous = sid
 
     # ---- partition specs
-    became = _first_current(versions, lambda md: md.default_spec_id)
-    first_files = (
-        usage.first_with_files({i: _written_after(versions, became.get(i)) for i in metadata.partition_specs})
-        if usage is not None
-        else {}
-    )
+    became = _became_current(versions, lambda state: state.default_spec_id)
+    first_files = usage.first_with_files() if usage is not None else {}
     spec_epochs = []
     prev_spec: int | None = None
     for spec_id in sorted(metadata.partition_specs):
@@ -439,7 +411,7 @@ def evolution(metadata: TableMetadata, store: ManifestStore | None = None, *, re
         prev_spec = spec_id
 
     # ---- sort orders
-    became = _first_current(versions, lambda md: md.default_sort_order_id)
+    became = _became_current(versions, lambda state: state.default_sort_order_id)
     order_epochs = []
     prev_order: int | None = None
     for order_id in sorted(metadata.sort_orders):
@@ -467,7 +439,7 @@ def evolution(metadata: TableMetadata, store: ManifestStore | None = None, *, re
     rows = []
     for s in snaps:
         committed = history.committing(s) if history is not None else None
-        at = committed.metadata if committed is not None else None
+        at = committed.state if committed is not None else None
         rows.append(
             {
                 "snapshot_id": s.snapshot_id,

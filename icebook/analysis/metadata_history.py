@@ -18,7 +18,8 @@ from dataclasses import dataclass
 from icebook.errors import IcebookError
 from icebook.io.fileio import FileIO
 from icebook.io.locate import read_table_metadata
-from icebook.spec.metadata import TableMetadata
+from icebook.io.metadata_state import read_table_state
+from icebook.spec.metadata import TableMetadata, TableState, table_state
 from icebook.spec.snapshots import Snapshot
 
 
@@ -29,17 +30,21 @@ class MetadataVersion:
     file: str | None
     """The file's location; None for the current metadata when its location is not known here."""
     timestamp_ms: int
-    metadata: TableMetadata | None
-    """The parsed file; None when it could not be read (deleted, unreadable)."""
+    state: TableState | None
+    """What the file says is current; None when it could not be read (deleted, unreadable)."""
+    metadata: TableMetadata | None = None
+    """The whole parsed file, when the history reads files in full (and always for the current one)."""
     error: str | None = None
 
 
 class MetadataHistory:
-    """Reads earlier metadata files lazily, once each, in log order."""
+    """Reads earlier metadata files lazily, once each, in log order: in full, or (``full=False``) only what
+    each says is current (``TableState``), which is all a timeline needs."""
 
-    def __init__(self, metadata: TableMetadata, fileio: FileIO | None) -> None:
+    def __init__(self, metadata: TableMetadata, fileio: FileIO | None, *, full: bool = True) -> None:
         self.metadata = metadata
         self.fileio = fileio
+        self.full = full
         self._entries: list[tuple[int, str | None]] = [(e.timestamp_ms, e.metadata_file) for e in metadata.metadata_log]
         self._entries.append((metadata.last_updated_ms, None))  # the current file, already parsed
         self._timestamps = [ts for ts, _ in self._entries]
@@ -55,15 +60,23 @@ class MetadataHistory:
             return self._cache[index]
         ts, file = self._entries[index]
         if file is None:
-            found = MetadataVersion(file=None, timestamp_ms=ts, metadata=self.metadata)
+            found = MetadataVersion(
+                file=None, timestamp_ms=ts, state=table_state(self.metadata), metadata=self.metadata
+            )
         elif self.fileio is None:
-            found = MetadataVersion(file=file, timestamp_ms=ts, metadata=None, error="no FileIO to read it")
+            found = MetadataVersion(file=file, timestamp_ms=ts, state=None, error="no FileIO to read it")
         else:
             try:
                 self.reads += 1
-                found = MetadataVersion(file=file, timestamp_ms=ts, metadata=read_table_metadata(self.fileio, file))
+                if self.full:
+                    metadata = read_table_metadata(self.fileio, file)
+                    found = MetadataVersion(
+                        file=file, timestamp_ms=ts, state=table_state(metadata, file), metadata=metadata
+                    )
+                else:
+                    found = MetadataVersion(file=file, timestamp_ms=ts, state=read_table_state(self.fileio, file))
             except (IcebookError, OSError) as exc:
-                found = MetadataVersion(file=file, timestamp_ms=ts, metadata=None, error=str(exc))
+                found = MetadataVersion(file=file, timestamp_ms=ts, state=None, error=str(exc))
         self._cache[index] = found
         return found
 
@@ -81,11 +94,11 @@ class MetadataHistory:
         # Clocks of different writers may disagree a little: look one file back too.
         for index in range(max(0, start - 1), len(self._entries)):
             version = self.version(index)
-            if version.metadata is None:
+            if version.state is None:
                 if index < start:
                     continue
                 # Unknown: the unreadable file may have been the committing one.
                 return None
-            if version.metadata.find_snapshot(snapshot.snapshot_id) is not None:
+            if version.state.knows(snapshot.snapshot_id):
                 return version
         return None

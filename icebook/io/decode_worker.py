@@ -23,10 +23,11 @@ READY = "ready"
 
 
 def _tasks() -> dict[str, Callable[..., Any]]:
-    from icebook.io import avro_decode
+    from icebook.io import avro_decode, list_decode
 
     return {
         "manifest_columns": avro_decode.manifest_columns,
+        "list_columns": list_decode.list_columns,
         "avro_records": avro_decode.avro_records,
         "manifest_entry_record": avro_decode.manifest_entry_record,
         "sleep": avro_decode.sleep,

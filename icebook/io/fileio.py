@@ -71,6 +71,11 @@ class ArrowFileIO:
         with self.open_input(path) as f:
             return bytes(f.read())
 
+    def local_path(self, path: str) -> str | None:
+        """The local file system's path of ``path``, or None when it lives elsewhere (an object store)."""
+        fs, p = self._resolve(path)
+        return p if isinstance(fs, pafs.LocalFileSystem) else None
+
     def exists(self, path: str) -> bool:
         fs, p = self._resolve(path)
         with storage_errors(fs, path, "look up"):

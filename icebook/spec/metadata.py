@@ -477,6 +477,43 @@ def parse_table_metadata(obj: Any, *, file: str) -> TableMetadata:
     )
 
 
+@dataclass(frozen=True, slots=True, kw_only=True)
+class TableState:
+    """What one metadata file says is current, without the history it carries: the current schema,
+    default partition spec and sort order, the properties, and which snapshots it knows (spec: "Table
+    Metadata Fields"). Timelines read it from every earlier file of the metadata log, where parsing each
+    file's whole snapshot list again would cost far more than these few fields."""
+
+    file: str | None
+    format_version: int
+    last_updated_ms: int
+    current_schema_id: int
+    default_spec_id: int
+    default_sort_order_id: int | None
+    properties: Mapping[str, str]
+    snapshot_ids: frozenset[int]
+    previous_files: int
+    """Entries of its metadata log: 0 only in a table's first metadata file."""
+
+    def knows(self, snapshot_id: int) -> bool:
+        return snapshot_id in self.snapshot_ids
+
+
+def table_state(metadata: TableMetadata, file: str | None = None) -> TableState:
+    """The ``TableState`` of a fully parsed metadata file."""
+    return TableState(
+        file=file,
+        format_version=metadata.format_version,
+        last_updated_ms=metadata.last_updated_ms,
+        current_schema_id=metadata.current_schema_id,
+        default_spec_id=metadata.default_spec_id,
+        default_sort_order_id=metadata.default_sort_order_id,
+        properties=metadata.properties,
+        snapshot_ids=frozenset(s.snapshot_id for s in metadata.snapshots),
+        previous_files=len(metadata.metadata_log),
+    )
+
+
 # ---------------------------------------------------------------- bytes -> JSON
 
 GZIP_MAGIC = b"\x1f\x8b"
@@ -488,8 +525,8 @@ def parse_metadata_json(data: bytes, *, file: str) -> TableMetadata:
     return parse_table_metadata(decode_metadata_json(data, file=file), file=file)
 
 
-def decode_metadata_json(data: bytes, *, file: str) -> Any:
-    """Bytes -> the decoded JSON object, with errors that say where the text is broken."""
+def inflate_metadata_json(data: bytes, *, file: str) -> bytes:
+    """A metadata file's JSON text as bytes: gunzipped when it starts with the gzip magic bytes."""
 
     def fail(problem: str) -> MetadataError:
         return MetadataError(file, None, problem, kind="metadata")
@@ -503,6 +540,16 @@ def decode_metadata_json(data: bytes, *, file: str) -> Any:
             raise fail(f"corrupt gzip data ({exc})") from None
     if not data.strip():
         raise fail("empty file")
+    return data
+
+
+def decode_metadata_json(data: bytes, *, file: str) -> Any:
+    """Bytes -> the decoded JSON object, with errors that say where the text is broken."""
+
+    def fail(problem: str) -> MetadataError:
+        return MetadataError(file, None, problem, kind="metadata")
+
+    data = inflate_metadata_json(data, file=file)
     try:
         text = data.decode("utf-8")
     except UnicodeDecodeError as exc:
@@ -529,11 +576,14 @@ __all__ = [
     "SUPPORTED_FORMAT_VERSIONS",
     "AppliedDefault",
     "TableMetadata",
+    "TableState",
     "decode_metadata_json",
     "implied_main_branch",
+    "inflate_metadata_json",
     "no_current_snapshot",
     "parse_metadata_json",
     "parse_table_metadata",
+    "table_state",
     "v1_last_sequence_number",
     "v1_partition_specs",
     "v1_schemas",

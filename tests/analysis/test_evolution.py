@@ -104,12 +104,15 @@ def test_became_current_matches_the_metadata_files(scenario_locations: dict[str,
     t = icebook.open(scenario_locations[name])
     ev = evolution(t.metadata, t.store)
     files = [e.metadata_file for e in t.metadata.metadata_log] + [t.metadata_location]
-    first_seen: dict[tuple[str, int], int] = {}
-    for f in files:
+    first_seen: dict[tuple[str, int], int | None] = {}
+    for index, f in enumerate(files):
         raw = Path(f).read_bytes()
         obj = json.loads(gzip.decompress(raw) if raw[:2] == b"\x1f\x8b" else raw)  # .gz.metadata.json too
+        # Every file of the log is readable here; the log's first is where something became current only
+        # if it is the table's first file (a log cut by retention starts later: then it is unknown).
+        known = index > 0 or not obj.get("metadata-log")
         for key, kind in (("current-schema-id", "schema"), ("default-spec-id", "partition spec")):
-            first_seen.setdefault((kind, obj[key]), obj["last-updated-ms"])
+            first_seen.setdefault((kind, obj[key]), obj["last-updated-ms"] if known else None)
     for e in (*ev.schemas, *ev.specs):
         assert e.became_current_ms == first_seen.get((e.kind, e.id)), (e.kind, e.id)
     assert not ev.notes
@@ -127,8 +130,11 @@ def test_missing_history_is_reported_as_unknown(tmp_path: Path, events: Table) -
     t = icebook.open(copy)
     ev = evolution(t.metadata, t.store)
     assert any("could not be read" in n for n in ev.notes)
-    assert ev.schemas[0].became_current_ms is None
-    assert ev.schemas[3].became_current_ms == t.metadata.last_updated_ms  # only the current file is known
+    # Only the current file is known, and the files before it are gone: no time is known, not even for
+    # the current schema, which may have become current in any of them.
+    assert all(e.became_current_ms is None for e in (*ev.schemas, *ev.specs, *ev.sort_orders))
+    # What the snapshots and manifest lists say does not need the log.
+    assert ev.schemas[3].first_snapshot_id is not None and ev.specs[1].first_snapshot_id is not None
     # Changes by id never need history.
     assert [c.kind for c in ev.schemas[2].changes] == ["renamed"]
 
@@ -246,3 +252,24 @@ def test_html_and_repr_escape(events: Table) -> None:
     assert "dropped: kind (id 4)" in text and "added: ts_day (id 1001): day(ts)" in text
     ex = ev.explain_predicate("region", "=", "<script>")
     assert "&lt;script&gt;" in render_html(ex) and "<script>" not in render_html(ex)
+
+
+def test_a_gap_in_the_log_makes_unknown_only_what_first_shows_after_it(tmp_path: Path, events: Table) -> None:
+    files = [e.metadata_file for e in events.metadata.metadata_log] + [events.metadata_location]
+    schema_ids = [json.loads(Path(f).read_text())["current-schema-id"] for f in files]
+    first = {sid: schema_ids.index(sid) for sid in dict.fromkeys(schema_ids)}
+    # The file just before the one where schema 1 first shows current goes missing.
+    gap = first[1] - 1
+    assert gap > 0
+    obj = json.loads(Path(events.metadata_location).read_text())
+    obj["metadata-log"][gap]["metadata-file"] = str(tmp_path / "gone.metadata.json")
+    copy = tmp_path / "v99.metadata.json"
+    copy.write_text(json.dumps(obj))
+    t = icebook.open(copy)
+    ev = evolution(t.metadata, t.store)
+    by_id = {e.id: e for e in ev.schemas}
+    assert by_id[1].became_current_ms is None  # may have become current in the missing file
+    for sid, index in first.items():
+        if sid != 1 and index - 1 != gap:
+            expected = json.loads(Path(files[index]).read_text())["last-updated-ms"]
+            assert by_id[sid].became_current_ms == expected, sid

@@ -1,0 +1,141 @@
+"""A few fields of every manifest of many manifest lists, column-wise (spec: "Manifest Lists").
+
+History analyses over tens of thousands of snapshots need, of each snapshot's manifest list, only which
+partition specs its manifests were written with and how many live files and rows each holds. Reading
+the lists one by one costs about a hundred microseconds each in the kernel; here batches of lists go to
+the decoder workers (``icebook.io.list_decode``), which read local lists themselves, check every file's
+framing, and decode each batch in one columnar pass. Lists on other storage are read through the FileIO
+in the kernel and sent as bytes. A batch that does not decode as a whole is read again one list at a time
+(``icebook.io.avro_list``), whose errors name the file and the field.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from concurrent.futures import ThreadPoolExecutor
+
+import numpy as np
+import pyarrow as pa
+
+from icebook.errors import MetadataError
+from icebook.io.avro_decode import available_decoders
+from icebook.io.avro_list import avro_records, read_bytes_for
+from icebook.io.fileio import ArrowFileIO, FileIO
+from icebook.io.worker_pool import SETTINGS, decode_isolated
+
+LIST_COLUMNS = (
+    "partition_spec_id",
+    "content",
+    "added_files_count",
+    "existing_files_count",
+    "added_rows_count",
+    "existing_rows_count",
+)
+"""The manifest_file fields read, by name; each int64, null where a list's schema does not have it (v1)."""
+_KIND = "manifest list"
+_BATCH = 2048
+_ALLOWANCE_PER_PATH = 16 * 1024  # bytes a list read by a worker is assumed to have, for its deadline
+_PROGRESS_LISTS = 500
+
+
+def read_list_columns(fileio: FileIO, paths: Sequence[str], *, progress: bool = True) -> pa.Table:
+    """One row per manifest of every manifest list in ``paths``, in list order and file order within a
+    list: ``list_index`` (the list's position in ``paths``) and ``LIST_COLUMNS``."""
+    if "polars-avro" not in available_decoders():
+        return _concat([_one_by_one(fileio, paths[i : i + _BATCH], i) for i in range(0, len(paths), _BATCH)])
+    local = type(fileio) is ArrowFileIO  # a FileIO of one's own may serve other bytes under a path
+    starts = list(range(0, len(paths), _BATCH))
+    bar = None
+    if progress and len(paths) >= _PROGRESS_LISTS:
+        from tqdm.auto import tqdm
+
+        bar = tqdm(total=len(paths), unit="list", desc="reading manifest lists", leave=False)
+
+    def batch(start: int) -> pa.Table:
+        table = _batch(fileio, paths[start : start + _BATCH], start, local)
+        if bar is not None:
+            bar.update(min(_BATCH, len(paths) - start))
+        return table
+
+    try:
+        with ThreadPoolExecutor(max_workers=SETTINGS.workers) as pool:
+            return _concat(list(pool.map(batch, starts)))
+    finally:
+        if bar is not None:
+            bar.close()
+
+
+def _batch(fileio: FileIO, paths: Sequence[str], start: int, local: bool) -> pa.Table:
+    sources: list[str | bytes] = []
+    for path in paths:
+        on_disk = fileio.local_path(path) if local and isinstance(fileio, ArrowFileIO) else None
+        sources.append(on_disk if on_disk is not None else read_bytes_for(fileio, path, _KIND))
+    size = sum(len(s) if isinstance(s, bytes) else _ALLOWANCE_PER_PATH for s in sources)
+    reply = decode_isolated(
+        "list_columns", sources, LIST_COLUMNS, data_size=size, path=paths[0], kind=_KIND, columnar=True
+    )
+    status = reply[0] if isinstance(reply, tuple) and reply else None
+    if status == "failed" and len(reply) == 4 and isinstance(reply[1], int) and 0 <= reply[1] < len(paths):
+        _, index, field, problem = reply
+        raise MetadataError(paths[index], field if isinstance(field, str) else None, str(problem), kind=_KIND)
+    if status == "ok" and len(reply) == 3:
+        table = _decoded(reply[1], reply[2], paths)
+        if table is not None:
+            return _with_start(table, start)
+    # Undecodable as a batch (or an unexpected reply): one list at a time names the file at fault.
+    return _one_by_one(fileio, paths, start)
+
+
+def _decoded(counts: object, ipc: object, paths: Sequence[str]) -> pa.Table | None:
+    if not isinstance(counts, list) or len(counts) != len(paths) or not isinstance(ipc, bytes):
+        return None
+    try:
+        table = pa.ipc.open_stream(pa.py_buffer(ipc)).read_all()
+    except (pa.ArrowInvalid, OSError):
+        return None
+    expected = pa.schema([*(pa.field(n, pa.int64()) for n in LIST_COLUMNS), pa.field("list_index", pa.int64())])
+    if not table.schema.equals(expected) or table.num_rows != sum(c for c in counts if isinstance(c, int)):
+        return None
+    if table.column("partition_spec_id").null_count:  # required: the one-by-one reader says where it is missing
+        return None
+    index = table.column("list_index").to_numpy()
+    if len(index) and (index.min() < 0 or index.max() >= len(paths)):
+        return None
+    if np.any(np.diff(index) < 0):  # rows come grouped by writer schema: back to list order
+        table = table.take(pa.array(np.argsort(index, kind="stable")))
+    return table
+
+
+def _one_by_one(fileio: FileIO, paths: Sequence[str], start: int) -> pa.Table:
+    columns: dict[str, list[int | None]] = {name: [] for name in LIST_COLUMNS}
+    index: list[int] = []
+    for i, path in enumerate(paths):
+        for rec in avro_records(read_bytes_for(fileio, path, _KIND), path, _KIND):
+            for name in LIST_COLUMNS:
+                value = rec.get(name)
+                if value is not None and type(value) is not int:
+                    raise MetadataError(path, name, f"expected an integer, found {type(value).__name__}", kind=_KIND)
+                columns[name].append(value)
+            if rec.get("partition_spec_id") is None:
+                raise MetadataError(path, "partition_spec_id", "missing (required)", kind=_KIND)
+            index.append(i)
+    table = pa.table(
+        {**{n: pa.array(v, pa.int64()) for n, v in columns.items()}, "list_index": pa.array(index, pa.int64())}
+    )
+    return _with_start(table, start)
+
+
+def _with_start(table: pa.Table, start: int) -> pa.Table:
+    if not start:
+        return table
+    shifted = pa.array(table.column("list_index").to_numpy() + start, pa.int64())
+    return table.set_column(table.schema.get_field_index("list_index"), "list_index", shifted)
+
+
+def _concat(tables: list[pa.Table]) -> pa.Table:
+    if not tables:
+        return pa.table({**{n: pa.array([], pa.int64()) for n in LIST_COLUMNS}, "list_index": pa.array([], pa.int64())})
+    return pa.concat_tables(tables)
+
+
+__all__ = ["LIST_COLUMNS", "read_list_columns"]

@@ -1,0 +1,78 @@
+"""An earlier metadata file read for what it says is current, not for its whole history.
+
+The metadata log of a long-lived table names up to a hundred earlier files, each as large as the current
+one (every snapshot it knew). Timelines need of each only a few fields (``TableState``), so this reads
+them with a typed JSON decoder that skips everything else; a file it cannot read that way (corrupt,
+format version 1 with its implied defaults) is parsed in full, whose errors name the file and the field.
+"""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+import msgspec
+
+from icebook.io.fileio import FileIO
+from icebook.spec.metadata import (
+    SUPPORTED_FORMAT_VERSIONS,
+    TableState,
+    inflate_metadata_json,
+    parse_metadata_json,
+    table_state,
+)
+
+_Int = Annotated[int, msgspec.Meta(ge=-(2**31), le=2**31 - 1)]
+_Long = Annotated[int, msgspec.Meta(ge=-(2**63), le=2**63 - 1)]
+
+
+class _Snapshot(msgspec.Struct, rename="kebab"):
+    snapshot_id: _Long
+
+
+class _LogEntry(msgspec.Struct, rename="kebab"):
+    metadata_file: str
+
+
+class _State(msgspec.Struct, rename="kebab"):
+    format_version: _Int
+    last_updated_ms: _Long
+    current_schema_id: _Int | None = None
+    default_spec_id: _Int | None = None
+    default_sort_order_id: _Int | None = None
+    properties: dict[str, str] = {}
+    snapshots: list[_Snapshot] = []
+    metadata_log: list[_LogEntry] = []
+
+
+_DECODER = msgspec.json.Decoder(_State)
+
+
+def read_table_state(fileio: FileIO, path: str) -> TableState:
+    """What the metadata file at ``path`` says is current (``TableState``)."""
+    data = inflate_metadata_json(fileio.read_bytes(path), file=path)
+    try:
+        raw = _DECODER.decode(data)
+    except (msgspec.DecodeError, msgspec.ValidationError, RecursionError):
+        raw = None
+    if (
+        raw is None
+        or raw.format_version not in SUPPORTED_FORMAT_VERSIONS
+        or raw.format_version == 1  # v1's current schema and spec may be implied: the full rules apply
+        or raw.current_schema_id is None
+        or raw.default_spec_id is None
+    ):
+        return table_state(parse_metadata_json(data, file=path), path)
+    return TableState(
+        file=path,
+        format_version=raw.format_version,
+        last_updated_ms=raw.last_updated_ms,
+        current_schema_id=raw.current_schema_id,
+        default_spec_id=raw.default_spec_id,
+        default_sort_order_id=raw.default_sort_order_id,
+        properties=raw.properties,
+        snapshot_ids=frozenset(s.snapshot_id for s in raw.snapshots),
+        previous_files=len(raw.metadata_log),
+    )
+
+
+__all__ = ["read_table_state"]

@@ -1,0 +1,92 @@
+"""Many manifest lists read at once, column-wise (``icebook.io.list_columns``), give what the one-by-one
+reader gives, for every snapshot of every scenario table, whether the workers read the files themselves or
+are sent their bytes; a broken list among many is named."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+import icebook
+from icebook.errors import MetadataError
+from icebook.io.avro_header import parse_container_header
+from icebook.io.fileio import ArrowFileIO
+from icebook.io.list_columns import LIST_COLUMNS, read_list_columns
+from icebook.scenarios import SCENARIOS
+
+
+class BytesFileIO(ArrowFileIO):
+    """The plain FileIO under another type: lists are read in the kernel and sent as bytes."""
+
+    def __init__(self, replaced: dict[str, bytes] | None = None) -> None:
+        super().__init__()
+        self.replaced = replaced or {}
+
+    def read_bytes(self, path: str) -> bytes:
+        return self.replaced.get(path) or super().read_bytes(path)
+
+
+def _expected(t: Any, paths: list[str]) -> list[dict[str, Any]]:
+    rows = []
+    for index, snapshot in enumerate(s for s in t.snapshots if s.manifest_list is not None):
+        for m in t.store.manifest_list(snapshot):
+            raw = {
+                "partition_spec_id": m.partition_spec_id,
+                "content": None if m.inherited and "content" in {i.field for i in m.inherited} else m.content,
+                "added_files_count": m.added_files_count,
+                "existing_files_count": m.existing_files_count,
+                "added_rows_count": m.added_rows_count,
+                "existing_rows_count": m.existing_rows_count,
+            }
+            rows.append({**{k: None if v is None else int(v) for k, v in raw.items()}, "list_index": index})
+    return rows
+
+
+@pytest.mark.parametrize("name", list(SCENARIOS))
+def test_bulk_lists_equal_the_one_by_one_reader(scenario_locations: dict[str, Path], name: str) -> None:
+    t = icebook.open(scenario_locations[name])
+    paths = [s.manifest_list for s in t.snapshots if s.manifest_list is not None]
+    expected = _expected(t, paths)
+    for fileio in (t.fileio, BytesFileIO()):
+        table = read_list_columns(fileio, paths, progress=False)
+        assert table.column_names == [*LIST_COLUMNS, "list_index"]
+        assert table.to_pylist() == expected, type(fileio).__name__
+
+
+def _damaged_lists(location: Path) -> tuple[list[str], str, bytes]:
+    t = icebook.open(location)
+    paths = [s.manifest_list for s in t.snapshots if s.manifest_list is not None]
+    victim = paths[len(paths) // 2]
+    return paths, victim, Path(victim).read_bytes()
+
+
+def test_a_cut_list_among_many_is_named(scenario_locations: dict[str, Path]) -> None:
+    paths, victim, data = _damaged_lists(scenario_locations["events"])
+    fileio = BytesFileIO({victim: data[: len(data) - 7]})
+    with pytest.raises(MetadataError, match=rf"manifest list {victim}: .*truncated"):
+        read_list_columns(fileio, paths, progress=False)
+
+
+def test_a_list_whose_spec_id_is_a_string_is_named_with_the_field(scenario_locations: dict[str, Path]) -> None:
+    """A batch that does not decode as a whole is read again one list at a time, which names the file."""
+    import fastavro
+
+    paths, victim, data = _damaged_lists(scenario_locations["events"])
+    meta, _, _ = parse_container_header(data)
+    schema = json.loads(meta["avro.schema"])
+    for f in schema["fields"]:
+        if f["name"] == "partition_spec_id":
+            f["type"] = "string"
+    import io
+
+    records = list(fastavro.reader(io.BytesIO(data)))
+    for r in records:
+        r["partition_spec_id"] = str(r["partition_spec_id"])
+    out = io.BytesIO()
+    fastavro.writer(out, fastavro.parse_schema(schema), records, metadata={"format-version": "2"})
+    fileio = BytesFileIO({victim: out.getvalue()})
+    with pytest.raises(MetadataError, match=rf"manifest list {victim}: partition_spec_id: expected an integer"):
+        read_list_columns(fileio, paths, progress=False)

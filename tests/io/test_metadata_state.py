@@ -1,0 +1,44 @@
+"""What an earlier metadata file says is current, read with the typed decoder that skips the rest
+(``icebook.io.metadata_state``), equals what the full parse says, for every metadata file of every
+scenario table (gzip and format v1 included); a file it cannot read fails as the full parse does."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+import icebook
+from icebook.errors import MetadataError
+from icebook.io.fileio import ArrowFileIO
+from icebook.io.locate import read_table_metadata
+from icebook.io.metadata_state import read_table_state
+from icebook.scenarios import SCENARIOS
+from icebook.spec.metadata import table_state
+
+
+@pytest.mark.parametrize("name", list(SCENARIOS))
+def test_states_equal_the_full_parse(scenario_locations: dict[str, Path], name: str) -> None:
+    t = icebook.open(scenario_locations[name])
+    files = [e.metadata_file for e in t.metadata.metadata_log] + [t.metadata_location]
+    fileio = ArrowFileIO()
+    for f in files:
+        assert read_table_state(fileio, f) == table_state(read_table_metadata(fileio, f), f), f
+
+
+def test_a_broken_file_fails_as_the_full_parse_does(scenario_locations: dict[str, Path], tmp_path: Path) -> None:
+    source = icebook.open(scenario_locations["events"]).metadata_location
+    doc = json.loads(Path(source).read_text())
+    doc["snapshots"][0]["snapshot-id"] = "not a number"
+    broken = tmp_path / "v9.metadata.json"
+    broken.write_text(json.dumps(doc))
+    with pytest.raises(MetadataError, match=r"snapshots\[0\]\.snapshot-id") as full:
+        read_table_metadata(ArrowFileIO(), str(broken))
+    with pytest.raises(MetadataError) as light:
+        read_table_state(ArrowFileIO(), str(broken))
+    assert str(light.value) == str(full.value)
+    cut = tmp_path / "v10.metadata.json"
+    cut.write_text(Path(source).read_text()[:500])
+    with pytest.raises(MetadataError, match="truncated"):
+        read_table_state(ArrowFileIO(), str(cut))
