@@ -17,7 +17,7 @@ from concurrent.futures import ThreadPoolExecutor
 import numpy as np
 import pyarrow as pa
 
-from icebook.errors import MetadataError
+from icebook.errors import IcebookError, MetadataError
 from icebook.io.avro_decode import available_decoders
 from icebook.io.avro_list import avro_records, read_bytes_for
 from icebook.io.fileio import ArrowFileIO, FileIO
@@ -68,7 +68,7 @@ def read_list_columns(fileio: FileIO, paths: Sequence[str], *, progress: bool = 
 def _batch(fileio: FileIO, paths: Sequence[str], start: int, local: bool) -> pa.Table:
     sources: list[str | bytes] = []
     for path in paths:
-        on_disk = fileio.local_path(path) if local and isinstance(fileio, ArrowFileIO) else None
+        on_disk = _local_path(fileio, path) if local else None
         sources.append(on_disk if on_disk is not None else read_bytes_for(fileio, path, _KIND))
     size = sum(len(s) if isinstance(s, bytes) else _ALLOWANCE_PER_PATH for s in sources)
     reply = decode_isolated(
@@ -84,6 +84,15 @@ def _batch(fileio: FileIO, paths: Sequence[str], start: int, local: bool) -> pa.
             return _with_start(table, start)
     # Undecodable as a batch (or an unexpected reply): one list at a time names the file at fault.
     return _one_by_one(fileio, paths, start)
+
+
+def _local_path(fileio: FileIO, path: str) -> str | None:
+    if not isinstance(fileio, ArrowFileIO):
+        return None
+    try:
+        return fileio.local_path(path)
+    except IcebookError as exc:  # a path no file can have (a NUL byte): named as a read would name it
+        raise MetadataError(path, None, str(exc), kind=_KIND) from None
 
 
 def _decoded(counts: object, ipc: object, paths: Sequence[str]) -> pa.Table | None:
