@@ -24,7 +24,7 @@ import pyarrow as pa
 
 from icebook.io.avro_header import parse_container_header, write_container_header
 from icebook.io.avro_schema import ManifestLayout
-from icebook.io.metric_facts import COUNT_MAPS, METRIC_MAPS, map_facts
+from icebook.io.metric_facts import METRIC_MAP_TYPES, METRIC_MAPS, facts_of_columns
 
 ENTRY_COLUMNS = ("status", "snapshot_id", "sequence_number", "file_sequence_number")
 """The manifest_entry fields outside data_file, in spec order (the first columns of an entries table)."""
@@ -36,11 +36,6 @@ Decoded = dict[str, pa.Array]
 FactTuples = dict[str, tuple[int | None, int | None, int | None]]
 """{metric map name: ``MapFacts.as_tuple()``} for every metric map a decode read (plain values: they
 travel back to the kernel, which unpickles nothing else)."""
-_METRIC_MAP_TYPES = {
-    **{name: pa.map_(pa.int32(), pa.int64()) for name in COUNT_MAPS},
-    "lower_bounds": pa.map_(pa.int32(), pa.binary()),
-    "upper_bounds": pa.map_(pa.int32(), pa.binary()),
-}
 
 
 def _to_map(arr: pa.Array, target: pa.MapType) -> pa.Array:
@@ -99,10 +94,12 @@ def _from_arrow_table(
                 out[name] = _conform(df.field(avro_name), targets[name])
             elif name == "partition" and not layout.partition_fields:  # dropped empty record
                 out[name] = pa.Array.from_buffers(pa.struct([]), len(df), [None], children=[])
-        for name in METRIC_MAPS:
-            avro_name = layout.data_file_names.get(name)
-            if avro_name in present:
-                facts[name] = map_facts(df.field(avro_name), counts=name in COUNT_MAPS).as_tuple()
+        maps = {
+            name: df.field(layout.data_file_names[name])
+            for name in METRIC_MAPS
+            if layout.data_file_names.get(name) in present
+        }
+        facts = {name: f.as_tuple() for name, f in facts_of_columns(maps).items()}
     return out, facts
 
 
@@ -171,7 +168,7 @@ def _py_value(value: Any, target: pa.DataType) -> Any:
 
 def decode_fastavro(data: bytes, layout: ManifestLayout, targets: dict[str, pa.DataType]) -> tuple[Decoded, FactTuples]:
     # The metric maps are collected whether asked for or not: their facts are reported either way.
-    wanted = {**{n: t for n, t in _METRIC_MAP_TYPES.items() if n in layout.data_file_names}, **targets}
+    wanted = {**{n: t for n, t in METRIC_MAP_TYPES.items() if n in layout.data_file_names}, **targets}
     columns: dict[str, list[Any]] = {name: [] for name in wanted if name not in COMPUTED}
     entry_pairs = [(n, layout.entry_names[n]) for n in ENTRY_COLUMNS if n in columns and n in layout.entry_names]
     df_pairs = [(n, a) for n, a in layout.data_file_names.items() if n in columns]
@@ -186,9 +183,7 @@ def decode_fastavro(data: bytes, layout: ManifestLayout, targets: dict[str, pa.D
     for name, values in columns.items():
         if name in dict(entry_pairs) or name in dict(df_pairs):
             decoded[name] = pa.array(values, type=wanted[name])
-    facts = {
-        name: map_facts(decoded[name], counts=name in COUNT_MAPS).as_tuple() for name in METRIC_MAPS if name in decoded
-    }
+    facts = {name: f.as_tuple() for name, f in facts_of_columns(decoded).items()}
     return {name: column for name, column in decoded.items() if name in targets}, facts
 
 

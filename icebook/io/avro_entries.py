@@ -23,7 +23,7 @@ from icebook.io.avro_decode import available_decoders as _importable_decoders
 from icebook.io.avro_header import check_framing, header_from_metadata
 from icebook.io.avro_list import read_bytes_for
 from icebook.io.avro_schema import ManifestLayout, inheritance_version, manifest_layout
-from icebook.io.metric_facts import METRIC_MAPS, MapFacts, MetricFacts, with_facts
+from icebook.io.metric_facts import METRIC_MAP_TYPES, METRIC_MAPS, MapFacts, MetricFacts, with_facts
 from icebook.io.worker_pool import decode_isolated
 from icebook.spec.manifest import EntryStatus, ManifestFile
 
@@ -33,8 +33,6 @@ INHERITED_FLAGS = (
     "file_sequence_number_inherited",
     "first_row_id_inherited",
 )
-_INT_MAP = pa.map_(pa.int32(), pa.int64())
-_BIN_MAP = pa.map_(pa.int32(), pa.binary())
 
 
 def data_file_arrow_fields(partition_type: pa.StructType) -> list[pa.Field]:
@@ -46,12 +44,12 @@ def data_file_arrow_fields(partition_type: pa.StructType) -> list[pa.Field]:
         pa.field("partition", partition_type),
         pa.field("record_count", pa.int64()),
         pa.field("file_size_in_bytes", pa.int64()),
-        pa.field("column_sizes", _INT_MAP),
-        pa.field("value_counts", _INT_MAP),
-        pa.field("null_value_counts", _INT_MAP),
-        pa.field("nan_value_counts", _INT_MAP),
-        pa.field("lower_bounds", _BIN_MAP),
-        pa.field("upper_bounds", _BIN_MAP),
+        pa.field("column_sizes", METRIC_MAP_TYPES["column_sizes"]),
+        pa.field("value_counts", METRIC_MAP_TYPES["value_counts"]),
+        pa.field("null_value_counts", METRIC_MAP_TYPES["null_value_counts"]),
+        pa.field("nan_value_counts", METRIC_MAP_TYPES["nan_value_counts"]),
+        pa.field("lower_bounds", METRIC_MAP_TYPES["lower_bounds"]),
+        pa.field("upper_bounds", METRIC_MAP_TYPES["upper_bounds"]),
         pa.field("key_metadata", pa.binary()),
         pa.field("split_offsets", pa.list_(pa.int64())),
         pa.field("equality_ids", pa.list_(pa.int32())),
@@ -246,21 +244,18 @@ def _decode(
 
 def _facts(raw: object, path: str) -> MetricFacts:
     """The worker's facts, checked for shape: names of metric maps, three whole numbers or None each."""
-    out: MetricFacts = {}
-    if isinstance(raw, dict):
-        for name, values in raw.items():
-            if (
-                name in METRIC_MAPS
-                and isinstance(values, tuple)
-                and len(values) == 3
-                and all(v is None or type(v) is int for v in values)
-            ):
-                out[name] = MapFacts(*values)
-            else:
-                break
-        else:
-            return out
-    raise MetadataError(path, None, "unreadable decoder output (metric map facts)", kind="manifest")
+
+    def valid(name: object, values: object) -> bool:
+        return (
+            name in METRIC_MAPS
+            and isinstance(values, tuple)
+            and len(values) == 3
+            and all(v is None or type(v) is int for v in values)
+        )
+
+    if not (isinstance(raw, dict) and all(valid(name, values) for name, values in raw.items())):
+        raise MetadataError(path, None, "unreadable decoder output (metric map facts)", kind="manifest")
+    return {name: MapFacts(*values) for name, values in raw.items()}
 
 
 def _columns(ipc: bytes, targets: dict[str, pa.DataType], path: str) -> Decoded:

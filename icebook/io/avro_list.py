@@ -77,7 +77,7 @@ _INT_FIELDS = (
 )
 
 
-def _ints(rec: Mapping[str, Any], path: str) -> dict[str, int | None]:
+def int_fields(rec: Mapping[str, Any], path: str) -> dict[str, int | None]:
     """Every integer field of a manifest_file record (None when absent or null), each checked to be an
     integer: the record's types come from the file's own Avro schema. One pass, since a table with a
     long history has hundreds of thousands of these records."""
@@ -121,7 +121,7 @@ def manifest_file_from_record(rec: Mapping[str, Any], *, path: str, format_versi
         raise MetadataError(path, "manifest_path", "missing (required)", kind="manifest list")
     if not isinstance(manifest_path, str):
         raise MetadataError(path, "manifest_path", "expected a string", kind="manifest list")
-    ints = _ints(rec, path)
+    ints = int_fields(rec, path)
     length = ints["manifest_length"]
     if length is None:
         raise MetadataError(path, "manifest_length", "missing (required)", kind="manifest list")
@@ -198,4 +198,4 @@ def read_manifest_list(
     return tuple(out)
 
 
-__all__ = ["avro_records", "manifest_file_from_record", "read_bytes_for", "read_manifest_list"]
+__all__ = ["avro_records", "int_fields", "manifest_file_from_record", "read_bytes_for", "read_manifest_list"]

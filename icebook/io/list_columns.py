@@ -19,7 +19,7 @@ import pyarrow as pa
 
 from icebook.errors import IcebookError, MetadataError
 from icebook.io.avro_decode import available_decoders
-from icebook.io.avro_list import avro_records, read_bytes_for
+from icebook.io.avro_list import avro_records, int_fields, read_bytes_for
 from icebook.io.fileio import ArrowFileIO, FileIO
 from icebook.io.worker_pool import SETTINGS, decode_isolated
 
@@ -120,11 +120,9 @@ def _one_by_one(fileio: FileIO, paths: Sequence[str], start: int) -> pa.Table:
     index: list[int] = []
     for i, path in enumerate(paths):
         for rec in avro_records(read_bytes_for(fileio, path, _KIND), path, _KIND):
+            ints = int_fields(rec, path)
             for name in LIST_COLUMNS:
-                value = rec.get(name)
-                if value is not None and type(value) is not int:
-                    raise MetadataError(path, name, f"expected an integer, found {type(value).__name__}", kind=_KIND)
-                columns[name].append(value)
+                columns[name].append(ints[name])
             if rec.get("partition_spec_id") is None:
                 raise MetadataError(path, "partition_spec_id", "missing (required)", kind=_KIND)
             index.append(i)

@@ -23,6 +23,12 @@ from icebook.spec.schema import LAST_TABLE_FIELD_ID
 
 COUNT_MAPS = ("column_sizes", "value_counts", "null_value_counts", "nan_value_counts")
 METRIC_MAPS = (*COUNT_MAPS, "lower_bounds", "upper_bounds")
+METRIC_MAP_TYPES = {
+    **{name: pa.map_(pa.int32(), pa.int64()) for name in COUNT_MAPS},
+    "lower_bounds": pa.map_(pa.int32(), pa.binary()),
+    "upper_bounds": pa.map_(pa.int32(), pa.binary()),
+}
+"""The Arrow type of each metric map in an entries table (field id -> count, or -> Appendix D bytes)."""
 _SCHEMA_KEY = b"icebook.metric_facts"
 
 
