@@ -52,7 +52,7 @@ def keys(frame: Any) -> set[tuple[str, int | None]]:
 
 def run_diff(location: Path, a: int, b: int) -> tuple[Any, float]:
     import icebook
-    from icebook.analysis.diff import diff
+    from icebook.analysis.history.diff import diff
 
     t = icebook.open(location)
     started = time.perf_counter()

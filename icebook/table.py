@@ -11,25 +11,25 @@ from typing import Any, Literal
 
 import pyarrow as pa
 
-from icebook.analysis.changes import changes
-from icebook.analysis.compaction import CompactionPreview, compaction_preview
-from icebook.analysis.diff import SnapshotDiff, diff
-from icebook.analysis.evolution import Evolution, evolution
-from icebook.analysis.expire import ExpirePreview, expire_preview
-from icebook.analysis.health import HealthReport, health
-from icebook.analysis.inspect import Inspector
-from icebook.analysis.lineage import Lineage, lineage
-from icebook.analysis.maintenance_diff import MaintenanceDiff, maintenance_diff
-from icebook.analysis.manifests import ManifestStore
-from icebook.analysis.orphans import OrphanReport, find_orphans
-from icebook.analysis.resolve import At, AtRef, AtSnapshot, AtTime, parse_at, resolve_snapshot, to_epoch_ms
-from icebook.analysis.rewrite_previews import (
+from icebook.analysis.history.changes import changes
+from icebook.analysis.history.diff import SnapshotDiff, diff
+from icebook.analysis.history.evolution import Evolution, evolution
+from icebook.analysis.history.lineage import Lineage, lineage
+from icebook.analysis.maintenance.before_after import MaintenanceDiff, maintenance_diff
+from icebook.analysis.maintenance.compaction import CompactionPreview, compaction_preview
+from icebook.analysis.maintenance.expire import ExpirePreview, expire_preview
+from icebook.analysis.maintenance.health import HealthReport, health
+from icebook.analysis.maintenance.orphans import OrphanReport, find_orphans
+from icebook.analysis.maintenance.rewrite_previews import (
     DeleteRewritePreview,
     ManifestRewritePreview,
     delete_rewrite_preview,
     manifest_rewrite_preview,
 )
-from icebook.analysis.scan import ScanPlan, plan_scan
+from icebook.analysis.resolve import At, AtRef, AtSnapshot, AtTime, parse_at, resolve_snapshot, to_epoch_ms
+from icebook.analysis.scan.planner import ScanPlan, plan_scan
+from icebook.analysis.store.manifests import ManifestStore
+from icebook.analysis.tables.inspect import Inspector
 from icebook.display import maintenance_render
 from icebook.display.formatters import register_formatters
 from icebook.display.registry import register, render_html

@@ -1,5 +1,6 @@
 """Imports follow the layers of docs/ARCHITECTURE.md ("Layers"):
-magics, cli -> table -> display | engines -> analysis -> io -> spec; errors from anywhere.
+magics, cli -> table -> display | engines -> analysis -> io -> spec; errors and text from anywhere.
+Inside analysis, sub-packages are layered too, and static HTML never imports a widget library.
 """
 
 from __future__ import annotations
@@ -29,6 +30,17 @@ LAYERS: dict[str, int] = {
     "__init__": 8,
 }
 NEVER_EACH_OTHER = {("display", "engines"), ("engines", "display")}
+# Inside icebook/analysis, lowest first; the root modules (shared by all) sit below every sub-package.
+ANALYSIS_LAYERS: dict[str, int] = {
+    "": 0,
+    "expr": 1,
+    "store": 2,
+    "scan": 3,
+    "tables": 4,
+    "history": 5,
+    "maintenance": 6,
+}
+WIDGET_LIBRARIES = {"ipywidgets", "anywidget", "traitlets"}
 SPEC_FORBIDDEN = {"pyarrow", "fastavro", "pyspark", "IPython", "pandas", "numpy", "polars", "ipywidgets", "anywidget"}
 
 
@@ -79,6 +91,48 @@ def test_imports_flow_down() -> None:
                 problems.append(f"{path.relative_to(PACKAGE)}:{line}: {unit} must not import {target}")
             elif LAYERS[target] >= LAYERS[unit]:
                 problems.append(f"{path.relative_to(PACKAGE)}:{line}: {unit} (layer {LAYERS[unit]}) imports {name}")
+    assert not problems, "\n".join(problems)
+
+
+def _analysis_part(parts: tuple[str, ...]) -> str:
+    """The sub-package of analysis a module belongs to ("" for the root's own modules)."""
+    return parts[1] if len(parts) > 2 else ""
+
+
+def test_analysis_subpackages_flow_down() -> None:
+    problems: list[str] = []
+    analysis = PACKAGE / "analysis"
+    subpackages = {p.name for p in analysis.iterdir() if p.is_dir() and not p.name.startswith("_")}
+    assert subpackages == set(ANALYSIS_LAYERS) - {""}, f"analysis sub-packages without a layer: {subpackages}"
+    for path in sorted(analysis.rglob("*.py")):
+        part = _analysis_part(path.relative_to(PACKAGE).parts)
+        for name, line in _imports(path):
+            parts = tuple(name.split("."))
+            if parts[:2] != ("icebook", "analysis") or len(parts) < 3:
+                continue
+            target = parts[2] if parts[2] in ANALYSIS_LAYERS else ""
+            if target != part and ANALYSIS_LAYERS[target] >= ANALYSIS_LAYERS[part]:
+                where = part or "the analysis root"
+                problems.append(f"{path.relative_to(PACKAGE)}:{line}: {where} imports {name}")
+    assert not problems, "\n".join(problems)
+
+
+def _is_widget_module(path: Path) -> bool:
+    return path.stem.endswith("_view") or path.stem in {"tree", "workbench", "query_panel", "formatters", "assets"}
+
+
+def test_static_html_never_imports_widget_libraries() -> None:
+    # Static HTML is what a saved notebook, the book and the command line show: no widget library may
+    # load for it (the registry names live widgets as "module:callable" strings instead).
+    problems: list[str] = []
+    for path in sorted((PACKAGE / "display").rglob("*.py")):
+        if _is_widget_module(path):
+            continue
+        for name, line in _imports(path):
+            if name.split(".")[0] in WIDGET_LIBRARIES or (
+                name.startswith("icebook.display.") and _is_widget_module(Path(name.split(".")[-1] + ".py"))
+            ):
+                problems.append(f"{path.relative_to(PACKAGE)}:{line}: static HTML imports {name}")
     assert not problems, "\n".join(problems)
 
 

@@ -20,8 +20,8 @@ from typing import Any
 import pytest
 
 import icebook
-from icebook.analysis.provenance import file_origin
-from icebook.analysis.statistics import table_statistics
+from icebook.analysis.history.provenance import file_origin
+from icebook.analysis.tables.statistics import table_statistics
 from icebook.engines.spark_session import add_catalog
 from icebook.scenarios import SCENARIOS
 from icebook.scenarios.concurrent_writes import (

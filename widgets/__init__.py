@@ -14,3 +14,7 @@ def asset(name: str) -> Path:
     if not path.is_file():
         raise FileNotFoundError(f"icebook widget asset {name!r} is missing from {ASSETS}")
     return path
+
+
+STYLESHEET: Path = ASSETS / "icebook.css"
+"""The one stylesheet: inlined by static HTML, loaded by live widgets (anywidget reads a ``Path``)."""

@@ -14,9 +14,9 @@ from typing import Any
 
 import pandas as pd
 
-from icebook.analysis.table_like import TableLike as TableLike  # the views import it from here
-from icebook.display.assets import STYLESHEET
+from icebook.analysis.store.table_like import TableLike as TableLike  # the views import it from here
 from icebook.spec.manifest import FileContent
+from icebook.widgets import STYLESHEET
 
 
 class Markup(str):

@@ -14,12 +14,11 @@ from __future__ import annotations
 import importlib.util
 import os
 import re
-from pathlib import Path
 from typing import Any
 
-from icebook.widgets import asset
+from icebook.widgets import STYLESHEET, asset
 
-STYLESHEET: Path = asset("icebook.css")
+__all__ = ["STYLESHEET", "compose", "widget_module"]
 HELPERS = "dom.js"
 _HELPER_IMPORT = re.compile(r'^import \{[^}]*\} from "\./dom\.js";\n', re.M)
 _WATCHERS: list[Any] = []  # kept alive for the life of the process

@@ -19,7 +19,7 @@ import numpy as np
 import pandas as pd
 
 from icebook.analysis.ancestry import ancestor_ids
-from icebook.analysis.evolution import Evolution
+from icebook.analysis.history.evolution import Evolution
 from icebook.display._base import TableLike, cell_text, content_label
 
 VL_VERSION = "5.20"

@@ -6,8 +6,8 @@ from typing import Any
 
 import pandas as pd
 
-from icebook.analysis.diff import SnapshotDiff
-from icebook.analysis.lineage import HistoryPath
+from icebook.analysis.history.diff import SnapshotDiff
+from icebook.analysis.history.lineage import HistoryPath
 from icebook.display._base import (
     cell_text,
     change_class,

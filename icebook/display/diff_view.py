@@ -7,8 +7,8 @@ from typing import Any
 
 import ipywidgets as W
 
-from icebook.analysis.diff import SnapshotDiff
-from icebook.analysis.diff import diff as analysis_diff
+from icebook.analysis.history.diff import SnapshotDiff
+from icebook.analysis.history.diff import diff as analysis_diff
 from icebook.display._base import StaticHTML, TableLike, esc, frame, when
 from icebook.display.diff_render import diff_html
 from icebook.spec.snapshots import Branch

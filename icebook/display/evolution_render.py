@@ -3,7 +3,7 @@ projection into each partition spec (hidden partitioning) as text and as a table
 
 from __future__ import annotations
 
-from icebook.analysis.evolution import Epoch, Evolution, PredicateExplanation
+from icebook.analysis.history.evolution import Epoch, Evolution, PredicateExplanation
 from icebook.display._base import change_class, esc, frame, human_count, when
 
 KIND_CLASS = {"schema": "ib-ev-schema", "partition spec": "ib-ev-spec", "sort order": "ib-ev-sort"}

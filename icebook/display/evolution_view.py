@@ -6,8 +6,8 @@ from typing import Any
 
 import ipywidgets as W
 
-from icebook.analysis.evolution import Evolution
-from icebook.analysis.evolution import evolution as analysis_evolution
+from icebook.analysis.history.evolution import Evolution
+from icebook.analysis.history.evolution import evolution as analysis_evolution
 from icebook.display._base import StaticHTML, TableLike
 from icebook.display.registry import render_html
 

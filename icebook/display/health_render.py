@@ -3,7 +3,7 @@ addresses it), then the measurements behind them. Every table string is escaped.
 
 from __future__ import annotations
 
-from icebook.analysis.health import Finding, HealthReport
+from icebook.analysis.maintenance.health import Finding, HealthReport
 from icebook.display._base import badge, esc, frame, frame_table_html, human_bytes, human_count, kv_table, when
 from icebook.display.frames import frame_text
 

@@ -9,7 +9,7 @@ import altair as alt
 import ipywidgets as W
 import pandas as pd
 
-from icebook.analysis.health import HealthReport
+from icebook.analysis.maintenance.health import HealthReport
 from icebook.display._base import StaticHTML, frame
 from icebook.display.charts import VegaChart
 from icebook.display.health_render import header_html, sections_html

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from icebook.analysis.lineage import Lineage, LineageNode, lineage
+from icebook.analysis.history.lineage import Lineage, LineageNode, lineage
 from icebook.display._base import esc, frame, human_count, when
 from icebook.spec.metadata import TableMetadata
 

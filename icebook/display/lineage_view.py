@@ -12,7 +12,7 @@ from typing import Any
 import anywidget
 import traitlets
 
-from icebook.analysis.lineage import Lineage, lineage
+from icebook.analysis.history.lineage import Lineage, lineage
 from icebook.display._base import StaticHTML, TableLike
 from icebook.display.assets import STYLESHEET, widget_module
 from icebook.display.lineage_render import current_snapshot_id, layout

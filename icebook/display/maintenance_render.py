@@ -7,11 +7,11 @@ from typing import Any
 
 import pandas as pd
 
-from icebook.analysis.compaction import CompactionPreview
-from icebook.analysis.expire import ExpirePreview
-from icebook.analysis.maintenance_diff import MaintenanceDiff
-from icebook.analysis.orphans import OrphanReport
-from icebook.analysis.rewrite_previews import DeleteRewritePreview, ManifestRewritePreview
+from icebook.analysis.maintenance.before_after import MaintenanceDiff
+from icebook.analysis.maintenance.compaction import CompactionPreview
+from icebook.analysis.maintenance.expire import ExpirePreview
+from icebook.analysis.maintenance.orphans import OrphanReport
+from icebook.analysis.maintenance.rewrite_previews import DeleteRewritePreview, ManifestRewritePreview
 from icebook.display._base import esc, frame, frame_table_html
 from icebook.display.frames import frame_text
 

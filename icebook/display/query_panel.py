@@ -13,7 +13,7 @@ from typing import Any
 import ipywidgets as W
 import pandas as pd
 
-from icebook.analysis.scan import plan_scan
+from icebook.analysis.scan.planner import plan_scan
 from icebook.display._base import StaticHTML, TableLike, esc, frame, frame_table_html, when
 from icebook.display.summary import plan_text
 from icebook.spec.snapshots import Branch

@@ -25,16 +25,16 @@ from typing import Any
 
 import pandas as pd
 
-from icebook.analysis.compaction import CompactionPreview
-from icebook.analysis.diff import SnapshotDiff
-from icebook.analysis.evolution import Evolution, PredicateExplanation
-from icebook.analysis.expire import ExpirePreview
-from icebook.analysis.health import HealthReport
-from icebook.analysis.lineage import Lineage
-from icebook.analysis.maintenance_diff import MaintenanceDiff
-from icebook.analysis.orphans import OrphanReport
-from icebook.analysis.rewrite_previews import DeleteRewritePreview, ManifestRewritePreview
-from icebook.analysis.scan import ScanPlan
+from icebook.analysis.history.diff import SnapshotDiff
+from icebook.analysis.history.evolution import Evolution, PredicateExplanation
+from icebook.analysis.history.lineage import Lineage
+from icebook.analysis.maintenance.before_after import MaintenanceDiff
+from icebook.analysis.maintenance.compaction import CompactionPreview
+from icebook.analysis.maintenance.expire import ExpirePreview
+from icebook.analysis.maintenance.health import HealthReport
+from icebook.analysis.maintenance.orphans import OrphanReport
+from icebook.analysis.maintenance.rewrite_previews import DeleteRewritePreview, ManifestRewritePreview
+from icebook.analysis.scan.planner import ScanPlan
 from icebook.display import (
     diff_render,
     evolution_render,

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from icebook.analysis.scan import ScanPlan
+from icebook.analysis.scan.planner import ScanPlan
 from icebook.display._base import TableLike, badge, esc, frame, human_bytes, human_count, kv_table, when
 from icebook.spec.metadata import TableMetadata
 from icebook.spec.snapshots import Branch, Snapshot

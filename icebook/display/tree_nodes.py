@@ -20,7 +20,7 @@ from dataclasses import fields as dc_fields
 from functools import cached_property
 from typing import Any
 
-from icebook.analysis.manifests import spec_partition_type
+from icebook.analysis.store.manifests import spec_partition_type
 from icebook.display._base import TableLike, base_name, constant_name, human_bytes, human_count, when
 from icebook.display.tree_ids import Group, Item, NodeId, NodeKind
 from icebook.errors import IcebookError, NotFound

@@ -25,7 +25,7 @@ import polars as pl
 import pyarrow as pa
 import pyarrow.ipc
 
-from icebook.analysis.expressions import (
+from icebook.analysis.expr.expressions import (
     AlwaysFalse,
     And,
     Compare,
@@ -38,8 +38,8 @@ from icebook.analysis.expressions import (
     Unary,
     bind,
 )
-from icebook.analysis.scan import snapshot_schema
-from icebook.analysis.table_like import TableLike
+from icebook.analysis.scan.planner import snapshot_schema
+from icebook.analysis.store.table_like import TableLike
 from icebook.engines.arrow import read
 from icebook.errors import EngineError
 from icebook.spec.schema import Schema

@@ -261,8 +261,8 @@ def decoder_fingerprint(folders: tuple[str, ...] = ("io", "spec")) -> str:
         digest = hashlib.sha256(MAGIC)
         package = Path(__file__).resolve().parent.parent
         for folder in folders:
-            for source in sorted((package / folder).glob("*.py")):
-                digest.update(f"{folder}/{source.name}".encode())
+            for source in sorted((package / folder).rglob("*.py")):
+                digest.update(source.relative_to(package).as_posix().encode())
                 digest.update(source.read_bytes())
         _fingerprints[folders] = digest.hexdigest()[:16]
     return _fingerprints[folders]

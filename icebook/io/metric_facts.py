@@ -4,7 +4,7 @@ The six metric maps of ``data_file`` (spec: "Data File Fields": ``column_sizes``
 ``null_value_counts``, ``nan_value_counts``, ``lower_bounds``, ``upper_bounds``) are most of a
 manifest's bytes, and a scan plan without a filter reads none of them. A decode that leaves them
 out still decodes them (an Avro record cannot be read in part), so the decoder reports, for every
-map it decoded, the three numbers the checks of ``icebook.analysis.consistency`` need: the lowest
+map it decoded, the three numbers the checks of ``icebook.analysis.store.consistency`` need: the lowest
 key, the highest key in the table's own id range, and the lowest count. The checks then hold
 whether a map travelled to the kernel or not.
 """

@@ -13,7 +13,7 @@ import pandas as pd
 import pytest
 
 import icebook
-from icebook.analysis.changes import changes, snapshot_path
+from icebook.analysis.history.changes import changes, snapshot_path
 from icebook.engines.arrow import read_live_rows
 from icebook.errors import NotFound
 from icebook.scenarios import SCENARIOS

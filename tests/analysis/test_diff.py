@@ -12,7 +12,7 @@ import pandas as pd
 import pytest
 
 import icebook
-from icebook.analysis.diff import SnapshotDiff, diff
+from icebook.analysis.history.diff import SnapshotDiff, diff
 from icebook.display.registry import render_html, render_text
 from icebook.io.fileio import ArrowFileIO
 from icebook.scenarios import SCENARIOS

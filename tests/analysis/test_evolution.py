@@ -12,8 +12,8 @@ from typing import Any
 import pytest
 
 import icebook
-from icebook.analysis.evolution import evolution, explain_predicate
-from icebook.analysis.projection import explain_in_spec
+from icebook.analysis.expr.projection import explain_in_spec
+from icebook.analysis.history.evolution import evolution, explain_predicate
 from icebook.display.registry import render_html, render_text
 from icebook.errors import NotFound, UnsupportedFeature
 from icebook.scenarios import SCENARIOS

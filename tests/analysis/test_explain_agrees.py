@@ -23,11 +23,11 @@ from typing import Any
 import pytest
 
 import icebook
-from icebook.analysis.evolution import explain_predicate
-from icebook.analysis.expressions import AlwaysTrue, And, Expr
-from icebook.analysis.filter_arrow import to_arrow
-from icebook.analysis.pruning import evaluate
-from icebook.analysis.scan import (
+from icebook.analysis.expr.expressions import AlwaysTrue, And, Expr
+from icebook.analysis.expr.filter_arrow import to_arrow
+from icebook.analysis.expr.pruning import evaluate
+from icebook.analysis.history.evolution import explain_predicate
+from icebook.analysis.scan.planner import (
     Evidence,
     Level,
     ScanPlan,

@@ -7,7 +7,7 @@ from decimal import Decimal
 import pyarrow as pa
 import pytest
 
-from icebook.analysis.expressions import (
+from icebook.analysis.expr.expressions import (
     AlwaysTrue,
     And,
     Compare,
@@ -23,7 +23,7 @@ from icebook.analysis.expressions import (
     parse_filter,
     push_not,
 )
-from icebook.analysis.filter_arrow import to_arrow
+from icebook.analysis.expr.filter_arrow import to_arrow
 from icebook.spec.schema import Schema
 from icebook.spec.types import DATE, LONG, STRING, TIMESTAMPTZ, DecimalType, NestedField, StructType
 

@@ -9,7 +9,7 @@ from typing import Any
 import pytest
 
 import icebook
-from icebook.analysis.lineage import Lineage, history_path, lineage
+from icebook.analysis.history.lineage import Lineage, history_path, lineage
 from icebook.display.registry import render_html, render_text
 from icebook.engines.spark_session import add_catalog
 from icebook.scenarios import SCENARIOS
@@ -185,7 +185,7 @@ def test_a_parent_cycle_names_the_metadata_file_and_the_snapshots(
 ) -> None:
     import json
 
-    from icebook.analysis.changes import snapshot_path
+    from icebook.analysis.history.changes import snapshot_path
     from icebook.errors import MetadataError
 
     source: Table = icebook.open(scenario_locations["events"])

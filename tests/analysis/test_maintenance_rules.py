@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from icebook.analysis.compaction import CandidateFile, OptionError, bin_pack, compaction_options
-from icebook.analysis.orphans import walk
+from icebook.analysis.maintenance.compaction import CandidateFile, OptionError, bin_pack, compaction_options
+from icebook.analysis.maintenance.orphans import walk
 from icebook.errors import UnsupportedFeature
 from icebook.io.fileio import ArrowFileIO
 

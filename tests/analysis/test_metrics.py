@@ -8,7 +8,7 @@ import random
 import pyarrow as pa
 import pytest
 
-from icebook.analysis.metrics import MapColumn, decode_bound_column
+from icebook.analysis.store.metrics import MapColumn, decode_bound_column
 from icebook.spec.types import BOOLEAN, DATE, DOUBLE, INT, LONG, STRING, TIMESTAMP, DecimalType, IcebergType
 from icebook.spec.values import decode_value, encode_value
 

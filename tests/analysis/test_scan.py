@@ -9,10 +9,10 @@ from pathlib import Path
 import pytest
 
 import icebook
-from icebook.analysis.expressions import bind
-from icebook.analysis.projection import project
-from icebook.analysis.pruning import Stats, evaluate, value_stats
-from icebook.analysis.scan import plan_scan
+from icebook.analysis.expr.expressions import bind
+from icebook.analysis.expr.projection import project
+from icebook.analysis.expr.pruning import Stats, evaluate, value_stats
+from icebook.analysis.scan.planner import plan_scan
 from icebook.spec.partitioning import PartitionField, PartitionSpec
 from icebook.spec.schema import Schema
 from icebook.spec.transforms import parse_transform
@@ -164,7 +164,7 @@ def test_pruning_happens_on_every_kind_of_table(
 def test_partition_summary_without_bounds_is_not_all_null(scenario_locations: dict[str, Path]) -> None:
     from dataclasses import replace
 
-    from icebook.analysis.scan import partition_summary_stats
+    from icebook.analysis.scan.planner import partition_summary_stats
     from icebook.spec.manifest import PartitionFieldSummary
 
     t = icebook.open(scenario_locations["events"])

@@ -22,11 +22,11 @@ import pytest
 from test_explain_agrees import COMPOUND, LEAVES, filter_text
 
 import icebook
-from icebook.analysis.expressions import bind, push_not, referenced_ids
-from icebook.analysis.manifests import ManifestStore
-from icebook.analysis.pruning import Stats, evaluate, value_stats
-from icebook.analysis.pruning_arrow import ColumnStats, comparable, evaluate_columns, exact_stats
-from icebook.analysis.scan import (
+from icebook.analysis.expr.expressions import bind, push_not, referenced_ids
+from icebook.analysis.expr.pruning import Stats, evaluate, value_stats
+from icebook.analysis.expr.pruning_arrow import ColumnStats, comparable, evaluate_columns, exact_stats
+from icebook.analysis.scan.columns import row_column_stats
+from icebook.analysis.scan.planner import (
     Evidence,
     Level,
     match_deletes,
@@ -34,7 +34,7 @@ from icebook.analysis.scan import (
     partition_value_stats,
     plan_scan,
 )
-from icebook.analysis.scan_columns import row_column_stats
+from icebook.analysis.store.manifests import ManifestStore
 from icebook.scenarios import SCENARIOS
 from icebook.spec.manifest import FileContent
 from icebook.spec.schema import Schema

@@ -10,7 +10,7 @@ import pytest
 
 import icebook
 from icebook import display as D
-from icebook.analysis.lineage import lineage
+from icebook.analysis.history.lineage import lineage
 from icebook.display._base import human_bytes
 from icebook.display.lineage_render import layout
 from icebook.display.tree_nodes import TreeSource

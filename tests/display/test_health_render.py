@@ -11,9 +11,9 @@ import pytest
 from IPython.core.interactiveshell import InteractiveShell
 
 import icebook
-from icebook.analysis.compaction import CompactionPreview
-from icebook.analysis.expire import ExpirePreview
-from icebook.analysis.health import HealthReport
+from icebook.analysis.maintenance.compaction import CompactionPreview
+from icebook.analysis.maintenance.expire import ExpirePreview
+from icebook.analysis.maintenance.health import HealthReport
 from icebook.cli import main
 from icebook.display._base import esc
 from icebook.display.health_view import HealthView, partition_sizes

@@ -14,7 +14,7 @@ from IPython.core.interactiveshell import InteractiveShell
 
 import icebook
 from icebook import display as D
-from icebook.analysis.maintenance_diff import maintenance_diff
+from icebook.analysis.maintenance.before_after import maintenance_diff
 from icebook.display._base import esc
 from icebook.display.assets import STYLESHEET, compose
 from icebook.display.formatters import WIDGET_MIMETYPE, register_formatters

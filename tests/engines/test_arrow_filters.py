@@ -9,7 +9,7 @@ import pytest
 from _arrow_compare import assert_same, spark_arrow
 
 import icebook
-from icebook.analysis.scan import plan_scan
+from icebook.analysis.scan.planner import plan_scan
 from icebook.engines.arrow import read
 from icebook.scenarios import SCENARIOS
 
@@ -57,7 +57,7 @@ def test_filter_equals_spark_where(
 
 
 def _columns_in(text: str) -> list[str]:
-    from icebook.analysis.expressions import parse_filter, referenced_names
+    from icebook.analysis.expr.expressions import parse_filter, referenced_names
 
     return referenced_names(parse_filter(text))
 

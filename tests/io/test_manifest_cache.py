@@ -13,7 +13,7 @@ import pyarrow as pa
 import pytest
 
 import icebook
-from icebook.analysis.manifests import ManifestStore
+from icebook.analysis.store.manifests import ManifestStore
 from icebook.cli import main as cli
 from icebook.io.manifest_cache import MAGIC, ManifestCache, reset_shared_cache, shared_cache
 from icebook.scenarios import SCENARIOS

@@ -12,7 +12,7 @@ from typing import Any
 import pytest
 from _copies import age_files
 
-from icebook.analysis.health import HealthReport
+from icebook.analysis.maintenance.health import HealthReport
 from icebook.scenarios import SCENARIOS
 from icebook.spec.schema import DELETE_FILE_PATH_ID
 from icebook.table import MaintenanceResult, Table

@@ -18,8 +18,8 @@ from typing import Any
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from icebook.analysis.manifests import ManifestStore
-from icebook.analysis.scan import ScanFile, ScanTask
+from icebook.analysis.scan.planner import ScanFile, ScanTask
+from icebook.analysis.store.manifests import ManifestStore
 from icebook.spec.manifest import FileContent
 from icebook.spec.metadata import TableMetadata
 from icebook.spec.snapshots import Snapshot

@@ -5,7 +5,7 @@ Data files and delete files are keyed by (spec id, partition tuple), each partit
 an integer code; pairs are formed by equal keys (position and equality deletes), by
 ``referenced_data_file`` (deletion vectors) and with every data file (equality deletes of an
 unpartitioned spec, which are global); then the sequence-number rules are numpy comparisons over
-the pairs. ``icebook.analysis.scan_model.delete_matches`` is the same rules one file at a time and in
+the pairs. ``icebook.analysis.scan.model.delete_matches`` is the same rules one file at a time and in
 words; ``tests/analysis/test_scan_columns.py`` holds the two equal.
 """
 
@@ -19,8 +19,8 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from icebook.analysis.metrics import MapColumn
-from icebook.analysis.scan_columns import ManifestScan, utf8_column
+from icebook.analysis.scan.columns import ManifestScan, utf8_column
+from icebook.analysis.store.metrics import MapColumn
 from icebook.spec.manifest import FileContent
 from icebook.spec.metadata import TableMetadata
 from icebook.spec.schema import DELETE_FILE_PATH_ID

@@ -11,7 +11,7 @@ from typing import Any, Protocol
 
 import pyarrow as pa
 
-from icebook.analysis.manifests import ManifestStore
+from icebook.analysis.store.manifests import ManifestStore
 from icebook.io.fileio import FileIO
 from icebook.spec.metadata import TableMetadata
 from icebook.spec.snapshots import Ref, Snapshot

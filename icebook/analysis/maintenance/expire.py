@@ -27,8 +27,8 @@ import pandas as pd
 
 from icebook.analysis._frames import frame
 from icebook.analysis.ancestry import ancestor_ids
-from icebook.analysis.manifests import ManifestStore
-from icebook.analysis.reachable import FileKind, TableFile, reachable
+from icebook.analysis.store.manifests import ManifestStore
+from icebook.analysis.store.reachable import FileKind, TableFile, reachable
 from icebook.errors import IcebookError, MetadataError
 from icebook.spec.metadata import TableMetadata
 from icebook.spec.snapshots import Branch, Ref

@@ -14,7 +14,7 @@ from enum import StrEnum
 
 import numpy as np
 
-from icebook.analysis.manifests import ManifestStore
+from icebook.analysis.store.manifests import ManifestStore
 from icebook.spec.manifest import ManifestFile
 from icebook.spec.metadata import TableMetadata
 from icebook.spec.snapshots import PartitionStatisticsFile, Snapshot, StatisticsFile

@@ -30,9 +30,9 @@ from typing import Any
 import pandas as pd
 
 from icebook.analysis._frames import frame
-from icebook.analysis.delete_index import attach_like_reference
-from icebook.analysis.scan import ScanFile, ScanTask, plan_scan
-from icebook.analysis.table_like import TableLike
+from icebook.analysis.scan.delete_index import attach_like_reference
+from icebook.analysis.scan.planner import ScanFile, ScanTask, plan_scan
+from icebook.analysis.store.table_like import TableLike
 from icebook.errors import UnsupportedFeature
 from icebook.spec.manifest import FileContent
 from icebook.spec.snapshots import Snapshot

@@ -11,9 +11,9 @@ import pandas as pd
 import pyarrow as pa
 
 from icebook.analysis._frames import frame
-from icebook.analysis.diff import SnapshotDiff, diff
-from icebook.analysis.manifests import ManifestStore
-from icebook.analysis.reachable import TableFile, reachable
+from icebook.analysis.history.diff import SnapshotDiff, diff
+from icebook.analysis.store.manifests import ManifestStore
+from icebook.analysis.store.reachable import TableFile, reachable
 from icebook.spec.manifest import ManifestContent
 from icebook.spec.metadata import TableMetadata
 

@@ -2,7 +2,7 @@
 apply to it (spec: "Scan Planning", "Row-level Deletes", "Sequence Numbers").
 
 ``delete_matches`` is the definition of the delete scope rules, one data file at a time and in words;
-the planner's columnar join (``icebook.analysis.delete_matching``) is held equal to it by
+the planner's columnar join (``icebook.analysis.scan.delete_matching``) is held equal to it by
 ``tests/analysis/test_scan_columns.py``.
 """
 

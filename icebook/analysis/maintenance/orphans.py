@@ -21,9 +21,9 @@ from urllib.parse import urlparse
 import pandas as pd
 
 from icebook.analysis._frames import frame
-from icebook.analysis.expire import gc_enabled
-from icebook.analysis.manifests import ManifestStore
-from icebook.analysis.reachable import FileKind, TableFile, reachable
+from icebook.analysis.maintenance.expire import gc_enabled
+from icebook.analysis.store.manifests import ManifestStore
+from icebook.analysis.store.reachable import FileKind, TableFile, reachable
 from icebook.errors import IcebookError
 from icebook.io.fileio import FileInfo, FileIO
 from icebook.spec.metadata import TableMetadata

@@ -20,16 +20,16 @@ import numpy as np
 import pandas as pd
 
 from icebook.analysis._frames import frame
-from icebook.analysis.field_changes import (
+from icebook.analysis.expr.projection import Projection, explain_in_spec, normalize_op
+from icebook.analysis.history.field_changes import (
     FieldChange,
     property_changes,
     schema_changes,
     sort_order_changes,
     spec_changes,
 )
-from icebook.analysis.manifests import ManifestStore
-from icebook.analysis.metadata_history import MetadataHistory, MetadataVersion
-from icebook.analysis.projection import Projection, explain_in_spec, normalize_op
+from icebook.analysis.history.metadata_history import MetadataHistory, MetadataVersion
+from icebook.analysis.store.manifests import ManifestStore
 from icebook.errors import NotFound
 from icebook.io.list_columns import read_list_columns
 from icebook.spec.manifest import ManifestContent
@@ -487,7 +487,7 @@ def _spec_definition(metadata: TableMetadata, spec_id: int) -> str:
 
 
 def explain_predicate(metadata: TableMetadata, column: str, op: str, value: Any = None) -> PredicateExplanation:
-    """Project ``column op value`` into every partition spec of the table (see ``icebook.analysis.projection``).
+    """Project ``column op value`` into every partition spec of the table (see ``icebook.analysis.expr.projection``).
 
     The column is looked up in the current schema, then in older ones (newest first), so a
     predicate on a dropped column still explains the specs that partitioned by it.

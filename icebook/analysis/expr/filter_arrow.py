@@ -9,7 +9,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from icebook.analysis.arrow_types import arrow_type
-from icebook.analysis.expressions import (
+from icebook.analysis.expr.expressions import (
     AlwaysFalse,
     AlwaysTrue,
     And,

@@ -2,10 +2,10 @@
 
 ``scan_manifest`` evaluates the projected partition filter against the partition values and the row
 filter against column bounds and null/NaN counts of every live entry of one manifest, as Arrow/numpy
-columns (``icebook.analysis.pruning_arrow``). ``prune_manifests`` does the same for the partition
+columns (``icebook.analysis.expr.pruning_arrow``). ``prune_manifests`` does the same for the partition
 summaries of a manifest list. Nothing here builds a Python object per file: ``scan_files`` does
 that only for the rows someone asks about, and the reasons in words come from the scalar evaluator
-(``icebook.analysis.pruning``) when an explanation is asked for.
+(``icebook.analysis.expr.pruning``) when an explanation is asked for.
 """
 
 from __future__ import annotations
@@ -20,18 +20,18 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from icebook.analysis.arrow_types import arrow_type
-from icebook.analysis.expressions import AlwaysTrue, Expr, referenced_ids
-from icebook.analysis.manifests import ManifestStore, source_schema_for, spec_partition_type
-from icebook.analysis.metrics import MapColumn, decode_bound_column
-from icebook.analysis.pruning import Stats
-from icebook.analysis.pruning_arrow import (
+from icebook.analysis.expr.expressions import AlwaysTrue, Expr, referenced_ids
+from icebook.analysis.expr.pruning import Stats
+from icebook.analysis.expr.pruning_arrow import (
     ColumnStats,
     bound_stats,
     evaluate_columns,
     exact_stats,
     summary_stats,
 )
-from icebook.analysis.scan_model import ScanFile
+from icebook.analysis.scan.model import ScanFile
+from icebook.analysis.store.manifests import ManifestStore, source_schema_for, spec_partition_type
+from icebook.analysis.store.metrics import MapColumn, decode_bound_column
 from icebook.spec.manifest import EntryStatus, FileContent, ManifestContent, ManifestFile
 from icebook.spec.metadata import TableMetadata
 from icebook.spec.schema import DELETE_FILE_PATH_ID, Schema

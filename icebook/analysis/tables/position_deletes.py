@@ -15,7 +15,7 @@ import numpy as np
 import pyarrow as pa
 
 from icebook.analysis.arrow_types import arrow_type
-from icebook.analysis.manifests import ManifestStore, parallel_map, table_partition_type
+from icebook.analysis.store.manifests import ManifestStore, parallel_map, table_partition_type
 from icebook.io.position_delete_files import read_position_deletes
 from icebook.io.puffin import read_deletion_vector
 from icebook.spec.manifest import ManifestContent, ManifestFile

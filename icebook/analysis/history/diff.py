@@ -31,7 +31,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from icebook.analysis._frames import frame
-from icebook.analysis.field_changes import (
+from icebook.analysis.history.field_changes import (
     FieldChange,
     changes_frame_rows,
     property_changes,
@@ -39,18 +39,18 @@ from icebook.analysis.field_changes import (
     sort_order_changes,
     spec_changes,
 )
-from icebook.analysis.inspect import (
+from icebook.analysis.history.lineage import HistoryPath, history_path
+from icebook.analysis.history.metadata_history import MetadataHistory
+from icebook.analysis.resolve import At, resolve_snapshot
+from icebook.analysis.store.manifests import ManifestStore
+from icebook.analysis.store.metrics import readable_metrics
+from icebook.analysis.tables.inspect import (
     DATA_FILE_COLUMNS,
     empty_files_table,
     manifest_entries_table,
     spark_shaped,
     to_pandas,
 )
-from icebook.analysis.lineage import HistoryPath, history_path
-from icebook.analysis.manifests import ManifestStore
-from icebook.analysis.metadata_history import MetadataHistory
-from icebook.analysis.metrics import readable_metrics
-from icebook.analysis.resolve import At, resolve_snapshot
 from icebook.spec.manifest import ManifestFile
 from icebook.spec.metadata import TableMetadata
 from icebook.spec.partitioning import PartitionSpec
@@ -64,7 +64,7 @@ class SnapshotDiff:
     """The difference from snapshot ``a`` to snapshot ``b`` (``t.diff(a, b)``).
 
     ``added_files``/``removed_files`` are shaped like ``t.inspect.files()``. Schema, spec and sort
-    order changes are by id (see ``icebook.analysis.field_changes``).
+    order changes are by id (see ``icebook.analysis.history.field_changes``).
     """
 
     a: Snapshot | None

@@ -1,6 +1,6 @@
 """Inclusive evaluation over columns: many manifests or files decided in one pass (spec: "Scan Planning").
 
-This is the vectorised form of ``icebook.analysis.pruning.evaluate``, rule for rule and in the same
+This is the vectorised form of ``icebook.analysis.expr.pruning.evaluate``, rule for rule and in the same
 order, over Arrow/numpy columns instead of one ``Stats`` per row: one call decides every file of a
 manifest (or every manifest of a manifest list). The scalar evaluator stays the definition and the
 source of every reason in words; ``tests/analysis/test_scan_columns.py`` holds the two equal on every
@@ -19,7 +19,7 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from icebook.analysis.expressions import (
+from icebook.analysis.expr.expressions import (
     AlwaysFalse,
     AlwaysTrue,
     And,

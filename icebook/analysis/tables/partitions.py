@@ -8,7 +8,7 @@ from typing import Any
 import pyarrow as pa
 
 from icebook.analysis.arrow_types import arrow_type
-from icebook.analysis.manifests import source_schema_for, spec_partition_type, table_partition_type
+from icebook.analysis.store.manifests import source_schema_for, spec_partition_type, table_partition_type
 from icebook.spec.manifest import ManifestFile
 from icebook.spec.metadata import TableMetadata
 from icebook.spec.partitioning import PartitionField

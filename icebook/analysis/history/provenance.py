@@ -14,7 +14,7 @@ from typing import Protocol
 
 import pyarrow.compute as pc
 
-from icebook.analysis.manifests import ManifestStore
+from icebook.analysis.store.manifests import ManifestStore
 from icebook.errors import NotFound
 from icebook.spec.filenames import parse_manifest_list_name, parse_manifest_name
 from icebook.spec.manifest import EntryStatus

@@ -4,8 +4,8 @@ to each data file, and why (spec: "Scan Planning", "Row-level Deletes", "Sequenc
 ``plan_scan`` prunes manifests by their partition summaries (the filter projected through each
 spec's transforms), data and delete files by partition values and column bounds, and matches
 delete files to data files by the spec's scope rules, all over Arrow/numpy columns (one pass per
-manifest: ``icebook.analysis.scan_columns``; one join for the deletes:
-``icebook.analysis.delete_matching``). The plan keeps those columns; files, decisions, tasks and
+manifest: ``icebook.analysis.scan.columns``; one join for the deletes:
+``icebook.analysis.scan.delete_matching``). The plan keeps those columns; files, decisions, tasks and
 every reason in words (``ScanPlan.explain()``) are built from them only when asked for, by the
 scalar rules this module and ``scan_model`` define.
 """
@@ -22,12 +22,10 @@ import pandas as pd
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from icebook.analysis.delete_matching import DeleteJoin, match_deletes_columns
-from icebook.analysis.expressions import Expr, FilterError, bind, push_not, referenced_ids
-from icebook.analysis.manifests import parallel_map, spec_partition_type
-from icebook.analysis.projection import SpecProjection, project
-from icebook.analysis.pruning import Stats, evaluate, value_stats
-from icebook.analysis.scan_columns import (
+from icebook.analysis.expr.expressions import Expr, FilterError, bind, push_not, referenced_ids
+from icebook.analysis.expr.projection import SpecProjection, project
+from icebook.analysis.expr.pruning import Stats, evaluate, value_stats
+from icebook.analysis.scan.columns import (
     BY_PARTITION,
     KEPT,
     FileBuilder,
@@ -37,7 +35,8 @@ from icebook.analysis.scan_columns import (
     row_column_stats,
     scan_manifest,
 )
-from icebook.analysis.scan_model import (
+from icebook.analysis.scan.delete_matching import DeleteJoin, match_deletes_columns
+from icebook.analysis.scan.model import (
     Decision,
     DeleteMatch,
     Evidence,
@@ -47,7 +46,8 @@ from icebook.analysis.scan_model import (
     delete_matches,
     partition_text,
 )
-from icebook.analysis.table_like import TableLike
+from icebook.analysis.store.manifests import parallel_map, spec_partition_type
+from icebook.analysis.store.table_like import TableLike
 from icebook.spec.manifest import FileContent, ManifestContent, ManifestFile
 from icebook.spec.metadata import TableMetadata
 from icebook.spec.schema import Schema

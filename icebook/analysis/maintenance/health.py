@@ -29,10 +29,9 @@ import pandas as pd
 
 from icebook.analysis._frames import frame
 from icebook.analysis.ancestry import ancestor_ids
-from icebook.analysis.compaction import CompactionPreview, compaction_options, compaction_preview
-from icebook.analysis.delete_index import attach_like_reference
-from icebook.analysis.expire import ExpirePreview, GcDisabled, expire_preview, retention
-from icebook.analysis.health_sections import (
+from icebook.analysis.maintenance.compaction import CompactionPreview, compaction_options, compaction_preview
+from icebook.analysis.maintenance.expire import ExpirePreview, GcDisabled, expire_preview, retention
+from icebook.analysis.maintenance.health_sections import (
     FilesHealth,
     HistoryHealth,
     ManifestsHealth,
@@ -41,14 +40,15 @@ from icebook.analysis.health_sections import (
     history_health,
     manifests_health,
 )
-from icebook.analysis.orphans import OrphanReport, find_orphans
-from icebook.analysis.rewrite_previews import (
+from icebook.analysis.maintenance.orphans import OrphanReport, find_orphans
+from icebook.analysis.maintenance.rewrite_previews import (
     DEFAULT_MANIFEST_TARGET,
     MANIFEST_TARGET_PROPERTY,
     manifest_rewrite_preview,
 )
-from icebook.analysis.scan import Level, plan_scan
-from icebook.analysis.table_like import TableLike
+from icebook.analysis.scan.delete_index import attach_like_reference
+from icebook.analysis.scan.planner import Level, plan_scan
+from icebook.analysis.store.table_like import TableLike
 from icebook.errors import IcebookError
 from icebook.io.fileio import FileIO
 from icebook.spec.snapshots import Snapshot

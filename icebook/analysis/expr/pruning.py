@@ -2,7 +2,7 @@
 file might hold a row matching an expression (spec: "Scan Planning").
 
 One evaluator serves row filters against column stats and projected partition filters
-(``icebook.analysis.projection``) against partition values and partition summaries. Every
+(``icebook.analysis.expr.projection``) against partition values and partition summaries. Every
 decision comes with a reason in words (which summary, bound or partition value against which
 predicate), so that a scan plan can explain itself.
 """
@@ -13,7 +13,7 @@ import math
 from dataclasses import dataclass
 from typing import Any
 
-from icebook.analysis.expressions import (
+from icebook.analysis.expr.expressions import (
     AlwaysFalse,
     AlwaysTrue,
     And,

@@ -13,7 +13,7 @@ from typing import TypeVar
 import pyarrow as pa
 
 from icebook.analysis.arrow_types import arrow_type
-from icebook.analysis.consistency import (
+from icebook.analysis.store.consistency import (
     CHECKED_COLUMNS,
     ManifestCounts,
     check_entry_values,

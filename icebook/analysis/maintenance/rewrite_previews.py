@@ -23,10 +23,10 @@ from typing import Any
 import pandas as pd
 
 from icebook.analysis._frames import frame
-from icebook.analysis.compaction import CandidateFile, CompactionOptions, bin_pack, compaction_options
-from icebook.analysis.manifests import ManifestStore
-from icebook.analysis.scan import Level, plan_scan
-from icebook.analysis.table_like import TableLike
+from icebook.analysis.maintenance.compaction import CandidateFile, CompactionOptions, bin_pack, compaction_options
+from icebook.analysis.scan.planner import Level, plan_scan
+from icebook.analysis.store.manifests import ManifestStore
+from icebook.analysis.store.table_like import TableLike
 from icebook.spec.manifest import FileContent, ManifestContent, ManifestFile
 from icebook.spec.metadata import TableMetadata
 from icebook.spec.snapshots import Snapshot
@@ -284,7 +284,7 @@ def delete_rewrite_preview(
 
 
 def _unified_names(metadata: TableMetadata) -> list[str]:
-    from icebook.analysis.manifests import table_partition_type
+    from icebook.analysis.store.manifests import table_partition_type
 
     return [f.name for f in table_partition_type(metadata).fields]
 

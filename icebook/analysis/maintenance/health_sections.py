@@ -14,8 +14,8 @@ from typing import Any
 import pandas as pd
 
 from icebook.analysis._frames import frame
-from icebook.analysis.compaction import CompactionOptions
-from icebook.analysis.expire import (
+from icebook.analysis.maintenance.compaction import CompactionOptions
+from icebook.analysis.maintenance.expire import (
     DEFAULT_MAX_SNAPSHOT_AGE_MS,
     DEFAULT_MIN_SNAPSHOTS_TO_KEEP,
     MAX_SNAPSHOT_AGE_MS,
@@ -23,8 +23,8 @@ from icebook.analysis.expire import (
     ExpirePreview,
     table_int,
 )
-from icebook.analysis.manifests import ManifestStore
-from icebook.analysis.scan import ScanTask
+from icebook.analysis.scan.planner import ScanTask
+from icebook.analysis.store.manifests import ManifestStore
 from icebook.spec.manifest import FileContent, ManifestContent, ManifestFile
 from icebook.spec.metadata import TableMetadata
 from icebook.spec.snapshots import Snapshot

@@ -24,8 +24,8 @@ import pandas as pd
 import pyarrow as pa
 
 from icebook.analysis.ancestry import ancestry
-from icebook.analysis.scan import plan_scan
-from icebook.analysis.table_like import TableLike
+from icebook.analysis.scan.planner import plan_scan
+from icebook.analysis.store.table_like import TableLike
 from icebook.errors import NotFound
 from icebook.spec.schema import Schema
 from icebook.spec.snapshots import Snapshot

@@ -20,17 +20,17 @@ import pandas as pd
 import pyarrow as pa
 
 from icebook.analysis.ancestry import ancestor_ids
-from icebook.analysis.manifests import (
+from icebook.analysis.resolve import At, resolve_snapshot
+from icebook.analysis.store.manifests import (
     ManifestStore,
     parallel_map,
     table_partition_type,
     unify_partition,
 )
-from icebook.analysis.metrics import readable_metrics
-from icebook.analysis.partitions import partition_summaries_arrow, partitions_arrow
-from icebook.analysis.position_deletes import position_deletes_arrow
-from icebook.analysis.reachable import unique_manifests
-from icebook.analysis.resolve import At, resolve_snapshot
+from icebook.analysis.store.metrics import readable_metrics
+from icebook.analysis.store.reachable import unique_manifests
+from icebook.analysis.tables.partitions import partition_summaries_arrow, partitions_arrow
+from icebook.analysis.tables.position_deletes import position_deletes_arrow
 from icebook.io.avro import ENTRY_COLUMNS
 from icebook.spec.manifest import ManifestContent, ManifestFile
 from icebook.spec.metadata import TableMetadata

@@ -18,8 +18,8 @@ one with them. Rules per transform, for ``col op v``:
   any other transform also holds other values).
 - void and unknown transforms: no partition predicate.
 
-A projection is expression data (``icebook.analysis.expressions``) on partition field ids, so one
-evaluator (``icebook.analysis.pruning.evaluate``) decides it against partition values or
+A projection is expression data (``icebook.analysis.expr.expressions``) on partition field ids, so one
+evaluator (``icebook.analysis.expr.pruning.evaluate``) decides it against partition values or
 partition summaries.
 """
 
@@ -29,7 +29,7 @@ from dataclasses import dataclass
 from decimal import Decimal
 from typing import Any
 
-from icebook.analysis.expressions import (
+from icebook.analysis.expr.expressions import (
     AlwaysFalse,
     AlwaysTrue,
     And,

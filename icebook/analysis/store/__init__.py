@@ -1,0 +1,1 @@
+"""The manifest store (manifest lists and manifests read once, cross-checked), column metrics decoded column-wise, the files a set of snapshots reaches, and the protocol of a table below ``icebook.table``."""
