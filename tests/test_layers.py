@@ -151,3 +151,15 @@ def test_checker_catches_an_upward_import(tmp_path: Path) -> None:
     names = [n for n, _ in _imports(bad)]
     assert names == ["icebook.table"]
     assert LAYERS["table"] > LAYERS["io"]
+
+
+def test_every_class_name_is_defined_once() -> None:
+    """One name per class: two classes of one name in the package are either one thing (reuse it) or
+    two (name each for what it is)."""
+    where: dict[str, list[str]] = {}
+    for path in sorted(PACKAGE.rglob("*.py")):
+        for node in ast.walk(ast.parse(path.read_text(), filename=str(path))):
+            if isinstance(node, ast.ClassDef):
+                where.setdefault(node.name, []).append(str(path.relative_to(PACKAGE)))
+    twice = {name: paths for name, paths in where.items() if len(paths) > 1}
+    assert not twice, f"class names defined more than once: {twice}"
