@@ -1,5 +1,7 @@
 """Imports follow the layers of docs/ARCHITECTURE.md ("Layers"):
-magics, cli -> table -> display | engines -> analysis -> io -> spec; errors and text from anywhere.
+magics, cli -> commands -> table, scenarios -> display | engines -> analysis -> io -> spec; a module may
+import any lower layer, not only the next one (commands also use analysis, display, engines, io and
+scenarios directly); errors and text from anywhere.
 Inside analysis, sub-packages are layered too, and static HTML never imports a widget library.
 """
 
