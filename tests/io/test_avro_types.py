@@ -8,6 +8,8 @@ foreign exception or a runaway recursion.
 
 from __future__ import annotations
 
+import copy
+import dataclasses
 import io
 import json
 import uuid
@@ -17,6 +19,7 @@ from typing import Any
 import fastavro
 import pyarrow as pa
 import pytest
+from _synthetic import SCHEMA as SYNTHETIC_SCHEMA
 
 from icebook.errors import MetadataError
 from icebook.io.avro_schema import manifest_layout
@@ -26,6 +29,16 @@ from icebook.spec.manifest import ManifestHeader
 
 DECIMAL = {"type": "fixed", "name": "decimal_9_2", "size": 4, "logicalType": "decimal", "precision": 9, "scale": 2}
 UUID = {"type": "fixed", "name": "uuid_fixed", "size": 16, "logicalType": "uuid"}
+TWO_OF_EACH: dict[str, Any] = {  # as Avro writes it: each named type once, then only its name
+    "type": "record",
+    "name": "r",
+    "fields": [
+        {"name": "price", "field-id": 1, "type": ["null", DECIMAL]},
+        {"name": "cost", "field-id": 2, "type": ["null", "decimal_9_2"]},
+        {"name": "id", "field-id": 3, "type": UUID},
+        {"name": "parent", "field-id": 4, "type": ["null", "uuid_fixed"]},
+    ],
+}
 
 
 def _type(avro: Any) -> tuple[pa.DataType, bool]:
@@ -111,17 +124,7 @@ def test_nested_types_keep_their_field_ids() -> None:
 
 
 def test_a_named_type_used_again_by_name() -> None:
-    record = {
-        "type": "record",
-        "name": "r",
-        "fields": [
-            {"name": "a", "type": DECIMAL},
-            {"name": "b", "type": ["null", "decimal_9_2"]},
-            {"name": "c", "type": ["null", UUID]},
-            {"name": "d", "type": "uuid_fixed"},
-        ],
-    }
-    struct, _ = _type(record)
+    struct, _ = _type(TWO_OF_EACH)
     assert [struct.field(i).type for i in range(4)] == [pa.decimal128(9, 2)] * 2 + [pa.binary(16)] * 2
 
 
@@ -133,22 +136,12 @@ def _avro_file(schema: dict[str, Any], rows: list[dict[str, Any]]) -> bytes:
 
 def test_an_avro_data_file_with_two_decimal_and_two_uuid_columns() -> None:
     """Avro names each type once: the second decimal(9,2) and uuid columns are only names."""
-    schema = {
-        "type": "record",
-        "name": "r",
-        "fields": [
-            {"name": "price", "field-id": 1, "type": ["null", DECIMAL]},
-            {"name": "cost", "field-id": 2, "type": ["null", "decimal_9_2"]},
-            {"name": "id", "field-id": 3, "type": UUID},
-            {"name": "parent", "field-id": 4, "type": ["null", "uuid_fixed"]},
-        ],
-    }
     a, b = uuid.UUID(int=1), uuid.UUID(int=2**128 - 1)
     rows = [
         {"price": Decimal("1.25"), "cost": Decimal("-3.50"), "id": a.bytes, "parent": b.bytes},
         {"price": None, "cost": Decimal("0.01"), "id": b.bytes, "parent": None},
     ]
-    table = read_avro_table(_avro_file(schema, rows), "two.avro")
+    table = read_avro_table(_avro_file(TWO_OF_EACH, rows), "two.avro")
     assert table.schema.types == [pa.decimal128(9, 2), pa.decimal128(9, 2), pa.binary(16), pa.binary(16)]
     assert [field_id(f) for f in table.schema] == [1, 2, 3, 4]
     assert table.column("cost").to_pylist() == [Decimal("-3.50"), Decimal("0.01")]
@@ -253,36 +246,11 @@ def test_an_avro_data_file_whose_schema_iceberg_never_writes() -> None:
 
 
 def test_a_manifest_partition_with_a_decimal_type_used_twice() -> None:
-    partition = {
-        "type": "record",
-        "name": "r102",
-        "fields": [
-            {"name": "price", "field-id": 1000, "type": ["null", DECIMAL]},
-            {"name": "cost", "field-id": 1001, "type": ["null", "decimal_9_2"]},
-        ],
-    }
-    schema = {
-        "type": "record",
-        "name": "manifest_entry",
-        "fields": [
-            {"name": "status", "type": "int", "field-id": 0},
-            {
-                "name": "data_file",
-                "field-id": 2,
-                "type": {
-                    "type": "record",
-                    "name": "r2",
-                    "fields": [
-                        {"name": "file_path", "type": "string", "field-id": 100},
-                        {"name": "file_format", "type": "string", "field-id": 101},
-                        {"name": "partition", "type": partition, "field-id": 102},
-                        {"name": "record_count", "type": "long", "field-id": 103},
-                        {"name": "file_size_in_bytes", "type": "long", "field-id": 104},
-                    ],
-                },
-            },
-        ],
-    }
+    fields = [{**f, "field-id": 1000 + i} for i, f in enumerate(TWO_OF_EACH["fields"][:2])]
+    partition = {"type": "record", "name": "r102", "fields": fields}
+    schema = copy.deepcopy(SYNTHETIC_SCHEMA)
+    data_file = next(f for f in schema["fields"] if f["name"] == "data_file")
+    next(f for f in data_file["type"]["fields"] if f["name"] == "partition")["type"] = partition
     header = ManifestHeader(
         path="m.avro",
         schema=None,
@@ -300,6 +268,6 @@ def test_a_manifest_partition_with_a_decimal_type_used_twice() -> None:
         ("cost", 1001, pa.decimal128(9, 2)),
     ]
     partition["fields"][1]["type"] = ["null", "int", "string"]
-    broken = ManifestHeader(**{**{k: getattr(header, k) for k in header.__slots__}, "avro_schema": json.dumps(schema)})
+    broken = dataclasses.replace(header, avro_schema=json.dumps(schema))
     with pytest.raises(MetadataError, match=r"manifest m\.avro: data_file\.partition\.cost: Avro union"):
         manifest_layout(broken)
