@@ -15,6 +15,7 @@ import polars as pl
 import pyarrow as pa
 import pytest
 from _arrow_compare import normal_type
+from IPython.core.interactiveshell import InteractiveShell
 
 import icebook
 from icebook.analysis.resolve import AtTime, read_schema
@@ -71,6 +72,23 @@ def test_a_branch_reads_the_column_added_after_its_head(pyiceberg_catalog: str) 
         assert "vehicle" in t.lazy(at).collect_schema(), at
     assert "vehicle" not in t.sql(SELECT_ALL, at=main_head, engine="arrow").columns
     assert "vehicle" not in t.sql(SELECT_ALL, at="release-1", engine="arrow").columns
+
+
+def test_the_cell_magic_on_the_arrow_engine_at_a_branch(pyiceberg_catalog: str) -> None:
+    """``%%ice --engine arrow`` at main returns the column added after main's last write, as Spark does."""
+    t = icebook.open(f"{pyiceberg_catalog}.db.trips")
+    ip = InteractiveShell.instance()
+    ip.run_line_magic("load_ext", "icebook")
+    try:
+        ip.run_line_magic("ice", f"open {pyiceberg_catalog}.db.trips --as trips")
+        for line in ("--engine arrow --at main", "--engine arrow --branch main", "--engine arrow"):
+            got = ip.run_cell_magic("ice", line, SELECT_ALL)
+            assert got.columns.tolist() == t.read(at="main").column_names, line
+            assert "vehicle" in got.columns, line
+        got = ip.run_cell_magic("ice", "--engine arrow --at release-1", SELECT_ALL)
+        assert got.columns.tolist() == t.read(at="release-1").column_names
+    finally:
+        ip.run_line_magic("reload_ext", "icebook")
 
 
 def test_the_rule_by_kind_of_point(pyiceberg_catalog: str) -> None:
