@@ -26,17 +26,7 @@ from icebook.analysis.maintenance.rewrite_previews import (
     delete_rewrite_preview,
     manifest_rewrite_preview,
 )
-from icebook.analysis.resolve import (
-    At,
-    AtRef,
-    AtSnapshot,
-    AtTime,
-    parse_at,
-    read_schema,
-    resolve_snapshot,
-    snapshot_schema,
-    to_epoch_ms,
-)
+from icebook.analysis.resolve import At, AtRef, AtSnapshot, AtTime, parse_at, read_schema, resolve_snapshot, to_epoch_ms
 from icebook.analysis.scan.planner import ScanPlan, plan_scan
 from icebook.analysis.store.manifests import ManifestStore
 from icebook.analysis.tables.inspect import Inspector
@@ -182,7 +172,7 @@ class Table:
             current = self.current_snapshot
             if self._spark_identifier() is None or current is None:
                 return spark_engine.SparkPoint()  # the metadata file icebook opened pins the state
-            if snapshot_schema(self.metadata, current) != self.read_schema():
+            if self.read_schema(current.snapshot_id) != self.read_schema():
                 return spark_engine.SparkPoint()  # a pinned id would read the snapshot's older schema
             return spark_engine.SparkPoint(snapshot_id=current.snapshot_id)
         snapshot = self.snapshot(point)

@@ -20,6 +20,7 @@ from IPython.core.interactiveshell import InteractiveShell
 import icebook
 from icebook.analysis.resolve import AtTime, read_schema
 from icebook.engines import arrow_sql
+from icebook.engines.spark_session import add_catalog
 from icebook.scenarios import SCENARIOS
 from icebook.scenarios.sql_catalog import PYICEBERG_SCENARIOS
 from icebook.table import Table
@@ -126,3 +127,24 @@ def test_spark_reads_every_ref_with_the_read_schema(scenario_locations: dict[str
 
 def test_spark_reads_pyiceberg_refs_with_the_read_schema(spark: Any, pyiceberg_catalog: str) -> None:
     assert_spark_agrees(icebook.open(f"{pyiceberg_catalog}.db.trips"), "trips")
+
+
+def test_a_spark_table_by_name_after_a_column_is_added(spark: Any, tmp_path: Path) -> None:
+    """Opened by a name Spark's session knows, the current state is pinned by snapshot id only where
+    that id reads the current schema: after ADD COLUMN with no write since, it is not."""
+    add_catalog("read_schema_rule", tmp_path)
+    spark.sql("CREATE NAMESPACE IF NOT EXISTS read_schema_rule.db")
+    spark.sql("CREATE TABLE read_schema_rule.db.t (id INT) USING iceberg TBLPROPERTIES ('format-version'='2')")
+    spark.sql("INSERT INTO read_schema_rule.db.t VALUES (1), (2)")
+    spark.sql("ALTER TABLE read_schema_rule.db.t ADD COLUMN note STRING")
+    t = icebook.open("read_schema_rule.db.t")
+    assert t.identifier == "read_schema_rule.db.t" and t.catalog_kind == "spark"
+    head = t.current_snapshot
+    assert head is not None and head.schema_id != t.metadata.current_schema_id  # what makes it a test
+    for at in (None, "main"):
+        assert t.read(at=at).column_names == ["id", "note"]
+        assert t.sql(SELECT_ALL, at=at, engine="arrow").columns.tolist() == ["id", "note"]
+        assert t.sql(SELECT_ALL, at=at, engine="spark").columns.tolist() == ["id", "note"]
+        assert t.read(at=at, engine="spark").column_names == ["id", "note"]
+    assert t.sql(SELECT_ALL, at=head.snapshot_id, engine="spark").columns.tolist() == ["id"]
+    assert t.sql(SELECT_ALL, at=head.snapshot_id, engine="arrow").columns.tolist() == ["id"]
