@@ -11,10 +11,10 @@ from __future__ import annotations
 import gzip
 import json
 import zlib
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from types import MappingProxyType
-from typing import Any, ClassVar
+from typing import Any, ClassVar, Protocol
 
 from icebook.errors import MetadataError, NotFound, UnsupportedFeature
 from icebook.spec._json import EMPTY_MAP, Wire, empty_map
@@ -499,8 +499,34 @@ class TableState:
         return snapshot_id in self.snapshot_ids
 
 
-def table_state(metadata: TableMetadata, file: str | None = None) -> TableState:
-    """The ``TableState`` of a fully parsed metadata file."""
+class _SnapshotIdOf(Protocol):
+    @property
+    def snapshot_id(self) -> int: ...
+
+
+class StateSource(Protocol):
+    """What ``TableState`` is read from: a fully parsed metadata file, or a decoder of just these fields."""
+
+    @property
+    def format_version(self) -> int: ...
+    @property
+    def last_updated_ms(self) -> int: ...
+    @property
+    def current_schema_id(self) -> int: ...
+    @property
+    def default_spec_id(self) -> int: ...
+    @property
+    def default_sort_order_id(self) -> int | None: ...
+    @property
+    def properties(self) -> Mapping[str, str]: ...
+    @property
+    def snapshots(self) -> Sequence[_SnapshotIdOf]: ...
+    @property
+    def metadata_log(self) -> Sequence[object]: ...
+
+
+def table_state(metadata: StateSource, file: str | None = None) -> TableState:
+    """The ``TableState`` of a metadata file."""
     return TableState(
         file=file,
         format_version=metadata.format_version,
