@@ -14,7 +14,7 @@ import zlib
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from types import MappingProxyType
-from typing import Any, ClassVar, Protocol
+from typing import Any, ClassVar, Protocol, TypeVar
 
 from icebook.errors import MetadataError, NotFound, UnsupportedFeature
 from icebook.spec._json import EMPTY_MAP, Wire, empty_map
@@ -43,6 +43,8 @@ from icebook.spec.sort_order import UNSORTED, UNSORTED_ORDER_ID, SortOrder, pars
 
 SUPPORTED_FORMAT_VERSIONS = (1, 2, 3)
 MAIN_BRANCH = "main"
+_K = TypeVar("_K")
+_V = TypeVar("_V")
 
 _KNOWN_KEYS = (
     "format-version",
@@ -176,19 +178,13 @@ class TableMetadata:
         return self._cycle_of.get(snapshot_id)
 
     def schema_by_id(self, schema_id: int) -> Schema:
-        try:
-            return self.schemas[schema_id]
-        except KeyError:
-            raise NotFound(f"schema {schema_id}", available=self.schemas) from None
+        return _lookup(self.schemas, schema_id, f"schema {schema_id}")
 
     def current_schema(self) -> Schema:
         return self.schema_by_id(self.current_schema_id)
 
     def spec_by_id(self, spec_id: int) -> PartitionSpec:
-        try:
-            return self.partition_specs[spec_id]
-        except KeyError:
-            raise NotFound(f"partition spec {spec_id}", available=self.partition_specs) from None
+        return _lookup(self.partition_specs, spec_id, f"partition spec {spec_id}")
 
     def default_spec(self) -> PartitionSpec:
         return self.spec_by_id(self.default_spec_id)
@@ -208,10 +204,7 @@ class TableMetadata:
         return self.sort_order_by_id(self.default_sort_order_id)
 
     def snapshot_by_id(self, snapshot_id: int) -> Snapshot:
-        try:
-            return self._snapshot_index[snapshot_id]
-        except KeyError:
-            raise NotFound(f"snapshot {snapshot_id}", available=self._snapshot_index) from None
+        return _lookup(self._snapshot_index, snapshot_id, f"snapshot {snapshot_id}")
 
     def find_snapshot(self, snapshot_id: int | None) -> Snapshot | None:
         """The snapshot with this id, or None when there is none (expired, or never existed)."""
@@ -221,10 +214,15 @@ class TableMetadata:
         return None if self.current_snapshot_id is None else self.snapshot_by_id(self.current_snapshot_id)
 
     def ref(self, name: str) -> Ref:
-        try:
-            return self.refs[name]
-        except KeyError:
-            raise NotFound(f"branch or tag {name!r}", available=self.refs) from None
+        return _lookup(self.refs, name, f"branch or tag {name!r}")
+
+
+def _lookup(items: Mapping[_K, _V], key: _K, what: str) -> _V:
+    """``items[key]``, or a ``NotFound`` naming ``what`` and listing the keys there are."""
+    try:
+        return items[key]
+    except KeyError:
+        raise NotFound(what, available=items) from None
 
 
 # ---------------------------------------------------------------- spec-defined defaults
