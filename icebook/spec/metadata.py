@@ -11,7 +11,7 @@ from __future__ import annotations
 import gzip
 import json
 import zlib
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from types import MappingProxyType
 from typing import Any, ClassVar, Protocol, TypeVar
@@ -310,24 +310,31 @@ def implied_main_branch(current_snapshot_id: int | None, refs: Mapping[str, Ref]
 # ---------------------------------------------------------------- parsing
 
 
-def _schemas_list(w: Wire, *, default_id: int | None) -> dict[int, Schema]:
-    out: dict[int, Schema] = {}
-    for i, raw in enumerate(w.req_list("schemas")):
-        s = parse_schema(raw, file=w.file, where=f"schemas[{i}]", default_schema_id=default_id)
-        if s.schema_id in out:
-            raise w.error(f"schemas[{i}].schema-id", f"duplicate schema id {s.schema_id}")
-        out[s.schema_id] = s
+def _by_unique_id(w: Wire, key: str, id_key: str, items: Sequence[_V], id_of: Callable[[_V], int]) -> dict[int, _V]:
+    """``items``, parsed from the list at ``key``, by their ids (``id_key``); a second one with an id is an error."""
+    out: dict[int, _V] = {}
+    for i, item in enumerate(items):
+        item_id = id_of(item)
+        if item_id in out:
+            raise w.error(f"{key}[{i}].{id_key}", f"duplicate {id_key.removesuffix('-id')} id {item_id}")
+        out[item_id] = item
     return out
+
+
+def _schemas_list(w: Wire, *, default_id: int | None) -> dict[int, Schema]:
+    schemas = [
+        parse_schema(raw, file=w.file, where=f"schemas[{i}]", default_schema_id=default_id)
+        for i, raw in enumerate(w.req_list("schemas"))
+    ]
+    return _by_unique_id(w, "schemas", "schema-id", schemas, lambda s: s.schema_id)
 
 
 def _specs_list(w: Wire, *, format_version: int) -> dict[int, PartitionSpec]:
-    out: dict[int, PartitionSpec] = {}
-    for i, raw in enumerate(w.req_list("partition-specs")):
-        s = parse_partition_spec(raw, file=w.file, where=f"partition-specs[{i}]", format_version=format_version)
-        if s.spec_id in out:
-            raise w.error(f"partition-specs[{i}].spec-id", f"duplicate spec id {s.spec_id}")
-        out[s.spec_id] = s
-    return out
+    specs = [
+        parse_partition_spec(raw, file=w.file, where=f"partition-specs[{i}]", format_version=format_version)
+        for i, raw in enumerate(w.req_list("partition-specs"))
+    ]
+    return _by_unique_id(w, "partition-specs", "spec-id", specs, lambda s: s.spec_id)
 
 
 def _objects(w: Wire, key: str, parse: Any, **kw: Any) -> tuple[Any, ...]:
@@ -410,11 +417,7 @@ def parse_table_metadata(obj: Any, *, file: str) -> TableMetadata:
         raise w.error("default-sort-order-id", f"sort order {default_sort_order_id} is not in sort-orders")
 
     snapshots: tuple[Snapshot, ...] = _objects(w, "snapshots", parse_snapshot, format_version=version)
-    ids: set[int] = set()
-    for i, snapshot in enumerate(snapshots):
-        if snapshot.snapshot_id in ids:
-            raise w.error(f"snapshots[{i}].snapshot-id", f"duplicate snapshot id {snapshot.snapshot_id}")
-        ids.add(snapshot.snapshot_id)
+    ids = _by_unique_id(w, "snapshots", "snapshot-id", snapshots, lambda s: s.snapshot_id).keys()
 
     raw_current = w.opt_int("current-snapshot-id")
     current = no_current_snapshot(raw_current)
