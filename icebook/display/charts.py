@@ -76,7 +76,6 @@ def snapshot_metrics(table: TableLike) -> pd.DataFrame:
     main = set(ancestor_ids(table.metadata, table.metadata.current_snapshot_id))
     rows = []
     for s in table.snapshots:
-        summary = s.summary or {}
         base = {
             "committed_at": pd.Timestamp(s.timestamp_ms, unit="ms", tz="UTC"),
             "snapshot_id": str(s.snapshot_id),
@@ -88,17 +87,10 @@ def snapshot_metrics(table: TableLike) -> pd.DataFrame:
             ("total-data-files", "data files"),
             ("total-files-size", "bytes"),
         ):
-            value = _int(summary.get(key))
+            value = s.metric(key)
             if value is not None:
                 rows.append({**base, "metric": metric, "value": value})
     return pd.DataFrame(rows, columns=["committed_at", "snapshot_id", "operation", "line", "metric", "value"])
-
-
-def _int(value: Any) -> int | None:
-    try:
-        return None if value is None else int(value)
-    except ValueError:
-        return None
 
 
 MAX_SIZE_BINS = 16

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-from typing import Any
-
 from icebook.analysis.scan.planner import ScanPlan
 from icebook.display._base import TableLike, badge, esc, frame, human_bytes, human_count, kv_table, when
 from icebook.spec.metadata import TableMetadata
@@ -25,7 +23,10 @@ def table_html(table: TableLike) -> str:
     """A card: location, format, current snapshot, refs, schema, partition spec, sort order, properties."""
     md = table.metadata
     current = md.current_snapshot()
-    summary = (current.summary or {}) if current else {}
+
+    def metric(key: str) -> int | None:
+        return current.metric(key) if current else None
+
     schema = md.current_schema()
     columns = "".join(
         f"<tr><td>{esc(f.field_id)}</td><td><code>{esc(f.name)}</code></td><td>{esc(f.type)}</td>"
@@ -40,10 +41,10 @@ def table_html(table: TableLike) -> str:
         ("format", f"v{md.format_version}"),
         ("snapshots", human_count(len(md.snapshots))),
         ("current snapshot", "none" if current is None else f"{current.snapshot_id} ({current.operation})"),
-        ("records", human_count(_int(summary.get("total-records")))),
-        ("data files", human_count(_int(summary.get("total-data-files")))),
-        ("delete files", human_count(_int(summary.get("total-delete-files")))),
-        ("size", human_bytes(_int(summary.get("total-files-size")))),
+        ("records", human_count(metric("total-records"))),
+        ("data files", human_count(metric("total-data-files"))),
+        ("delete files", human_count(metric("total-delete-files"))),
+        ("size", human_bytes(metric("total-files-size"))),
         ("updated", when(md.last_updated_ms)),
     ]
     fact_html = "".join(
@@ -103,13 +104,6 @@ def snapshot_html(snapshot: Snapshot, metadata: TableMetadata | None = None) -> 
         f'<div class="ib-h">Summary</div><table class="ib-grid"><tbody>{summary}</tbody></table>'
     )
     return frame(body, cls="ib-snapshot-card")
-
-
-def _int(value: Any) -> int | None:
-    try:
-        return None if value is None else int(value)
-    except ValueError:
-        return None
 
 
 PLAN_LINES = 400

@@ -72,6 +72,14 @@ def _truthy(value: str | None) -> bool:
     return str(value).strip().lower() in ("1", "true", "yes", "on")
 
 
+def _copy_set(props: Mapping[str, str], opts: dict[str, Any], names: Mapping[str, str]) -> None:
+    """Pass each property that is set (``names``: property -> keyword argument) through as written."""
+    for prop, arg in names.items():
+        value = _first(props, prop)
+        if value:
+            opts[arg] = value
+
+
 def _endpoint(url: str) -> tuple[str, str]:
     """``http://127.0.0.1:9000`` -> (``127.0.0.1:9000``, ``http``)."""
     if "://" in url:
@@ -110,9 +118,7 @@ def s3_options(props: Mapping[str, str], bucket: str) -> dict[str, Any]:
         session = _first(props, "s3.role-session-name", "client.role-session-name")
         if session:
             opts["session_name"] = session
-    proxy = _first(props, "s3.proxy-uri")
-    if proxy:
-        opts["proxy_options"] = proxy
+    _copy_set(props, opts, {"s3.proxy-uri": "proxy_options"})
     for prop, arg in (("s3.connect-timeout", "connect_timeout"), ("s3.request-timeout", "request_timeout")):
         value = _first(props, prop)
         if value:
@@ -138,12 +144,7 @@ def gcs_options(props: Mapping[str, str]) -> dict[str, Any]:
     endpoint = _first(props, "gcs.service.host", "gcs.endpoint")
     if endpoint:
         opts["endpoint_override"], opts["scheme"] = _endpoint(endpoint)
-    project = _first(props, "gcs.project-id")
-    if project:
-        opts["project_id"] = project
-    location = _first(props, "gcs.default-bucket-location")
-    if location:
-        opts["default_bucket_location"] = location
+    _copy_set(props, opts, {"gcs.project-id": "project_id", "gcs.default-bucket-location": "default_bucket_location"})
     return opts
 
 
@@ -163,14 +164,11 @@ def azure_options(props: Mapping[str, str], authority: str) -> dict[str, Any]:
     sas = _first(props, "adls.sas-token") or _first(props, f"adls.sas-token.{host}")
     if sas:
         opts["sas_token"] = sas
-    for prop, arg in (
-        ("adls.tenant-id", "tenant_id"),
-        ("adls.client-id", "client_id"),
-        ("adls.client-secret", "client_secret"),
-    ):
-        value = _first(props, prop)
-        if value:
-            opts[arg] = value
+    _copy_set(
+        props,
+        opts,
+        {"adls.tenant-id": "tenant_id", "adls.client-id": "client_id", "adls.client-secret": "client_secret"},
+    )
     account_host = _first(props, "adls.account-host")
     if account_host:
         endpoint, scheme = _endpoint(account_host)
@@ -185,12 +183,7 @@ def hdfs_options(props: Mapping[str, str], authority: str) -> dict[str, Any]:
     opts: dict[str, Any] = {"host": _first(props, "hdfs.host") or host or "default"}
     port_value = _first(props, "hdfs.port") or port
     opts["port"] = int(port_value) if port_value else 0
-    user = _first(props, "hdfs.user")
-    if user:
-        opts["user"] = user
-    ticket = _first(props, "hdfs.kerberos_ticket")
-    if ticket:
-        opts["kerb_ticket"] = ticket
+    _copy_set(props, opts, {"hdfs.user": "user", "hdfs.kerberos_ticket": "kerb_ticket"})
     return opts
 
 

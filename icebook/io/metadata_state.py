@@ -38,8 +38,8 @@ class _StateFields(msgspec.Struct, rename="kebab"):
 
     format_version: _Int
     last_updated_ms: _Long
-    current_schema_id: _Int | None = None
-    default_spec_id: _Int | None = None
+    current_schema_id: _Int  # absent (v1 may imply it) or null: decoding fails, the full parser decides
+    default_spec_id: _Int
     default_sort_order_id: _Int | None = None
     properties: dict[str, str] = {}
     snapshots: list[_Snapshot] = []
@@ -60,21 +60,9 @@ def read_table_state(fileio: FileIO, path: str) -> TableState:
         raw is None
         or raw.format_version not in SUPPORTED_FORMAT_VERSIONS
         or raw.format_version == 1  # v1's current schema and spec may be implied: the full rules apply
-        or raw.current_schema_id is None
-        or raw.default_spec_id is None
     ):
         return table_state(parse_metadata_json(data, file=path), path)
-    return TableState(
-        file=path,
-        format_version=raw.format_version,
-        last_updated_ms=raw.last_updated_ms,
-        current_schema_id=raw.current_schema_id,
-        default_spec_id=raw.default_spec_id,
-        default_sort_order_id=raw.default_sort_order_id,
-        properties=raw.properties,
-        snapshot_ids=frozenset(s.snapshot_id for s in raw.snapshots),
-        previous_files=len(raw.metadata_log),
-    )
+    return table_state(raw, path)
 
 
 __all__ = ["read_table_state"]

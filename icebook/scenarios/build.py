@@ -14,7 +14,7 @@ import os
 import shutil
 import sys
 import time
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
@@ -76,21 +76,42 @@ def read_marker(warehouse: Path) -> dict[str, Any] | None:
 
 def ensure_warehouse(kind: str = "demo", names: Iterable[str] | None = None, *, progress: bool = True) -> Path:
     """Return a warehouse holding the named scenarios (all by default), building it if needed."""
-    wanted = sorted(names or SCENARIOS)
-    unknown = [n for n in wanted if n not in SCENARIOS]
-    if unknown:
-        raise NotFound(f"unknown scenario {unknown[0]!r}", available=sorted(SCENARIOS))
     warehouse = warehouse_path(kind)
     check_writable(warehouse.parent)
-    with _locked(warehouse):
-        marker = read_marker(warehouse)
+    return cached_build(
+        warehouse,
+        names,
+        SCENARIOS,
+        lambda root, scenarios: build_warehouse(root, scenarios, progress=progress),
+        what="scenario",
+        kind=kind,
+    )
+
+
+def cached_build(
+    root: Path,
+    names: Iterable[str] | None,
+    scenarios: Mapping[str, Scenario],
+    build: Callable[[Path, list[Scenario]], object],
+    *,
+    what: str,
+    kind: str,
+) -> Path:
+    """``root`` once it holds the named ``scenarios`` (all by default). A build whose marker lacks one is
+    rebuilt whole by ``build``, under a file lock; then builds of ``kind`` from older code are removed."""
+    wanted = sorted(names or scenarios)
+    unknown = [n for n in wanted if n not in scenarios]
+    if unknown:
+        raise NotFound(f"unknown {what} {unknown[0]!r}", available=sorted(scenarios))
+    with _locked(root):
+        marker = read_marker(root)
         if marker and set(wanted) <= set(marker.get("scenarios", {})):
-            return warehouse
-        if warehouse.exists():
-            shutil.rmtree(warehouse)
-        build_warehouse(warehouse, [SCENARIOS[n] for n in wanted], progress=progress)
-    _prune_stale(kind, keep=warehouse)
-    return warehouse
+            return root
+        if root.exists():
+            shutil.rmtree(root)
+        build(root, [scenarios[n] for n in wanted])
+    _prune_stale(kind, keep=root)
+    return root
 
 
 def _prune_stale(kind: str, *, keep: Path) -> None:

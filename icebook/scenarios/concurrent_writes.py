@@ -256,31 +256,26 @@ CONCURRENT_WRITES = Scenario(
         Step(
             narrative="Race 1, append vs append: A commits first; B's rename fails, B re-applies its append on "
             "A's snapshot and commits with attempt 2 in its manifest list name.",
-            sql="",
             action=_step(appends_race),
         ),
         Step(
             narrative="Race 2, delete vs delete: both delete the file holding id 3; A wins, and B's retry fails "
             "because a file it must delete is gone.",
-            sql="",
             action=_step(deletes_race),
         ),
         Step(
             narrative="Race 3, overwrite vs append: B overwrites region eu with conflict detection; A appended an "
             "eu row first, so B fails and its new data file is left behind unreferenced.",
-            sql="",
             action=_step(overwrite_race),
         ),
         Step(
             narrative="Race 4, compaction vs append: B rewrites the eu files into one (a replace); A appends to "
             "apac; B's files are still there, so B's retry commits (attempt 2).",
-            sql="",
             action=_step(compaction_race),
         ),
         Step(
             narrative="Race 5, compaction vs delete: B rewrites the us files; A deletes a row of one of them by "
             "position; B fails, leaving its compacted file behind.",
-            sql="",
             action=_step(compaction_delete_race),
         ),
     ),

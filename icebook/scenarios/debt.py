@@ -82,12 +82,10 @@ DEBT = Scenario(
         Step(
             narrative="Ten small appends, as a micro-batch job writes them: a small file per region and a manifest "
             "per commit; region 'sa' gets a row in the first two only.",
-            sql="",
             action=small_appends,
         ),
         Step(
             narrative=f"Tag the third append as '{STALE_TAG}', kept for one second: a ref soon past its max age.",
-            sql="",
             action=stale_tag,
         ),
         Step(
@@ -102,7 +100,6 @@ DEBT = Scenario(
         ),
         Step(
             narrative="A writer crashes after writing a data file, before committing: the file stays, orphaned.",
-            sql="",
             action=crashed_writer,
         ),
     ),

@@ -131,13 +131,11 @@ EQUALITY_DELETES = Scenario(
         Step(
             narrative="Global equality delete (unpartitioned spec): id in (2, 8, null) goes from every older file; "
             "equality is null-safe, so the null-id row goes too.",
-            sql="",
             action=global_delete_by_id,
         ),
         Step(
             narrative="Partition-scoped equality delete: name in ('x', 'bob') in region=eu of spec 1 only; "
             "'x' rows elsewhere, and in the spec 0 file, survive.",
-            sql="",
             action=eu_delete_by_name,
         ),
         Step(
@@ -147,7 +145,6 @@ EQUALITY_DELETES = Scenario(
         Step(
             narrative="Upsert in one commit: an equality delete of id 6 and its new row; the delete does not "
             "apply to the row of its own commit (equal sequence numbers).",
-            sql="",
             action=upsert_id_6,
         ),
         Step(

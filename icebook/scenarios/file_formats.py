@@ -98,7 +98,6 @@ FILE_FORMATS = Scenario(
         ),
         Step(
             narrative="Add a uuid column through the Java API (Spark reads and writes it as a string).",
-            sql="",
             action=add_uuid_column,
         ),
         Step(
@@ -148,12 +147,10 @@ FILE_FORMATS = Scenario(
         ),
         Step(
             narrative="Equality delete as an ORC file: name = 'gus' in region eu.",
-            sql="",
             action=orc_equality_delete,
         ),
         Step(
             narrative="Equality delete as an Avro file: id in (1, 12) in region us.",
-            sql="",
             action=avro_equality_delete,
         ),
         Step(
@@ -175,7 +172,6 @@ FILE_FORMATS = Scenario(
         Step(
             narrative="A copied apac data file appended as partition region='us': readers take region from the "
             "partition tuple, so its rows read as 'us'.",
-            sql="",
             action=misfiled_copy,
         ),
     ),

@@ -60,7 +60,6 @@ HISTORY = Scenario(
         Step(
             narrative="Roll main back to the tag: the two day-2 snapshots leave main's history (the snapshot log "
             "records the tagged snapshot as current again) but stay in the table until expired.",
-            sql="",
             action=rollback_to_tag,
         ),
         Step(
@@ -75,7 +74,6 @@ HISTORY = Scenario(
         Step(
             narrative="Compute table statistics: one Apache DataSketches theta sketch per column, in a Puffin file "
             "listed under the metadata's statistics.",
-            sql="",
             action=compute_statistics,
         ),
     ),

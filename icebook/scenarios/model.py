@@ -17,14 +17,14 @@ class Step:
     """One commit-worthy action: ``narrative`` says what and why, ``sql`` does it.
 
     ``{table}`` in the SQL is replaced by the table's catalog name (``lake.db.<name>``).
-    When ``action`` is given it runs instead of the SQL, as ``action(spark, table_name)``: for
+    When ``action`` is given it runs instead (the step has no SQL), as ``action(spark, table_name)``: for
     what Spark SQL cannot write (e.g. equality deletes through the Iceberg Java API). An action
     may return a line saying what happened (e.g. the error a losing writer got); the build
     records it as the step's ``outcome``.
     """
 
     narrative: str
-    sql: str
+    sql: str = ""
     action: Callable[[Any, str], str | None] | None = None
 
 

@@ -181,6 +181,20 @@ class Wire:
             out.append(check_int(v, key, file=self.file, where=self.path(f"{key}[{i}]")))
         return tuple(out)
 
+    def source_columns(self) -> tuple[int | None, tuple[int, ...]]:
+        """``source-id`` and ``source-ids`` of a partition or sort field: v3 writes ``source-ids`` (several
+        for a multi-argument transform), earlier versions ``source-id``; each implies the other for one column."""
+        source_id = self.opt_int("source-id")
+        source_ids = self.int_list("source-ids") if self.has("source-ids") else None
+        if source_id is None and not source_ids:
+            raise self.error("source-id", "missing")
+        if source_ids is None:
+            assert source_id is not None
+            source_ids = (source_id,)
+        elif source_id is None and len(source_ids) == 1:
+            source_id = source_ids[0]
+        return source_id, source_ids
+
     def str_map(self, key: str) -> Mapping[str, str] | None:
         """A string-to-string map; scalar non-string values are kept as their text."""
         if not self.has(key):

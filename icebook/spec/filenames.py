@@ -15,17 +15,17 @@ meaning, so a UI can annotate the name (the texts concatenate back to the name).
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from types import MappingProxyType
 from typing import Literal
 
-_UUID = r"[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}"
-_VERSIONED = re.compile(rf"^(\d{{5,}})(-)({_UUID})(\.gz)?(\.metadata\.json)(\.gz)?$")
+UUID_PATTERN = r"[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}"
+_VERSIONED = re.compile(rf"^(\d{{5,}})(-)({UUID_PATTERN})(\.gz)?(\.metadata\.json)(\.gz)?$")
 _HADOOP = re.compile(r"^(v)(\d+)(\.gz)?(\.metadata\.json)(\.gz)?$")
-_MANIFEST_LIST = re.compile(rf"^(snap-)(-?\d+)(-)(\d+)(-)({_UUID})(\.avro)$")
-_MANIFEST = re.compile(rf"^({_UUID})(-m)(\d+)(\.avro)$")
-_OPTIMIZED = re.compile(rf"^optimized-m-({_UUID})\.avro$")
+_MANIFEST_LIST = re.compile(rf"^(snap-)(-?\d+)(-)(\d+)(-)({UUID_PATTERN})(\.avro)$")
+_MANIFEST = re.compile(rf"^({UUID_PATTERN})(-m)(\d+)(\.avro)$")
+_OPTIMIZED = re.compile(rf"^optimized-m-({UUID_PATTERN})\.avro$")
 
 
 @dataclass(frozen=True, slots=True)
@@ -41,105 +41,121 @@ def base_name(path: str) -> str:
     return path.rstrip("/").rsplit("/", 1)[-1]
 
 
+def name_parts(match: re.Match[str], roles: Sequence[tuple[str, str]]) -> tuple[NamePart, ...]:
+    """The parts of a name matched by a pattern that groups every segment: group i is given
+    ``roles[i - 1]`` (role, meaning); a group that did not take part in the match is left out."""
+    return tuple(
+        NamePart(text, role, meaning)
+        for text, (role, meaning) in zip(match.groups(), roles, strict=True)
+        if text is not None
+    )
+
+
 @dataclass(frozen=True, slots=True, kw_only=True)
-class MetadataFileName:
-    """A table metadata file name: ``00003-<uuid>.metadata.json`` or Hadoop ``v3.metadata.json``."""
+class ParsedName:
+    """A file name split into its parts: ``path`` as given, ``name`` its last segment."""
 
     path: str
     name: str
+    parts: tuple[NamePart, ...]
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class MetadataFileName(ParsedName):
+    """A table metadata file name: ``00003-<uuid>.metadata.json`` or Hadoop ``v3.metadata.json``."""
+
     style: Literal["versioned", "hadoop"]
     version: int
     uuid: str | None
     gzip: bool
-    parts: tuple[NamePart, ...]
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
-class ManifestListName:
+class ManifestListName(ParsedName):
     """A manifest list name ``snap-<snapshot id>-<attempt>-<commit uuid>.avro``."""
 
-    path: str
-    name: str
     snapshot_id: int
     attempt: int
     commit_uuid: str
-    parts: tuple[NamePart, ...]
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
-class ManifestName:
+class ManifestName(ParsedName):
     """A manifest name ``<commit uuid>-m<index>.avro``."""
 
-    path: str
-    name: str
     commit_uuid: str
     index: int
-    parts: tuple[NamePart, ...]
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
-class UnknownFileName:
+class UnknownFileName(ParsedName):
     """A name that follows none of the conventions above (``note`` says what is known)."""
 
-    path: str
-    name: str
     note: str
-    parts: tuple[NamePart, ...]
 
 
 FileName = MetadataFileName | ManifestListName | ManifestName | UnknownFileName
 
-_GZ_INNER = NamePart(".gz", "compression", "GZIP-compressed metadata JSON (the form most readers expect)")
-_GZ_OUTER = NamePart(".gz", "compression", "GZIP-compressed metadata JSON (suffix the Java implementation also reads)")
-_JSON = NamePart(".metadata.json", "extension", "table metadata file (JSON)")
-_AVRO = NamePart(".avro", "extension", "Avro file")
+SEPARATOR = ("separator", "")
+_GZ_INNER = ("compression", "GZIP-compressed metadata JSON (the form most readers expect)")
+_GZ_OUTER = ("compression", "GZIP-compressed metadata JSON (suffix the Java implementation also reads)")
+_JSON = ("extension", "table metadata file (JSON)")
+_AVRO = ("extension", "Avro file")
+_METADATA_STYLES: tuple[tuple[re.Pattern[str], Literal["versioned", "hadoop"], tuple[tuple[str, str], ...]], ...] = (
+    (
+        _VERSIONED,
+        "versioned",
+        (
+            ("version", "metadata version: the number of this metadata file, %05d zero-padded"),
+            SEPARATOR,
+            ("uuid", "random UUID of this metadata file; unrelated to snapshot or commit UUIDs"),
+            _GZ_INNER,
+            _JSON,
+            _GZ_OUTER,
+        ),
+    ),
+    (
+        _HADOOP,
+        "hadoop",
+        (
+            ("prefix", "Hadoop-catalog metadata file (committed by atomic rename)"),
+            ("version", "metadata version; version-hint.text names the current one"),
+            _GZ_INNER,
+            _JSON,
+            _GZ_OUTER,
+        ),
+    ),
+)
+_MANIFEST_LIST_ROLES = (
+    ("prefix", "manifest list of a snapshot"),
+    ("snapshot_id", "id of the snapshot this manifest list belongs to"),
+    SEPARATOR,
+    ("attempt", "commit attempt; above 1 means the commit was retried"),
+    SEPARATOR,
+    ("commit_uuid", "UUID of the commit; the manifests it wrote start with it"),
+    _AVRO,
+)
+_MANIFEST_ROLES = (
+    ("commit_uuid", "UUID of the commit that wrote this manifest (as in its manifest list)"),
+    ("separator", "manifest"),
+    ("index", "index of this manifest among those the commit wrote, from 0"),
+    _AVRO,
+)
 
 
 def parse_metadata_file_name(path: str) -> MetadataFileName | None:
     name = base_name(path)
-    if m := _VERSIONED.match(name):
-        if m.group(4) and m.group(6):
-            return None
-        parts = [
-            NamePart(m.group(1), "version", "metadata version: the number of this metadata file, %05d zero-padded"),
-            NamePart("-", "separator", ""),
-            NamePart(m.group(3), "uuid", "random UUID of this metadata file; unrelated to snapshot or commit UUIDs"),
-        ]
-        if m.group(4):
-            parts.append(_GZ_INNER)
-        parts.append(_JSON)
-        if m.group(6):
-            parts.append(_GZ_OUTER)
-        return MetadataFileName(
-            path=path,
-            name=name,
-            style="versioned",
-            version=int(m.group(1)),
-            uuid=m.group(3).lower(),
-            gzip=bool(m.group(4) or m.group(6)),
-            parts=tuple(parts),
-        )
-    if m := _HADOOP.match(name):
-        if m.group(3) and m.group(5):
-            return None
-        parts = [
-            NamePart("v", "prefix", "Hadoop-catalog metadata file (committed by atomic rename)"),
-            NamePart(m.group(2), "version", "metadata version; version-hint.text names the current one"),
-        ]
-        if m.group(3):
-            parts.append(_GZ_INNER)
-        parts.append(_JSON)
-        if m.group(5):
-            parts.append(_GZ_OUTER)
-        return MetadataFileName(
-            path=path,
-            name=name,
-            style="hadoop",
-            version=int(m.group(2)),
-            uuid=None,
-            gzip=bool(m.group(3) or m.group(5)),
-            parts=tuple(parts),
-        )
+    for pattern, style, roles in _METADATA_STYLES:
+        if m := pattern.match(name):
+            parts = name_parts(m, roles)
+            gzip = sum(p.role == "compression" for p in parts)
+            if gzip > 1:  # compressed twice over: no writer names a file so
+                return None
+            uuid = next((p.text.lower() for p in parts if p.role == "uuid"), None)
+            version = next(int(p.text) for p in parts if p.role == "version")
+            return MetadataFileName(
+                path=path, name=name, style=style, version=version, uuid=uuid, gzip=gzip == 1, parts=parts
+            )
     return None
 
 
@@ -148,22 +164,13 @@ def parse_manifest_list_name(path: str) -> ManifestListName | None:
     m = _MANIFEST_LIST.match(name)
     if not m:
         return None
-    parts = (
-        NamePart("snap-", "prefix", "manifest list of a snapshot"),
-        NamePart(m.group(2), "snapshot_id", "id of the snapshot this manifest list belongs to"),
-        NamePart("-", "separator", ""),
-        NamePart(m.group(4), "attempt", "commit attempt; above 1 means the commit was retried"),
-        NamePart("-", "separator", ""),
-        NamePart(m.group(6), "commit_uuid", "UUID of the commit; the manifests it wrote start with it"),
-        _AVRO,
-    )
     return ManifestListName(
         path=path,
         name=name,
         snapshot_id=int(m.group(2)),
         attempt=int(m.group(4)),
         commit_uuid=m.group(6).lower(),
-        parts=parts,
+        parts=name_parts(m, _MANIFEST_LIST_ROLES),
     )
 
 
@@ -172,12 +179,7 @@ def parse_manifest_name(path: str) -> ManifestName | None:
     m = _MANIFEST.match(name)
     if not m:
         return None
-    parts = (
-        NamePart(m.group(1), "commit_uuid", "UUID of the commit that wrote this manifest (as in its manifest list)"),
-        NamePart("-m", "separator", "manifest"),
-        NamePart(m.group(3), "index", "index of this manifest among those the commit wrote, from 0"),
-        _AVRO,
-    )
+    parts = name_parts(m, _MANIFEST_ROLES)
     return ManifestName(path=path, name=name, commit_uuid=m.group(1).lower(), index=int(m.group(3)), parts=parts)
 
 
@@ -254,19 +256,19 @@ def link_commits(manifest_list_names: Iterable[str], manifest_names: Iterable[st
     lists: dict[str, list[ManifestListName]] = {}
     manifests: dict[str, list[ManifestName]] = {}
     unrecognized: list[str] = []
-    for p in manifest_list_names:
-        ml = parse_manifest_list_name(p)
-        if ml is None:
-            unrecognized.append(p)
+    named: list[ManifestListName | ManifestName | str] = [
+        *(parse_manifest_list_name(p) or p for p in manifest_list_names),
+        *(parse_manifest_name(p) or p for p in manifest_names),
+    ]
+    for n in named:
+        if isinstance(n, str):
+            unrecognized.append(n)
+            continue
+        written = manifests.setdefault(n.commit_uuid, [])  # a commit is known from its list alone too
+        if isinstance(n, ManifestListName):
+            lists.setdefault(n.commit_uuid, []).append(n)
         else:
-            lists.setdefault(ml.commit_uuid, []).append(ml)
-            manifests.setdefault(ml.commit_uuid, [])
-    for p in manifest_names:
-        mf = parse_manifest_name(p)
-        if mf is None:
-            unrecognized.append(p)
-        else:
-            manifests.setdefault(mf.commit_uuid, []).append(mf)
+            written.append(n)
     commits = {
         uuid: CommitFiles(
             commit_uuid=uuid,
@@ -279,6 +281,8 @@ def link_commits(manifest_list_names: Iterable[str], manifest_names: Iterable[st
 
 
 __all__ = [
+    "SEPARATOR",
+    "UUID_PATTERN",
     "CommitFiles",
     "CommitLinks",
     "FileName",
@@ -286,9 +290,11 @@ __all__ = [
     "ManifestName",
     "MetadataFileName",
     "NamePart",
+    "ParsedName",
     "UnknownFileName",
     "base_name",
     "link_commits",
+    "name_parts",
     "parse_file_name",
     "parse_manifest_list_name",
     "parse_manifest_name",

@@ -11,10 +11,10 @@ from __future__ import annotations
 import gzip
 import json
 import zlib
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from types import MappingProxyType
-from typing import Any, ClassVar
+from typing import Any, ClassVar, Protocol, TypeVar
 
 from icebook.errors import MetadataError, NotFound, UnsupportedFeature
 from icebook.spec._json import EMPTY_MAP, Wire, empty_map
@@ -43,6 +43,8 @@ from icebook.spec.sort_order import UNSORTED, UNSORTED_ORDER_ID, SortOrder, pars
 
 SUPPORTED_FORMAT_VERSIONS = (1, 2, 3)
 MAIN_BRANCH = "main"
+_K = TypeVar("_K")
+_V = TypeVar("_V")
 
 _KNOWN_KEYS = (
     "format-version",
@@ -176,19 +178,13 @@ class TableMetadata:
         return self._cycle_of.get(snapshot_id)
 
     def schema_by_id(self, schema_id: int) -> Schema:
-        try:
-            return self.schemas[schema_id]
-        except KeyError:
-            raise NotFound(f"schema {schema_id}", available=self.schemas) from None
+        return _lookup(self.schemas, schema_id, f"schema {schema_id}")
 
     def current_schema(self) -> Schema:
         return self.schema_by_id(self.current_schema_id)
 
     def spec_by_id(self, spec_id: int) -> PartitionSpec:
-        try:
-            return self.partition_specs[spec_id]
-        except KeyError:
-            raise NotFound(f"partition spec {spec_id}", available=self.partition_specs) from None
+        return _lookup(self.partition_specs, spec_id, f"partition spec {spec_id}")
 
     def default_spec(self) -> PartitionSpec:
         return self.spec_by_id(self.default_spec_id)
@@ -208,10 +204,7 @@ class TableMetadata:
         return self.sort_order_by_id(self.default_sort_order_id)
 
     def snapshot_by_id(self, snapshot_id: int) -> Snapshot:
-        try:
-            return self._snapshot_index[snapshot_id]
-        except KeyError:
-            raise NotFound(f"snapshot {snapshot_id}", available=self._snapshot_index) from None
+        return _lookup(self._snapshot_index, snapshot_id, f"snapshot {snapshot_id}")
 
     def find_snapshot(self, snapshot_id: int | None) -> Snapshot | None:
         """The snapshot with this id, or None when there is none (expired, or never existed)."""
@@ -221,10 +214,15 @@ class TableMetadata:
         return None if self.current_snapshot_id is None else self.snapshot_by_id(self.current_snapshot_id)
 
     def ref(self, name: str) -> Ref:
-        try:
-            return self.refs[name]
-        except KeyError:
-            raise NotFound(f"branch or tag {name!r}", available=self.refs) from None
+        return _lookup(self.refs, name, f"branch or tag {name!r}")
+
+
+def _lookup(items: Mapping[_K, _V], key: _K, what: str) -> _V:
+    """``items[key]``, or a ``NotFound`` naming ``what`` and listing the keys there are."""
+    try:
+        return items[key]
+    except KeyError:
+        raise NotFound(what, available=items) from None
 
 
 # ---------------------------------------------------------------- spec-defined defaults
@@ -312,24 +310,31 @@ def implied_main_branch(current_snapshot_id: int | None, refs: Mapping[str, Ref]
 # ---------------------------------------------------------------- parsing
 
 
-def _schemas_list(w: Wire, *, default_id: int | None) -> dict[int, Schema]:
-    out: dict[int, Schema] = {}
-    for i, raw in enumerate(w.req_list("schemas")):
-        s = parse_schema(raw, file=w.file, where=f"schemas[{i}]", default_schema_id=default_id)
-        if s.schema_id in out:
-            raise w.error(f"schemas[{i}].schema-id", f"duplicate schema id {s.schema_id}")
-        out[s.schema_id] = s
+def _by_unique_id(w: Wire, key: str, id_key: str, items: Sequence[_V], id_of: Callable[[_V], int]) -> dict[int, _V]:
+    """``items``, parsed from the list at ``key``, by their ids (``id_key``); a second one with an id is an error."""
+    out: dict[int, _V] = {}
+    for i, item in enumerate(items):
+        item_id = id_of(item)
+        if item_id in out:
+            raise w.error(f"{key}[{i}].{id_key}", f"duplicate {id_key.removesuffix('-id')} id {item_id}")
+        out[item_id] = item
     return out
+
+
+def _schemas_list(w: Wire, *, default_id: int | None) -> dict[int, Schema]:
+    schemas = [
+        parse_schema(raw, file=w.file, where=f"schemas[{i}]", default_schema_id=default_id)
+        for i, raw in enumerate(w.req_list("schemas"))
+    ]
+    return _by_unique_id(w, "schemas", "schema-id", schemas, lambda s: s.schema_id)
 
 
 def _specs_list(w: Wire, *, format_version: int) -> dict[int, PartitionSpec]:
-    out: dict[int, PartitionSpec] = {}
-    for i, raw in enumerate(w.req_list("partition-specs")):
-        s = parse_partition_spec(raw, file=w.file, where=f"partition-specs[{i}]", format_version=format_version)
-        if s.spec_id in out:
-            raise w.error(f"partition-specs[{i}].spec-id", f"duplicate spec id {s.spec_id}")
-        out[s.spec_id] = s
-    return out
+    specs = [
+        parse_partition_spec(raw, file=w.file, where=f"partition-specs[{i}]", format_version=format_version)
+        for i, raw in enumerate(w.req_list("partition-specs"))
+    ]
+    return _by_unique_id(w, "partition-specs", "spec-id", specs, lambda s: s.spec_id)
 
 
 def _objects(w: Wire, key: str, parse: Any, **kw: Any) -> tuple[Any, ...]:
@@ -412,11 +417,7 @@ def parse_table_metadata(obj: Any, *, file: str) -> TableMetadata:
         raise w.error("default-sort-order-id", f"sort order {default_sort_order_id} is not in sort-orders")
 
     snapshots: tuple[Snapshot, ...] = _objects(w, "snapshots", parse_snapshot, format_version=version)
-    ids: set[int] = set()
-    for i, snapshot in enumerate(snapshots):
-        if snapshot.snapshot_id in ids:
-            raise w.error(f"snapshots[{i}].snapshot-id", f"duplicate snapshot id {snapshot.snapshot_id}")
-        ids.add(snapshot.snapshot_id)
+    ids = _by_unique_id(w, "snapshots", "snapshot-id", snapshots, lambda s: s.snapshot_id).keys()
 
     raw_current = w.opt_int("current-snapshot-id")
     current = no_current_snapshot(raw_current)
@@ -499,8 +500,34 @@ class TableState:
         return snapshot_id in self.snapshot_ids
 
 
-def table_state(metadata: TableMetadata, file: str | None = None) -> TableState:
-    """The ``TableState`` of a fully parsed metadata file."""
+class _SnapshotIdOf(Protocol):
+    @property
+    def snapshot_id(self) -> int: ...
+
+
+class StateSource(Protocol):
+    """What ``TableState`` is read from: a fully parsed metadata file, or a decoder of just these fields."""
+
+    @property
+    def format_version(self) -> int: ...
+    @property
+    def last_updated_ms(self) -> int: ...
+    @property
+    def current_schema_id(self) -> int: ...
+    @property
+    def default_spec_id(self) -> int: ...
+    @property
+    def default_sort_order_id(self) -> int | None: ...
+    @property
+    def properties(self) -> Mapping[str, str]: ...
+    @property
+    def snapshots(self) -> Sequence[_SnapshotIdOf]: ...
+    @property
+    def metadata_log(self) -> Sequence[object]: ...
+
+
+def table_state(metadata: StateSource, file: str | None = None) -> TableState:
+    """The ``TableState`` of a metadata file."""
     return TableState(
         file=file,
         format_version=metadata.format_version,

@@ -113,15 +113,7 @@ def parse_partition_field(raw: Any, *, file: str, where: str, format_version: in
     """Parse one partition field object; a missing v1 ``field-id`` is left for
     ``assign_v1_partition_field_ids`` (marked ``field_id_defaulted``, id -1 until assigned)."""
     w = Wire.of(raw, file=file, where=where)
-    source_id = w.opt_int("source-id")
-    source_ids = w.int_list("source-ids") if w.has("source-ids") else None
-    if source_id is None and not source_ids:
-        raise w.error("source-id", "missing")
-    if source_ids is None:
-        assert source_id is not None
-        source_ids = (source_id,)
-    elif source_id is None and len(source_ids) == 1:
-        source_id = source_ids[0]
+    source_id, source_ids = w.source_columns()
     field_id = w.opt_int("field-id")
     defaulted = False
     if field_id is None:

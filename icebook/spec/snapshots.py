@@ -129,6 +129,12 @@ class Snapshot:
         """The summary's ``operation`` (append, replace, overwrite, delete, or as written)."""
         return self.summary.get("operation") if self.summary is not None else None
 
+    def metric(self, key: str) -> int | None:
+        """A numeric summary field (``SUMMARY_METRICS``, e.g. ``total-records``) as an int; None when the
+        summary lacks it or holds no integer text there."""
+        text = (self.summary or {}).get(key)
+        return int(text) if text is not None and _COUNT.fullmatch(text) else None
+
 
 def snapshot_sequence_number(snapshot: Snapshot) -> int:
     """The snapshot's sequence number with the v1 default applied.

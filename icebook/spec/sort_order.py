@@ -94,15 +94,7 @@ UNSORTED = SortOrder(order_id=UNSORTED_ORDER_ID)
 
 def parse_sort_field(raw: Any, *, file: str, where: str) -> SortField:
     w = Wire.of(raw, file=file, where=where)
-    source_id = w.opt_int("source-id")
-    source_ids = w.int_list("source-ids") if w.has("source-ids") else None
-    if source_id is None and not source_ids:
-        raise w.error("source-id", "missing")
-    if source_ids is None:
-        assert source_id is not None
-        source_ids = (source_id,)
-    elif source_id is None and len(source_ids) == 1:
-        source_id = source_ids[0]
+    source_id, source_ids = w.source_columns()
     direction_text = w.req_str("direction")
     null_text = w.req_str("null-order")
     try:

@@ -21,7 +21,7 @@ from abc import ABC, abstractmethod
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from decimal import Decimal
-from typing import Any
+from typing import Any, ClassVar
 
 from icebook.errors import UnsupportedFeature
 from icebook.spec.types import (
@@ -411,17 +411,30 @@ def _floor_years_months(days: int) -> tuple[int, int]:
 
 
 @dataclass(frozen=True, slots=True)
-class YearTransform(Transform):
-    """year: a date or timestamp year, as years from 1970; result type int."""
+class _TimeTransform(Transform):
+    """year, month, day and hour: a date or timestamp as whole units from 1970-01-01 (``int``, or
+    ``date`` for days). Each names itself, its sources and its result type; ``_apply`` and
+    ``to_human`` say how it counts."""
+
+    _name: ClassVar[str]
+    _sources: ClassVar[frozenset[Primitive]] = _TIME_SOURCES
+    _result: ClassVar[IcebergType] = INT
 
     def __str__(self) -> str:
-        return "year"
+        return self._name
 
     def can_transform(self, source: IcebergType) -> bool:
-        return _of(source, _TIME_SOURCES)
+        return _of(source, self._sources)
 
     def _result_type(self, source: IcebergType) -> IcebergType:
-        return INT
+        return self._result
+
+
+@dataclass(frozen=True, slots=True)
+class YearTransform(_TimeTransform):
+    """year: a date or timestamp year, as years from 1970; result type int."""
+
+    _name = "year"
 
     def _apply(self, value: Any, source: IcebergType) -> Any:
         return _floor_years_months(_days_of(value, source))[0]
@@ -431,17 +444,10 @@ class YearTransform(Transform):
 
 
 @dataclass(frozen=True, slots=True)
-class MonthTransform(Transform):
+class MonthTransform(_TimeTransform):
     """month: a date or timestamp month, as months from 1970-01-01; result type int."""
 
-    def __str__(self) -> str:
-        return "month"
-
-    def can_transform(self, source: IcebergType) -> bool:
-        return _of(source, _TIME_SOURCES)
-
-    def _result_type(self, source: IcebergType) -> IcebergType:
-        return INT
+    _name = "month"
 
     def _apply(self, value: Any, source: IcebergType) -> Any:
         return _floor_years_months(_days_of(value, source))[1]
@@ -454,18 +460,12 @@ class MonthTransform(Transform):
 
 
 @dataclass(frozen=True, slots=True)
-class DayTransform(Transform):
+class DayTransform(_TimeTransform):
     """day: a date or timestamp day, as days from 1970-01-01; result type date (readers also
     accept int day values)."""
 
-    def __str__(self) -> str:
-        return "day"
-
-    def can_transform(self, source: IcebergType) -> bool:
-        return _of(source, _TIME_SOURCES)
-
-    def _result_type(self, source: IcebergType) -> IcebergType:
-        return DATE
+    _name = "day"
+    _result = DATE
 
     def _apply(self, value: Any, source: IcebergType) -> Any:
         return _days_of(value, source)
@@ -475,17 +475,11 @@ class DayTransform(Transform):
 
 
 @dataclass(frozen=True, slots=True)
-class HourTransform(Transform):
+class HourTransform(_TimeTransform):
     """hour: a timestamp hour, as hours from 1970-01-01 00:00:00; result type int."""
 
-    def __str__(self) -> str:
-        return "hour"
-
-    def can_transform(self, source: IcebergType) -> bool:
-        return _of(source, _TIMESTAMPS)
-
-    def _result_type(self, source: IcebergType) -> IcebergType:
-        return INT
+    _name = "hour"
+    _sources = _TIMESTAMPS
 
     def _apply(self, value: Any, source: IcebergType) -> Any:
         return _to_micros(value, source) // _MICROS_PER_HOUR

@@ -144,6 +144,16 @@ def test_duplicate_snapshot_ids() -> None:
     assert "snapshots[3].snapshot-id: duplicate snapshot id 10" in _error(doc)
 
 
+@pytest.mark.parametrize(
+    ("key", "id_key", "what"), [("schemas", "schema-id", "schema"), ("partition-specs", "spec-id", "spec")]
+)
+def test_duplicate_schema_and_spec_ids(key: str, id_key: str, what: str) -> None:
+    doc = v2()
+    doc[key].append(copy.deepcopy(doc[key][0]))
+    n = len(doc[key]) - 1
+    assert f"{key}[{n}].{id_key}: duplicate {what} id {doc[key][0][id_key]}" in _error(doc)
+
+
 def test_parent_cycles_are_recorded_when_the_file_is_parsed() -> None:
     doc = v2()
     doc["snapshots"][0]["parent-snapshot-id"] = 30  # 10 -> 30 -> 20 -> 10

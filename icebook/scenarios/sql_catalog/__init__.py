@@ -128,43 +128,36 @@ TRIPS = Scenario(
     steps=(
         Step(
             narrative="Create a v2 table partitioned by identity(city) with a uuid column.",
-            sql="",
             action=create_trips,
         ),
-        Step(narrative="Append three trips in oslo.", sql="", action=append_first),
-        Step(narrative="Append two trips in lima.", sql="", action=append_second),
+        Step(narrative="Append three trips in oslo.", action=append_first),
+        Step(narrative="Append two trips in lima.", action=append_second),
         Step(
             narrative="Overwrite city = 'lima' with two new trips: PyIceberg commits a delete, then an append.",
-            sql="",
             action=overwrite_lima,
         ),
         Step(
             narrative="Delete trip_id < 2: PyIceberg rewrites the file (copy-on-write), an overwrite.",
-            sql="",
             action=delete_small_ids,
         ),
-        Step(narrative="Tag the current snapshot release-1.", sql="", action=tag_release),
+        Step(narrative="Tag the current snapshot release-1.", action=tag_release),
         Step(
             narrative="Schema evolution: add tip, rename fare to amount (same field id).",
-            sql="",
             action=evolve_schema,
         ),
-        Step(narrative="Append trips that have tips.", sql="", action=append_with_tip),
+        Step(narrative="Append trips that have tips.", action=append_with_tip),
         Step(
             narrative="Partition evolution: add day(started_at); old files keep spec 0.",
-            sql="",
             action=evolve_spec,
         ),
-        Step(narrative="Append under the new spec.", sql="", action=append_under_new_spec),
+        Step(narrative="Append under the new spec.", action=append_under_new_spec),
         Step(
             narrative="Branch audit from main and append to it only.",
-            sql="",
             action=branch_audit,
         ),
         Step(
             narrative="Add a column after the last write: reads at main (a branch) show it, reads at the "
             "snapshot id do not (Spark's rule).",
-            sql="",
             action=add_column_after_writes,
         ),
     ),
@@ -234,12 +227,12 @@ READINGS = Scenario(
     version=1,
     title="Sensor readings written by PyIceberg in format version 1: type promotion, a delete, a full overwrite",
     steps=(
-        Step(narrative="Create an unpartitioned format-version 1 table.", sql="", action=create_readings),
-        Step(narrative="Append six readings.", sql="", action=readings_append),
-        Step(narrative="Promote value from int to long (old files keep int).", sql="", action=readings_promote),
-        Step(narrative="Append four more readings.", sql="", action=readings_append_more),
-        Step(narrative="Delete sensor s1 (copy-on-write).", sql="", action=readings_delete),
-        Step(narrative="Overwrite the whole table with three readings.", sql="", action=readings_replace_all),
+        Step(narrative="Create an unpartitioned format-version 1 table.", action=create_readings),
+        Step(narrative="Append six readings.", action=readings_append),
+        Step(narrative="Promote value from int to long (old files keep int).", action=readings_promote),
+        Step(narrative="Append four more readings.", action=readings_append_more),
+        Step(narrative="Delete sensor s1 (copy-on-write).", action=readings_delete),
+        Step(narrative="Overwrite the whole table with three readings.", action=readings_replace_all),
     ),
     claims=Claims(
         operations=("append", "append", "overwrite", "delete", "append"),

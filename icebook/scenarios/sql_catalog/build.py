@@ -11,15 +11,14 @@ from __future__ import annotations
 
 import hashlib
 import json
-import shutil
 import sys
 import time
 from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
-from icebook.errors import EngineError, NotFound
-from icebook.scenarios.build import MARKER, _locked, _progress_bar, _prune_stale, icebook_home, read_marker
+from icebook.errors import EngineError
+from icebook.scenarios.build import MARKER, _progress_bar, cached_build, icebook_home
 from icebook.scenarios.model import Scenario
 from icebook.scenarios.sql_catalog import NAMESPACE, PYICEBERG_SCENARIOS
 
@@ -57,20 +56,14 @@ def ensure_pyiceberg_warehouse(
     kind: str = "demo", names: Iterable[str] | None = None, *, progress: bool = True
 ) -> Path:
     """A warehouse holding the named PyIceberg scenarios (all by default), built if needed."""
-    wanted = sorted(names or PYICEBERG_SCENARIOS)
-    unknown = [n for n in wanted if n not in PYICEBERG_SCENARIOS]
-    if unknown:
-        raise NotFound(f"unknown PyIceberg scenario {unknown[0]!r}", available=sorted(PYICEBERG_SCENARIOS))
-    root = warehouse_path(kind)
-    with _locked(root):
-        marker = read_marker(root)
-        if marker and set(wanted) <= set(marker.get("scenarios", {})):
-            return root
-        if root.exists():
-            shutil.rmtree(root)
-        build(root, [PYICEBERG_SCENARIOS[n] for n in wanted], progress=progress)
-    _prune_stale(f"{kind}-pyiceberg", keep=root)
-    return root
+    return cached_build(
+        warehouse_path(kind),
+        names,
+        PYICEBERG_SCENARIOS,
+        lambda root, scenarios: build(root, scenarios, progress=progress),
+        what="PyIceberg scenario",
+        kind=f"{kind}-pyiceberg",
+    )
 
 
 def build(root: Path, scenarios: list[Scenario], *, progress: bool = True) -> dict[str, Any]:
