@@ -26,7 +26,7 @@ from icebook.analysis.maintenance.rewrite_previews import (
     delete_rewrite_preview,
     manifest_rewrite_preview,
 )
-from icebook.analysis.resolve import At, AtRef, AtSnapshot, AtTime, parse_at, resolve_snapshot, to_epoch_ms
+from icebook.analysis.resolve import At, AtRef, AtSnapshot, AtTime, parse_at, read_schema, resolve_snapshot, to_epoch_ms
 from icebook.analysis.scan.planner import ScanPlan, plan_scan
 from icebook.analysis.store.manifests import ManifestStore
 from icebook.analysis.tables.inspect import Inspector
@@ -152,17 +152,10 @@ class Table:
     # ------------------------------------------------------------------ reading through an engine
 
     def read_schema(self, at: At = None) -> Schema:
-        """The schema a read at ``at`` returns, by Spark's rule: the current schema for the current
-        state and for a branch (main included), the snapshot's own schema for a snapshot id, a tag
-        or a time."""
-        current = self.metadata.current_schema()
-        point = parse_at(at, self.refs)
-        if point is None or (isinstance(point, AtRef) and isinstance(self.refs.get(point.name), Branch)):
-            return current
-        snapshot = self.snapshot(point)
-        if snapshot.schema_id is None:
-            return current
-        return self.metadata.schemas.get(snapshot.schema_id, current)
+        """The schema a read at ``at`` returns, by Spark's rule (``analysis.resolve.read_schema``): the
+        current schema for the current state and for a branch (main included), the snapshot's own
+        schema for a snapshot id, a tag or a time."""
+        return read_schema(self.metadata, at)
 
     def _spark_identifier(self) -> str | None:
         """The name Spark reads this table by, when Spark's session has its catalog; else None (Spark
@@ -179,7 +172,7 @@ class Table:
             current = self.current_snapshot
             if self._spark_identifier() is None or current is None:
                 return spark_engine.SparkPoint()  # the metadata file icebook opened pins the state
-            if current.schema_id not in (None, self.metadata.current_schema_id):
+            if self.read_schema(current.snapshot_id) != self.read_schema():
                 return spark_engine.SparkPoint()  # a pinned id would read the snapshot's older schema
             return spark_engine.SparkPoint(snapshot_id=current.snapshot_id)
         snapshot = self.snapshot(point)
@@ -242,7 +235,7 @@ class Table:
         filters of the query are pushed into the scan (pruned by partition values and column stats)."""
         from icebook.engines import arrow_sql
 
-        return arrow_sql.lazy_scan(self, self.snapshot(at))
+        return arrow_sql.lazy_scan(self, self.snapshot(at), schema=self.read_schema(at))
 
     # ------------------------------------------------------------------ changes (only when asked)
 

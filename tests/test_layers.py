@@ -1,5 +1,7 @@
 """Imports follow the layers of docs/ARCHITECTURE.md ("Layers"):
-magics, cli -> table -> display | engines -> analysis -> io -> spec; errors and text from anywhere.
+magics, cli -> commands -> table, scenarios -> display | engines -> analysis -> io -> spec; a module may
+import any lower layer, not only the next one (commands also use analysis, display, engines, io and
+scenarios directly); errors and text from anywhere.
 Inside analysis, sub-packages are layered too, and static HTML never imports a widget library.
 """
 
@@ -151,3 +153,15 @@ def test_checker_catches_an_upward_import(tmp_path: Path) -> None:
     names = [n for n, _ in _imports(bad)]
     assert names == ["icebook.table"]
     assert LAYERS["table"] > LAYERS["io"]
+
+
+def test_every_class_name_is_defined_once() -> None:
+    """One name per class: two classes of one name in the package are either one thing (reuse it) or
+    two (name each for what it is)."""
+    where: dict[str, list[str]] = {}
+    for path in sorted(PACKAGE.rglob("*.py")):
+        for node in ast.walk(ast.parse(path.read_text(), filename=str(path))):
+            if isinstance(node, ast.ClassDef):
+                where.setdefault(node.name, []).append(str(path.relative_to(PACKAGE)))
+    twice = {name: paths for name, paths in where.items() if len(paths) > 1}
+    assert not twice, f"class names defined more than once: {twice}"

@@ -6,6 +6,10 @@ Text is read as the reference implementation reads ``VERSION AS OF``: text that 
 number (ASCII digits) is a snapshot id; otherwise a branch or tag of the table; otherwise an
 ISO-8601 time. Times resolve by the spec's rule ("Point in Time Reads (Time Travel)"): the
 snapshot that was current on main then, i.e. the last snapshot-log entry at or before it.
+
+``read_schema`` is the one home of the schema a read at ``at`` returns, by the reference
+implementation's rule (the spec leaves it open): a branch reads with the table's current schema, a
+snapshot id, a tag or a time with the snapshot's own schema.
 """
 
 from __future__ import annotations
@@ -18,7 +22,8 @@ from typing import TypeAlias
 
 from icebook.errors import IcebookError, NotFound
 from icebook.spec.metadata import TableMetadata
-from icebook.spec.snapshots import Snapshot
+from icebook.spec.schema import Schema
+from icebook.spec.snapshots import Branch, Snapshot
 
 
 class AtError(IcebookError):
@@ -157,6 +162,25 @@ def resolve_snapshot(metadata: TableMetadata, at: At) -> Snapshot | None:
     return snapshot_as_of_time(metadata, point.timestamp_ms)
 
 
+def snapshot_schema(metadata: TableMetadata, snapshot: Snapshot) -> Schema:
+    """The snapshot's own schema (what a read by snapshot id, tag or time returns); the current
+    schema when the snapshot records none (v1) or one the table no longer lists."""
+    if snapshot.schema_id is not None and snapshot.schema_id in metadata.schemas:
+        return metadata.schemas[snapshot.schema_id]
+    return metadata.current_schema()
+
+
+def read_schema(metadata: TableMetadata, at: At) -> Schema:
+    """The schema a read at ``at`` returns, as Spark reads it: the current schema for the current
+    state and for a branch (main included: a branch's head may predate the newest schema, and its
+    next write would use that schema), the snapshot's own schema for a snapshot id, a tag or a time."""
+    point = parse_at(at, metadata.refs)
+    if point is None or (isinstance(point, AtRef) and isinstance(metadata.refs.get(point.name), Branch)):
+        return metadata.current_schema()
+    snapshot = resolve_snapshot(metadata, point)
+    return metadata.current_schema() if snapshot is None else snapshot_schema(metadata, snapshot)
+
+
 __all__ = [
     "At",
     "AtError",
@@ -166,8 +190,10 @@ __all__ = [
     "Point",
     "TimeOutOfRange",
     "parse_at",
+    "read_schema",
     "resolve_snapshot",
     "snapshot_as_of_time",
     "snapshot_id_from_text",
+    "snapshot_schema",
     "to_epoch_ms",
 ]

@@ -38,7 +38,7 @@ from icebook.analysis.expr.expressions import (
     Unary,
     bind,
 )
-from icebook.analysis.scan.planner import snapshot_schema
+from icebook.analysis.resolve import snapshot_schema
 from icebook.analysis.store.table_like import TableLike
 from icebook.engines.arrow import read
 from icebook.errors import EngineError
@@ -53,7 +53,9 @@ _UNIT = {"Nanoseconds": 1_000, "Microseconds": 1, "Milliseconds": 1 / 1_000}
 
 
 def lazy_scan(table: TableLike, snapshot: Snapshot, *, schema: Schema | None = None) -> pl.LazyFrame:
-    """``snapshot`` of ``table`` as a polars lazy frame that pushes projection and filters into icebook's scan."""
+    """``snapshot`` of ``table`` as a polars lazy frame that pushes projection and filters into icebook's scan.
+
+    ``schema`` defaults to the snapshot's own schema; ``Table.lazy`` passes the read schema of its ``at``."""
     from polars.io.plugins import register_io_source
 
     read_schema = schema or snapshot_schema(table.metadata, snapshot)

@@ -14,6 +14,7 @@ from typing import Any
 import pyarrow as pa
 
 from icebook.errors import MetadataError
+from icebook.io.avro_types import avro_arrow_type, strip_null
 from icebook.spec.manifest import ManifestFile, ManifestHeader
 
 # manifest_entry field ids (spec: "Manifest Entry Fields").
@@ -46,7 +47,10 @@ DATA_FILE_FIELD_IDS = {
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
-class PartitionField:
+class AvroPartitionField:
+    """One field of the partition tuple as this manifest's Avro schema writes it (the partition spec's
+    field is ``spec.partitioning.PartitionField``)."""
+
     name: str
     field_id: int | None
     avro_type: Any
@@ -59,79 +63,11 @@ class ManifestLayout:
 
     entry_names: dict[str, str]  # spec name -> Avro field name in manifest_entry
     data_file_names: dict[str, str]  # spec name -> Avro field name in data_file
-    partition_fields: tuple[PartitionField, ...]
+    partition_fields: tuple[AvroPartitionField, ...]
 
     @property
     def partition_type(self) -> pa.StructType:
         return pa.struct([pa.field(p.name, p.arrow_type) for p in self.partition_fields])
-
-
-def _strip_null(avro_type: Any) -> Any:
-    """The non-null branch of an Iceberg optional union ``["null", T]``."""
-    if isinstance(avro_type, list):
-        branches = [b for b in avro_type if b != "null"]
-        if len(branches) != 1:
-            raise ValueError(f"unsupported union {avro_type!r} (Iceberg allows only unions with null)")
-        return branches[0]
-    return avro_type
-
-
-def avro_to_arrow(avro_type: Any, named: dict[str, Any] | None = None) -> pa.DataType:
-    """Arrow type for an Iceberg-written Avro type (Appendix A "Data Type Mappings")."""
-    named = {} if named is None else named
-    t = _strip_null(avro_type)
-    if isinstance(t, str):
-        simple = {
-            "boolean": pa.bool_(),
-            "int": pa.int32(),
-            "long": pa.int64(),
-            "float": pa.float32(),
-            "double": pa.float64(),
-            "string": pa.string(),
-            "bytes": pa.binary(),
-            "null": pa.null(),
-        }
-        if t in simple:
-            return simple[t]
-        if t in named:
-            return avro_to_arrow(named[t], named)
-        raise ValueError(f"unknown Avro type {t!r}")
-    if not isinstance(t, dict):
-        raise ValueError(f"unsupported Avro type {t!r}")
-    base = t.get("type")
-    logical = t.get("logicalType")
-    if "name" in t and base in ("fixed", "record", "enum"):
-        named[t["name"]] = t
-    if base == "fixed":
-        if logical == "decimal":
-            return pa.decimal128(int(t["precision"]), int(t.get("scale", 0)))
-        return pa.binary(int(t["size"]))
-    if base == "int":
-        return pa.date32() if logical == "date" else pa.int32()
-    if base == "long":
-        utc = bool(t.get("adjust-to-utc", False))
-        if logical == "time-micros":
-            return pa.time64("us")
-        if logical in ("timestamp-micros", "timestamp-nanos"):
-            return pa.timestamp("us" if logical == "timestamp-micros" else "ns", tz="UTC" if utc else None)
-        return pa.int64()
-    if base == "bytes":
-        return pa.decimal128(int(t["precision"]), int(t.get("scale", 0))) if logical == "decimal" else pa.binary()
-    if base == "string":
-        return pa.string()
-    if base == "record":
-        return pa.struct([pa.field(f["name"], avro_to_arrow(f["type"], named)) for f in t.get("fields", [])])
-    if base == "array":
-        items = _strip_null(t["items"])
-        if logical == "map" and isinstance(items, dict) and items.get("type") == "record":
-            key, value = items["fields"]
-            return pa.map_(avro_to_arrow(key["type"], named), avro_to_arrow(value["type"], named))
-        return pa.list_(avro_to_arrow(t["items"], named))
-    if base == "map":
-        return pa.map_(pa.string(), avro_to_arrow(t["values"], named))
-    if isinstance(base, (dict, list, str)):
-        return avro_to_arrow(base, named)
-    raise ValueError(f"unsupported Avro type {t!r}")
 
 
 def _names_by_id(fields: list[dict[str, Any]], wanted: dict[str, int]) -> dict[str, str]:
@@ -172,7 +108,7 @@ def _manifest_layout(header: ManifestHeader) -> ManifestLayout:
         if required not in entry_names:
             raise MetadataError(path, required, "missing from the manifest's Avro schema", kind="manifest")
     df_field = next(f for f in entry_fields if f["name"] == entry_names["data_file"])
-    df_type = _strip_null(df_field["type"])
+    df_type = strip_null(df_field["type"])
     if not isinstance(df_type, dict) or df_type.get("type") != "record":
         raise MetadataError(path, "data_file", "expected a record in the Avro schema", kind="manifest")
     df_fields = df_type.get("fields", [])
@@ -181,18 +117,15 @@ def _manifest_layout(header: ManifestHeader) -> ManifestLayout:
         if required not in data_file_names:
             raise MetadataError(path, f"data_file.{required}", "missing from the Avro schema", kind="manifest")
     part_field = next(f for f in df_fields if f["name"] == data_file_names["partition"])
-    part_type = _strip_null(part_field["type"])
+    part_type = strip_null(part_field["type"])
     if not isinstance(part_type, dict) or part_type.get("type") != "record":
         raise MetadataError(path, "data_file.partition", "expected a record in the Avro schema", kind="manifest")
-    partition_fields = []
-    for f in part_type.get("fields", []):
-        try:
-            arrow_type = avro_to_arrow(f["type"])
-        except (ValueError, KeyError, TypeError) as exc:
-            raise MetadataError(path, f"data_file.partition.{f.get('name')}", str(exc), kind="manifest") from None
-        partition_fields.append(
-            PartitionField(name=f["name"], field_id=f.get("field-id"), avro_type=f["type"], arrow_type=arrow_type)
-        )
+    # The whole record at once: a named type (a decimal's fixed) may be used again by name in a later field.
+    partition, _ = avro_arrow_type(part_type, file=path, where="data_file.partition", kind="manifest")
+    partition_fields = [
+        AvroPartitionField(name=f["name"], field_id=f.get("field-id"), avro_type=f["type"], arrow_type=arrow.type)
+        for f, arrow in zip(part_type.get("fields", []), partition, strict=True)
+    ]
     layout = ManifestLayout(
         entry_names=entry_names, data_file_names=data_file_names, partition_fields=tuple(partition_fields)
     )
@@ -235,9 +168,8 @@ def check_partition_arity(header: ManifestHeader, layout: ManifestLayout) -> Non
 __all__ = [
     "DATA_FILE_FIELD_IDS",
     "ENTRY_FIELD_IDS",
+    "AvroPartitionField",
     "ManifestLayout",
-    "PartitionField",
-    "avro_to_arrow",
     "inheritance_version",
     "manifest_layout",
 ]

@@ -33,7 +33,9 @@ class _LogEntry(msgspec.Struct, rename="kebab"):
     metadata_file: str
 
 
-class _State(msgspec.Struct, rename="kebab"):
+class _StateFields(msgspec.Struct, rename="kebab"):
+    """The fields of the JSON that ``TableState`` needs, typed as Appendix C types them."""
+
     format_version: _Int
     last_updated_ms: _Long
     current_schema_id: _Int  # absent (v1 may imply it) or null: decoding fails, the full parser decides
@@ -44,7 +46,7 @@ class _State(msgspec.Struct, rename="kebab"):
     metadata_log: list[_LogEntry] = []
 
 
-_DECODER = msgspec.json.Decoder(_State)
+_DECODER = msgspec.json.Decoder(_StateFields)
 
 
 def read_table_state(fileio: FileIO, path: str) -> TableState:

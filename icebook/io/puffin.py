@@ -32,8 +32,9 @@ _MAX_DECOMPRESSED = 256 << 20  # footers and statistics blobs are small; more is
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
-class BlobMetadata:
-    """One BlobMetadata of a Puffin footer (puffin-spec "BlobMetadata")."""
+class PuffinBlob:
+    """One blob of a Puffin footer: puffin-spec's ``BlobMetadata`` (where the blob lies, how it is
+    compressed); the table metadata's statistics blobs are ``spec.snapshots.BlobMetadata``."""
 
     type: str
     fields: tuple[int, ...]
@@ -61,7 +62,7 @@ class PuffinFile:
     """A Puffin file's footer: blobs, properties, and how the footer was stored."""
 
     path: str
-    blobs: tuple[BlobMetadata, ...]
+    blobs: tuple[PuffinBlob, ...]
     properties: Mapping[str, str]
     footer_payload_size: int
     footer_compressed: bool
@@ -178,7 +179,7 @@ def _int(raw: dict[str, Any], key: str, path: str, where: str) -> int:
     return value
 
 
-def _blob(raw: Any, i: int, path: str) -> BlobMetadata:
+def _blob(raw: Any, i: int, path: str) -> PuffinBlob:
     where = f"blobs[{i}]"
     if not isinstance(raw, dict):
         raise MetadataError(path, where, "not an object", kind="puffin file")
@@ -192,7 +193,7 @@ def _blob(raw: Any, i: int, path: str) -> BlobMetadata:
         properties = raw.get("properties") or {}
         if not isinstance(properties, dict):
             raise MetadataError(path, f"{where}.properties", "expected an object", kind="puffin file")
-        return BlobMetadata(
+        return PuffinBlob(
             type=str(raw["type"]),
             fields=tuple(_int({"fields": f}, "fields", path, where) for f in fields),
             snapshot_id=_int(raw, "snapshot-id", path, where),
@@ -206,7 +207,7 @@ def _blob(raw: Any, i: int, path: str) -> BlobMetadata:
         raise MetadataError(path, f"{where}.{exc.args[0]}", "missing (required)", kind="puffin file") from None
 
 
-def _check_dv_metadata(blob: BlobMetadata, path: str, where: str) -> None:
+def _check_dv_metadata(blob: PuffinBlob, path: str, where: str) -> None:
     """puffin-spec "deletion-vector-v1 blob type": snapshot-id and sequence-number are -1, the
     properties name the referenced-data-file and the cardinality, and there is no compression."""
     problems = []
@@ -222,7 +223,7 @@ def _check_dv_metadata(blob: BlobMetadata, path: str, where: str) -> None:
         raise MetadataError(path, where, "deletion vector blob: " + "; ".join(problems), kind="puffin file")
 
 
-def read_deletion_vector_blob(fileio: FileIO, path: str, blob: BlobMetadata) -> np.ndarray:
+def read_deletion_vector_blob(fileio: FileIO, path: str, blob: PuffinBlob) -> np.ndarray:
     """The positions of a ``deletion-vector-v1`` blob found through the footer, checked against the
     footer's ``cardinality`` property."""
     check_blob_type(blob)
@@ -237,7 +238,7 @@ def read_deletion_vector_blob(fileio: FileIO, path: str, blob: BlobMetadata) -> 
     return positions
 
 
-def read_blob(fileio: FileIO, path: str, blob: BlobMetadata) -> bytes:
+def read_blob(fileio: FileIO, path: str, blob: PuffinBlob) -> bytes:
     """A blob's bytes, decompressed if its metadata names a codec."""
     data = _read_range(fileio, path, blob.offset, blob.length, what="blob offset/length")
     return _decompress(data, blob.compression_codec, path, f"blob at {blob.offset}")
@@ -359,13 +360,13 @@ def read_deletion_vector(fileio: FileIO, path: str, offset: int, length: int) ->
     return decode_deletion_vector(blob, path=path)
 
 
-def check_blob_type(blob: BlobMetadata) -> None:
+def check_blob_type(blob: PuffinBlob) -> None:
     if blob.type != DV_BLOB_TYPE:
         raise UnsupportedFeature(f"blob type {blob.type!r} is not a deletion vector")
 
 
 __all__ = [
-    "BlobMetadata",
+    "PuffinBlob",
     "PuffinFile",
     "decode_deletion_vector",
     "decode_roaring32",

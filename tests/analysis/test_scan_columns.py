@@ -24,7 +24,7 @@ from test_explain_agrees import COMPOUND, LEAVES, filter_text
 import icebook
 from icebook.analysis.expr.expressions import bind, push_not, referenced_ids
 from icebook.analysis.expr.pruning import Stats, evaluate, value_stats
-from icebook.analysis.expr.pruning_arrow import ColumnStats, comparable, evaluate_columns, exact_stats
+from icebook.analysis.expr.pruning_arrow import StatsColumns, comparable, evaluate_columns, exact_stats
 from icebook.analysis.scan.columns import row_column_stats
 from icebook.analysis.scan.planner import (
     Evidence,
@@ -190,11 +190,11 @@ FILTERS = [
 ]
 
 
-def _columns(rows: list[Stats], arrow_type: pa.DataType) -> ColumnStats:
+def _columns(rows: list[Stats], arrow_type: pa.DataType) -> StatsColumns:
     def opt(values: list[bool | None]) -> np.ndarray:
         return np.array([v is False for v in values], dtype=bool)
 
-    return ColumnStats(
+    return StatsColumns(
         lower=comparable(pa.array([r.lower for r in rows], arrow_type)),
         upper=comparable(pa.array([r.upper for r in rows], arrow_type)),
         no_null=opt([r.may_null for r in rows]),

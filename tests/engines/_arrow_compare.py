@@ -21,7 +21,7 @@ def spark_arrow(spark: Any, query: str) -> pa.Table:
     return to_arrow_schema(df.schema).empty_table()
 
 
-def _normal_type(t: pa.DataType) -> pa.DataType:
+def normal_type(t: pa.DataType) -> pa.DataType:
     if pa.types.is_timestamp(t) and t.tz is not None:
         return pa.timestamp(t.unit, tz="UTC")
     if pa.types.is_large_string(t):
@@ -51,8 +51,8 @@ def rows(table: pa.Table) -> Counter[tuple[Any, ...]]:
 
 def assert_same(ours: pa.Table, theirs: pa.Table, what: str) -> None:
     assert ours.column_names == theirs.column_names, f"{what}: columns {ours.column_names} != {theirs.column_names}"
-    our_types = [_normal_type(f.type) for f in ours.schema]
-    their_types = [_normal_type(f.type) for f in theirs.schema]
+    our_types = [normal_type(f.type) for f in ours.schema]
+    their_types = [normal_type(f.type) for f in theirs.schema]
     assert our_types == their_types, f"{what}: types {our_types} != {their_types}"
     mine, spark = rows(ours), rows(theirs)
     assert mine == spark, f"{what}: only icebook {mine - spark}, only Spark {spark - mine}"

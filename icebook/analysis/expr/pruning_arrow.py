@@ -38,7 +38,7 @@ _ARROW_ERRORS = (pa.ArrowInvalid, pa.ArrowNotImplementedError, pa.ArrowTypeError
 
 
 @dataclass(frozen=True, slots=True, kw_only=True, eq=False)
-class ColumnStats:
+class StatsColumns:
     """What is known about one column (or partition field) in each of ``n`` rows: the columns of
     ``pruning.Stats``. ``lower``/``upper`` are in comparable form (``comparable``), null where unknown."""
 
@@ -89,23 +89,23 @@ def _equals(arr: pa.Array | None, value: int) -> np.ndarray:
     return np.asarray(pc.fill_null(pc.equal(arr, value), False).to_numpy(zero_copy_only=False), dtype=bool)
 
 
-def exact_stats(values: pa.Array) -> ColumnStats:
+def exact_stats(values: pa.Array) -> StatsColumns:
     """One known value per row (a file's partition value): ``pruning.value_stats`` per row."""
     values = comparable(values)
     valid, nan = _valid(values), _is_nan(values)
     bounds = _without_nan(values)
-    return ColumnStats(lower=bounds, upper=bounds, no_null=valid, all_null=~valid, no_nan=~nan, exact=True)
+    return StatsColumns(lower=bounds, upper=bounds, no_null=valid, all_null=~valid, no_nan=~nan, exact=True)
 
 
 def bound_stats(
     lower: pa.Array, upper: pa.Array, null_counts: pa.Array, value_counts: pa.Array, nan_counts: pa.Array
-) -> ColumnStats:
+) -> StatsColumns:
     """A file's column bounds and counts per row, as the planner's column stats read them: a NaN bound
     says nothing; no nulls when the null count is 0; all null when it equals the value count."""
     all_null = np.asarray(
         pc.fill_null(pc.equal(null_counts, value_counts), False).to_numpy(zero_copy_only=False), dtype=bool
     )
-    return ColumnStats(
+    return StatsColumns(
         lower=_without_nan(comparable(lower)),
         upper=_without_nan(comparable(upper)),
         no_null=_equals(null_counts, 0),
@@ -122,7 +122,7 @@ def summary_stats(
     lower_missing: np.ndarray,
     *,
     floating: bool,
-) -> ColumnStats:
+) -> StatsColumns:
     """Manifests' partition field summaries per row (``scan.partition_summary_stats`` per manifest):
     all null when it contains null and has no lower bound, and for float and double no NaN either."""
     has_null = np.asarray(pc.fill_null(contains_null, False).to_numpy(zero_copy_only=False), dtype=bool)
@@ -131,7 +131,7 @@ def summary_stats(
     if floating:
         all_null &= no_nan
     no_null = np.asarray(pc.fill_null(pc.invert(contains_null), False).to_numpy(zero_copy_only=False), dtype=bool)
-    return ColumnStats(
+    return StatsColumns(
         lower=comparable(lower), upper=comparable(upper), no_null=no_null, all_null=all_null, no_nan=no_nan
     )
 
@@ -201,7 +201,7 @@ def _member(arr: pa.Array, values: tuple[Any, ...]) -> np.ndarray:
 # ------------------------------------------------------------------------------------------ evaluation
 
 
-def evaluate_columns(expr: Expr, stats: Mapping[int, ColumnStats], n: int) -> np.ndarray:
+def evaluate_columns(expr: Expr, stats: Mapping[int, StatsColumns], n: int) -> np.ndarray:
     """Per row, whether a row matching the bound expression (negation normal form) might be there:
     ``pruning.evaluate(expr, stats_of_row).might_match`` for every row at once."""
     if isinstance(expr, AlwaysTrue):
@@ -220,7 +220,7 @@ def evaluate_columns(expr: Expr, stats: Mapping[int, ColumnStats], n: int) -> np
     return ~_prunes(expr, s, n)
 
 
-def _prunes(p: Any, s: ColumnStats, n: int) -> np.ndarray:
+def _prunes(p: Any, s: StatsColumns, n: int) -> np.ndarray:
     """Rows the predicate rules out (``pruning._predicate`` returns a verdict that does not match)."""
     if isinstance(p, Unary):
         if p.op == "is_null":
@@ -276,4 +276,4 @@ def _prunes(p: Any, s: ColumnStats, n: int) -> np.ndarray:
     return prune | rule
 
 
-__all__ = ["ColumnStats", "bound_stats", "comparable", "evaluate_columns", "exact_stats", "summary_stats"]
+__all__ = ["StatsColumns", "bound_stats", "comparable", "evaluate_columns", "exact_stats", "summary_stats"]

@@ -321,7 +321,7 @@ def _specs_in_use(manifests: tuple[ManifestFile, ...]) -> frozenset[int]:
 
 
 @dataclass(frozen=True, slots=True)
-class _State:
+class _StateAtCommit:
     schema: Schema | None
     spec: PartitionSpec | None
     sort_order: SortOrder | None
@@ -330,14 +330,14 @@ class _State:
 
 def _state(
     metadata: TableMetadata, snapshot: Snapshot | None, history: MetadataHistory | None, label: str, notes: list[str]
-) -> _State:
+) -> _StateAtCommit:
     """Schema, default spec, default sort order and properties as of the commit of ``snapshot``.
 
     The snapshot's ``schema-id`` gives its schema. Defaults and properties live only in table
     metadata, so they come from the metadata file that committed the snapshot, when it still exists.
     """
     if snapshot is None:
-        return _State(None, None, None, None)
+        return _StateAtCommit(None, None, None, None)
     committed = history.committing(snapshot) if history is not None else None
     at = committed.metadata if committed is not None else None
     schema: Schema | None = None
@@ -354,14 +354,14 @@ def _state(
             "(deleted or never logged), so its default partition spec, sort order and table properties are "
             "unknown; only the current properties are known"
         )
-        return _State(schema, None, None, None)
-    return _State(schema, at.default_spec(), at.default_sort_order(), dict(at.properties))
+        return _StateAtCommit(schema, None, None, None)
+    return _StateAtCommit(schema, at.default_spec(), at.default_sort_order(), dict(at.properties))
 
 
 def _spec_changes(
     metadata: TableMetadata,
     in_use: tuple[frozenset[int], frozenset[int]],
-    states: tuple[_State, _State],
+    states: tuple[_StateAtCommit, _StateAtCommit],
     schema: Schema | None,
 ) -> tuple[FieldChange, ...]:
     """Specs that started or stopped having live files, then the field changes between the

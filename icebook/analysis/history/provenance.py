@@ -10,20 +10,13 @@ the ADDED entry is ``<commit uuid>-m<index>.avro`` and the manifest list of that
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Protocol
 
 import pyarrow.compute as pc
 
-from icebook.analysis.store.manifests import ManifestStore
+from icebook.analysis.store.table_like import TableLike
 from icebook.errors import NotFound
 from icebook.spec.filenames import parse_manifest_list_name, parse_manifest_name
 from icebook.spec.manifest import EntryStatus
-from icebook.spec.metadata import TableMetadata
-
-
-class TableLike(Protocol):
-    metadata: TableMetadata
-    store: ManifestStore
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)

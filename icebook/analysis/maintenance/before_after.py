@@ -19,8 +19,8 @@ from icebook.spec.metadata import TableMetadata
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
-class TableState:
-    """Headline numbers of a table: its current snapshot's files and manifests, and its history."""
+class TableFigures:
+    """Headline figures of a table: its current snapshot's files and manifests, and its history."""
 
     current_snapshot_id: int | None
     snapshots: int
@@ -38,7 +38,7 @@ class TableState:
     referenced_bytes: int
 
 
-def table_state(metadata: TableMetadata, store: ManifestStore, *, progress: bool = False) -> TableState:
+def table_figures(metadata: TableMetadata, store: ManifestStore, *, progress: bool = False) -> TableFigures:
     current = metadata.current_snapshot()
     manifests = store.manifest_list(current) if current is not None else ()
     data_files = delete_files = records = data_bytes = delete_bytes = 0
@@ -53,7 +53,7 @@ def table_state(metadata: TableMetadata, store: ManifestStore, *, progress: bool
             delete_files += live.num_rows
             delete_bytes += sum(sizes)
     everything = reachable(metadata, store, None, progress=progress)
-    return TableState(
+    return TableFigures(
         current_snapshot_id=None if current is None else current.snapshot_id,
         snapshots=len(metadata.snapshots),
         refs=tuple(sorted(metadata.refs)),
@@ -75,8 +75,8 @@ class MaintenanceDiff:
     """What a procedure changed, seen from the metadata before and after."""
 
     procedure: str
-    before: TableState
-    after: TableState
+    before: TableFigures
+    after: TableFigures
     removed_snapshots: tuple[int, ...]
     added_snapshots: tuple[int, ...]
     removed_refs: tuple[str, ...]
@@ -148,8 +148,8 @@ def maintenance_diff(
         snapshot_diff = diff(meta_b, store_b, current_a, current_b, read_history=False, progress=progress)
     return MaintenanceDiff(
         procedure=procedure,
-        before=table_state(meta_a, store_a),
-        after=table_state(meta_b, store_b),
+        before=table_figures(meta_a, store_a),
+        after=table_figures(meta_b, store_b),
         removed_snapshots=tuple(s.snapshot_id for s in meta_a.snapshots if s.snapshot_id not in ids_b),
         added_snapshots=tuple(s.snapshot_id for s in meta_b.snapshots if s.snapshot_id not in ids_a),
         removed_refs=tuple(sorted(set(meta_a.refs) - set(meta_b.refs))),
@@ -160,4 +160,4 @@ def maintenance_diff(
     )
 
 
-__all__ = ["MaintenanceDiff", "TableState", "maintenance_diff", "table_state"]
+__all__ = ["MaintenanceDiff", "TableFigures", "maintenance_diff", "table_figures"]

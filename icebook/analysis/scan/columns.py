@@ -23,7 +23,7 @@ from icebook.analysis.arrow_types import arrow_type
 from icebook.analysis.expr.expressions import AlwaysTrue, Expr, referenced_ids
 from icebook.analysis.expr.pruning import Stats
 from icebook.analysis.expr.pruning_arrow import (
-    ColumnStats,
+    StatsColumns,
     bound_stats,
     evaluate_columns,
     exact_stats,
@@ -93,11 +93,13 @@ def prune_manifests(
     return kept, no_live
 
 
-def summary_columns(metadata: TableMetadata, spec_id: int, manifests: Sequence[ManifestFile]) -> dict[int, ColumnStats]:
+def summary_columns(
+    metadata: TableMetadata, spec_id: int, manifests: Sequence[ManifestFile]
+) -> dict[int, StatsColumns]:
     """The partition summaries of manifests of one spec, as column stats by partition field id
     (``scan.partition_summary_stats`` for all of them at once)."""
     ptype = spec_partition_type(metadata, spec_id)
-    out: dict[int, ColumnStats] = {}
+    out: dict[int, StatsColumns] = {}
     count = min(len(m.partitions or ()) for m in manifests) if manifests else 0
     for index, pfield in enumerate(ptype.fields[:count]):
         present = [(m.partitions or ())[index] for m in manifests]
@@ -163,7 +165,7 @@ def plan_columns(manifest: ManifestFile, row_filter: Expr) -> tuple[str, ...]:
     return columns
 
 
-def partition_columns(metadata: TableMetadata, manifest: ManifestFile, entries: pa.Table) -> dict[int, ColumnStats]:
+def partition_columns(metadata: TableMetadata, manifest: ManifestFile, entries: pa.Table) -> dict[int, StatsColumns]:
     """Each entry's partition value per partition field id, as exact stats."""
     spec = metadata.spec_by_id(manifest.partition_spec_id)
     part = entries.column("partition").combine_chunks()
@@ -171,10 +173,10 @@ def partition_columns(metadata: TableMetadata, manifest: ManifestFile, entries: 
     return {spec.fields[i].field_id: exact_stats(part.field(i)) for i in range(count)}
 
 
-def bound_columns(entries: pa.Table, schema: Schema, ids: set[int], file: str) -> dict[int, ColumnStats]:
+def bound_columns(entries: pa.Table, schema: Schema, ids: set[int], file: str) -> dict[int, StatsColumns]:
     """Each entry's column bounds and null/value/NaN counts for the field ids ``ids``."""
     maps = {name: MapColumn(entries.column(name)) for name in _STAT_MAPS}
-    out: dict[int, ColumnStats] = {}
+    out: dict[int, StatsColumns] = {}
     for fid in sorted(ids):
         t = schema.find_type(fid)
         if t is None:

@@ -25,6 +25,7 @@ import pyarrow.compute as pc
 from icebook.analysis.expr.expressions import Expr, FilterError, bind, push_not, referenced_ids
 from icebook.analysis.expr.projection import SpecProjection, project
 from icebook.analysis.expr.pruning import Stats, evaluate, value_stats
+from icebook.analysis.resolve import snapshot_schema
 from icebook.analysis.scan.columns import (
     BY_PARTITION,
     KEPT,
@@ -374,13 +375,6 @@ def _keep_text(f: ScanFile) -> str:
 # ------------------------------------------------------------------------------------------ planning
 
 
-def snapshot_schema(metadata: TableMetadata, snapshot: Snapshot) -> Schema:
-    """The schema a read of ``snapshot`` by id uses: the snapshot's own schema (Spark time travel)."""
-    if snapshot.schema_id is not None and snapshot.schema_id in metadata.schemas:
-        return metadata.schemas[snapshot.schema_id]
-    return metadata.current_schema()
-
-
 def resolve_columns(schema: Schema, columns: Sequence[str] | None) -> tuple[str, ...]:
     """Top-level column names to read, checked against ``schema`` (all columns when None)."""
     names = [f.name for f in schema.columns]
@@ -411,7 +405,8 @@ def plan_scan(
 ) -> ScanPlan:
     """Plan a read of ``snapshot``: prune, then match deletes to data files (spec: "Scan Planning").
 
-    ``schema`` defaults to the snapshot's schema; filters and columns are bound to it.
+    ``schema`` defaults to the snapshot's own schema (a read by snapshot id; ``resolve.read_schema``
+    gives the schema for any ``at``); filters and columns are bound to it.
     """
     metadata, store = table.metadata, table.store
     schema = schema or snapshot_schema(metadata, snapshot)
@@ -513,5 +508,4 @@ __all__ = [
     "partition_value_stats",
     "plan_scan",
     "resolve_columns",
-    "snapshot_schema",
 ]
