@@ -25,7 +25,9 @@ import polars as pl
 import pyarrow as pa
 import pyarrow.ipc
 
-from icebook.analysis.expr.expressions import (
+from icebook.analysis.expr.binding import bind
+from icebook.analysis.expr.nodes import (
+    FLIP,
     AlwaysFalse,
     And,
     Compare,
@@ -36,7 +38,7 @@ from icebook.analysis.expr.expressions import (
     Or,
     StartsWith,
     Unary,
-    bind,
+    and_,
 )
 from icebook.analysis.scan.planner import snapshot_schema
 from icebook.analysis.store.table_like import TableLike
@@ -45,10 +47,9 @@ from icebook.errors import EngineError
 from icebook.spec.schema import Schema
 from icebook.spec.snapshots import Snapshot
 from icebook.spec.types import DOUBLE, FLOAT
+from icebook.text import EPOCH
 
 _COMPARE = {"Eq": "=", "NotEq": "!=", "Lt": "<", "LtEq": "<=", "Gt": ">", "GtEq": ">="}
-_FLIP = {"=": "=", "!=": "!=", "<": ">", "<=": ">=", ">": "<", ">=": "<="}
-_EPOCH = _dt.datetime(1970, 1, 1)
 _UNIT = {"Nanoseconds": 1_000, "Microseconds": 1, "Milliseconds": 1 / 1_000}
 
 
@@ -115,12 +116,7 @@ def pushdown_filter(predicate: pl.Expr, schema: Schema) -> Expr | None:
         expr = _weakened(conjunct, schema)
         if expr is not None:
             kept.append(expr)
-    if not kept:
-        return None
-    out = kept[0]
-    for expr in kept[1:]:
-        out = And(out, expr)
-    return out
+    return and_(*kept) if kept else None
 
 
 def _conjuncts(node: Any) -> Iterator[Any]:
@@ -174,7 +170,7 @@ def _translate(node: Any, schema: Schema) -> Expr | None:
         column, value = _column(b["left"], schema), _literal(b["right"])
         symbol = _COMPARE[op]
         if column is None:
-            column, value, symbol = _column(b["right"], schema), _literal(b["left"]), _FLIP[symbol]
+            column, value, symbol = _column(b["right"], schema), _literal(b["left"]), FLIP[symbol]
         if column is None or value is _NO_VALUE or value is None:
             return None
         return Compare(symbol, column, value)
@@ -247,7 +243,7 @@ def _literal(node: Any) -> Any:
         if unit == "Nanoseconds" and ticks % 1_000:
             return _NO_VALUE  # finer than the table's microseconds: a comparison would change
         micros = ticks // 1_000 if unit == "Nanoseconds" else ticks * 1_000 if unit == "Milliseconds" else ticks
-        moment = _EPOCH + _dt.timedelta(microseconds=int(micros))
+        moment = EPOCH + _dt.timedelta(microseconds=int(micros))
         return moment.replace(tzinfo=_dt.UTC) if zone is not None else moment
     return _NO_VALUE
 

@@ -18,7 +18,7 @@ one with them. Rules per transform, for ``col op v``:
   any other transform also holds other values).
 - void and unknown transforms: no partition predicate.
 
-A projection is expression data (``icebook.analysis.expr.expressions``) on partition field ids, so one
+A projection is expression data (``icebook.analysis.expr.nodes``) on partition field ids, so one
 evaluator (``icebook.analysis.expr.pruning.evaluate``) decides it against partition values or
 partition summaries.
 """
@@ -29,7 +29,9 @@ from dataclasses import dataclass
 from decimal import Decimal
 from typing import Any
 
-from icebook.analysis.expr.expressions import (
+from icebook.analysis.expr.binding import convert_literal, starts_with
+from icebook.analysis.expr.nodes import (
+    PREDICATE_NODES,
     AlwaysFalse,
     AlwaysTrue,
     And,
@@ -43,8 +45,9 @@ from icebook.analysis.expr.expressions import (
     Ref,
     StartsWith,
     Unary,
-    convert_literal,
     push_not,
+    visitor,
+    with_ref,
 )
 from icebook.errors import NotFound, UnsupportedFeature
 from icebook.spec.partitioning import PartitionField, PartitionSpec
@@ -135,14 +138,7 @@ def project_predicate(p: Predicate, pf: PartitionField, spec_id: int) -> FieldPr
         return out(None, f"transform {t} does not apply to {source}: no partition predicate")
     part = Ref(pf.name, pf.field_id, t.result_type(source))
     if isinstance(t, IdentityTransform):
-        reason = "identity: the same predicate on the partition value"
-        if isinstance(p, Compare):
-            return out(Compare(p.op, part, p.value), reason)
-        if isinstance(p, In):
-            return out(In(part, p.values, negated=p.negated), reason)
-        if isinstance(p, Unary):
-            return out(Unary(p.op, part), reason)
-        return out(StartsWith(part, p.prefix, negated=p.negated), reason)
+        return out(with_ref(p, part), "identity: the same predicate on the partition value")
     if isinstance(p, Unary):
         if p.op in ("is_null", "not_null"):
             return out(Unary(p.op, part), "every transform maps null to null")
@@ -185,61 +181,86 @@ def project_predicate(p: Predicate, pf: PartitionField, spec_id: int) -> FieldPr
 def project(expr: Expr, spec: PartitionSpec) -> SpecProjection:
     """Inclusive projection of a bound row filter onto ``spec``'s partition fields."""
     steps: list[FieldProjection] = []
-
-    def walk(e: Expr) -> Expr:
-        if isinstance(e, (AlwaysTrue, AlwaysFalse)):
-            return e
-        if isinstance(e, And):
-            return And(walk(e.left), walk(e.right))
-        if isinstance(e, Or):
-            return Or(walk(e.left), walk(e.right))
-        if isinstance(e, Not):  # cannot happen after push_not
-            return AlwaysTrue()
-        projected: Expr = AlwaysTrue()
-        for pf in spec.fields:
-            if e.ref.field_id not in pf.source_ids:
-                continue
-            step = project_predicate(e, pf, spec.spec_id)
-            steps.append(step)
-            if step.projected is not None:
-                projected = step.projected if isinstance(projected, AlwaysTrue) else And(projected, step.projected)
-        return projected
-
-    return SpecProjection(spec_id=spec.spec_id, expr=_simplify(walk(push_not(expr))), fields=tuple(steps))
+    projected = _simplify(_project(push_not(expr), spec, steps))
+    return SpecProjection(spec_id=spec.spec_id, expr=projected, fields=tuple(steps))
 
 
-def _simplify(expr: Expr) -> Expr:
-    if isinstance(expr, And):
-        left, right = _simplify(expr.left), _simplify(expr.right)
-        if isinstance(left, AlwaysFalse) or isinstance(right, AlwaysFalse):
-            return AlwaysFalse()
-        if isinstance(left, AlwaysTrue):
-            return right
-        return left if isinstance(right, AlwaysTrue) else And(left, right)
-    if isinstance(expr, Or):
-        left, right = _simplify(expr.left), _simplify(expr.right)
-        if isinstance(left, AlwaysTrue) or isinstance(right, AlwaysTrue):
-            return AlwaysTrue()
-        if isinstance(left, AlwaysFalse):
-            return right
-        return left if isinstance(right, AlwaysFalse) else Or(left, right)
+@visitor()
+def _project(expr: Expr, spec: PartitionSpec, steps: list[FieldProjection]) -> Expr:
+    """The partition filter of a row filter in negation normal form; each predicate's steps go to ``steps``."""
+    raise AssertionError  # never runs: see ``visitor``
+
+
+@_project.register
+def _(expr: AlwaysTrue | AlwaysFalse, spec: PartitionSpec, steps: list[FieldProjection]) -> Expr:
     return expr
 
 
+@_project.register
+def _(expr: And | Or, spec: PartitionSpec, steps: list[FieldProjection]) -> Expr:
+    return type(expr)(_project(expr.left, spec, steps), _project(expr.right, spec, steps))
+
+
+@_project.register
+def _(expr: Not, spec: PartitionSpec, steps: list[FieldProjection]) -> Expr:
+    return AlwaysTrue()  # cannot happen after push_not
+
+
+@_project.register
+def _(expr: Compare | In | Unary | StartsWith, spec: PartitionSpec, steps: list[FieldProjection]) -> Expr:
+    projected: Expr = AlwaysTrue()
+    for pf in spec.fields:
+        if expr.ref.field_id not in pf.source_ids:
+            continue
+        step = project_predicate(expr, pf, spec.spec_id)
+        steps.append(step)
+        if step.projected is not None:
+            projected = step.projected if isinstance(projected, AlwaysTrue) else And(projected, step.projected)
+    return projected
+
+
+# In an ``and``, false absorbs and true drops out; in an ``or``, the other way round.
+_ABSORBING: dict[type, type] = {And: AlwaysFalse, Or: AlwaysTrue}
+_NEUTRAL: dict[type, type] = {And: AlwaysTrue, Or: AlwaysFalse}
+
+
+def _simplify(expr: Expr) -> Expr:
+    if not isinstance(expr, (And, Or)):
+        return expr
+    kind = type(expr)
+    left, right = _simplify(expr.left), _simplify(expr.right)
+    if isinstance(left, _ABSORBING[kind]) or isinstance(right, _ABSORBING[kind]):
+        return _ABSORBING[kind]()  # type: ignore[no-any-return]
+    if isinstance(left, _NEUTRAL[kind]):
+        return right
+    return left if isinstance(right, _NEUTRAL[kind]) else kind(left, right)
+
+
+@visitor(covers=PREDICATE_NODES)
 def predicate_text(projected: Predicate, pf: PartitionField, source: IcebergType | None) -> str:
     """A partition predicate with values written as partition paths write them."""
-    name = pf.name
+    raise AssertionError  # never runs: see ``visitor``
 
-    def human(value: Any) -> str:
-        return pf.transform.to_human(value, source)
 
-    if isinstance(projected, Unary):
-        return f"{name} {'IS NULL' if projected.op == 'is_null' else 'IS NOT NULL'}"
-    if isinstance(projected, In):
-        return f"{name} {'NOT IN' if projected.negated else 'IN'} ({', '.join(human(v) for v in projected.values)})"
-    if isinstance(projected, StartsWith):
-        return f"{name} {'NOT STARTS WITH' if projected.negated else 'STARTS WITH'} {projected.prefix}"
-    return f"{name} {projected.op} {human(projected.value)}"
+@predicate_text.register
+def _(projected: Unary, pf: PartitionField, source: IcebergType | None) -> str:
+    return f"{pf.name} {'IS NULL' if projected.op == 'is_null' else 'IS NOT NULL'}"
+
+
+@predicate_text.register
+def _(projected: In, pf: PartitionField, source: IcebergType | None) -> str:
+    values = ", ".join(pf.transform.to_human(v, source) for v in projected.values)
+    return f"{pf.name} {'NOT IN' if projected.negated else 'IN'} ({values})"
+
+
+@predicate_text.register
+def _(projected: StartsWith, pf: PartitionField, source: IcebergType | None) -> str:
+    return f"{pf.name} {'NOT STARTS WITH' if projected.negated else 'STARTS WITH'} {projected.prefix}"
+
+
+@predicate_text.register
+def _(projected: Compare, pf: PartitionField, source: IcebergType | None) -> str:
+    return f"{pf.name} {projected.op} {pf.transform.to_human(projected.value, source)}"
 
 
 # ----------------------------------------------------------------- one predicate, every spec
@@ -289,9 +310,7 @@ def _predicate(ref: Ref, t: IcebergType, op: str, value: Any) -> Predicate:
         values = tuple(convert_literal(v, t, ref.name) for v in value)
         return In(ref, values, negated=op == "not_in")
     if op in ("starts_with", "not_starts_with"):
-        if t != STRING:
-            raise FilterError(f"column {ref.name!r} is {t}: 'starts with' needs a string column")
-        return StartsWith(ref, str(value), negated=op == "not_starts_with")
+        return starts_with(ref, value, negated=op == "not_starts_with")
     return Compare(op, ref, convert_literal(value, t, ref.name))
 
 
