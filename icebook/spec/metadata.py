@@ -44,6 +44,12 @@ from icebook.spec.sort_order import UNSORTED, UNSORTED_ORDER_ID, SortOrder, pars
 SUPPORTED_FORMAT_VERSIONS = (1, 2, 3)
 MAIN_BRANCH = "main"
 
+
+def main_first(ref_name: str) -> tuple[bool, str]:
+    """Sort key of ref names: the main branch first, then the others by name."""
+    return ref_name != MAIN_BRANCH, ref_name
+
+
 _KNOWN_KEYS = (
     "format-version",
     "table-uuid",
@@ -580,6 +586,7 @@ __all__ = [
     "decode_metadata_json",
     "implied_main_branch",
     "inflate_metadata_json",
+    "main_first",
     "no_current_snapshot",
     "parse_metadata_json",
     "parse_table_metadata",

@@ -11,15 +11,15 @@ from decimal import Decimal, InvalidOperation
 from typing import Any
 
 from icebook.analysis.expr.nodes import (
-    AlwaysFalse,
     AlwaysTrue,
-    And,
     Compare,
+    Connective,
+    Constant,
     Expr,
     FilterError,
     In,
     Not,
-    Or,
+    Predicate,
     Ref,
     StartsWith,
     Unary,
@@ -58,12 +58,12 @@ def _bind(expr: Expr, schema: Schema, case_sensitive: bool) -> Expr:
 
 
 @_bind.register
-def _(expr: AlwaysTrue | AlwaysFalse, schema: Schema, case_sensitive: bool) -> Expr:
+def _(expr: Constant, schema: Schema, case_sensitive: bool) -> Expr:
     return expr
 
 
 @_bind.register
-def _(expr: And | Or, schema: Schema, case_sensitive: bool) -> Expr:
+def _(expr: Connective, schema: Schema, case_sensitive: bool) -> Expr:
     return type(expr)(_bind(expr.left, schema, case_sensitive), _bind(expr.right, schema, case_sensitive))
 
 
@@ -74,35 +74,46 @@ def _(expr: Not, schema: Schema, case_sensitive: bool) -> Expr:
 
 @_bind.register
 def _(expr: Compare, schema: Schema, case_sensitive: bool) -> Expr:
-    ref = _bind_ref(expr.ref, schema, case_sensitive)
-    return Compare(expr.op, ref, convert_literal(expr.value, _type(ref), ref.name))
+    return bind_predicate(_bind_ref(expr.ref, schema, case_sensitive), expr.op, expr.value)
 
 
 @_bind.register
 def _(expr: In, schema: Schema, case_sensitive: bool) -> Expr:
-    ref = _bind_ref(expr.ref, schema, case_sensitive)
-    return In(ref, tuple(convert_literal(v, _type(ref), ref.name) for v in expr.values), negated=expr.negated)
+    op = "not_in" if expr.negated else "in"
+    return bind_predicate(_bind_ref(expr.ref, schema, case_sensitive), op, expr.values)
 
 
 @_bind.register
 def _(expr: Unary, schema: Schema, case_sensitive: bool) -> Expr:
-    ref = _bind_ref(expr.ref, schema, case_sensitive)
-    if expr.op in ("is_nan", "not_nan") and ref.type not in (FLOAT, DOUBLE):
-        raise FilterError(f"column {ref.name!r} is {ref.type}: only float and double columns can be NaN")
-    return Unary(expr.op, ref)
+    return bind_predicate(_bind_ref(expr.ref, schema, case_sensitive), expr.op)
 
 
 @_bind.register
 def _(expr: StartsWith, schema: Schema, case_sensitive: bool) -> Expr:
-    ref = _bind_ref(expr.ref, schema, case_sensitive)
-    return starts_with(ref, expr.prefix, negated=expr.negated)
+    op = "not_starts_with" if expr.negated else "starts_with"
+    return bind_predicate(_bind_ref(expr.ref, schema, case_sensitive), op, expr.prefix)
 
 
-def starts_with(ref: Ref, prefix: Any, *, negated: bool = False) -> StartsWith:
-    """``ref starts with prefix`` on a bound column, which must be a string."""
-    if ref.type != STRING:
-        raise FilterError(f"column {ref.name!r} is {ref.type}: 'starts with' needs a string column")
-    return StartsWith(ref, str(prefix), negated=negated)
+def bind_predicate(ref: Ref, op: str, value: Any = None) -> Predicate:
+    """``ref op value`` on a bound column, ``value`` converted to the column's type as a filter's literal
+    is (``in``/``not_in``: a list of them). ``op``: a comparison, ``is_null``, ``not_null``, ``is_nan``,
+    ``not_nan``, ``in``, ``not_in``, ``starts_with`` or ``not_starts_with``."""
+    t = _type(ref)
+    if op in ("is_null", "not_null"):
+        return Unary(op, ref)
+    if op in ("is_nan", "not_nan"):
+        if t not in (FLOAT, DOUBLE):
+            raise FilterError(f"column {ref.name!r} is {t}: only float and double columns can be NaN")
+        return Unary(op, ref)
+    if op in ("in", "not_in"):
+        if isinstance(value, (str, bytes)) or not hasattr(value, "__iter__"):
+            raise FilterError(f"{op.replace('_', ' ')} needs a list of values, not {value!r}")
+        return In(ref, tuple(convert_literal(v, t, ref.name) for v in value), negated=op == "not_in")
+    if op in ("starts_with", "not_starts_with"):
+        if t != STRING:
+            raise FilterError(f"column {ref.name!r} is {t}: 'starts with' needs a string column")
+        return StartsWith(ref, str(value), negated=op == "not_starts_with")
+    return Compare(op, ref, convert_literal(value, t, ref.name))
 
 
 def _type(ref: Ref) -> IcebergType:
@@ -193,4 +204,4 @@ def _timestamp_micros(value: Any, *, zoned: bool) -> int:
     return (delta.days * 86_400 + delta.seconds) * 1_000_000 + delta.microseconds
 
 
-__all__ = ["bind", "convert_literal", "starts_with"]
+__all__ = ["bind", "bind_predicate", "convert_literal"]

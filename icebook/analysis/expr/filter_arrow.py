@@ -10,10 +10,10 @@ import pyarrow.compute as pc
 
 from icebook.analysis.arrow_types import arrow_type
 from icebook.analysis.expr.nodes import (
-    AlwaysFalse,
     AlwaysTrue,
     And,
     Compare,
+    Constant,
     Expr,
     In,
     Not,
@@ -60,7 +60,7 @@ def _to_arrow(expr: Expr, names: dict[int, str]) -> pc.Expression:
 
 
 @_to_arrow.register
-def _(expr: AlwaysTrue | AlwaysFalse, names: dict[int, str]) -> pc.Expression:
+def _(expr: Constant, names: dict[int, str]) -> pc.Expression:
     return pc.scalar(isinstance(expr, AlwaysTrue))
 
 

@@ -186,7 +186,9 @@ class Not:
 
 
 Predicate: TypeAlias = Compare | In | Unary | StartsWith
-Expr: TypeAlias = AlwaysTrue | AlwaysFalse | Predicate | And | Or | Not
+Constant: TypeAlias = AlwaysTrue | AlwaysFalse
+Connective: TypeAlias = And | Or
+Expr: TypeAlias = Constant | Predicate | Connective | Not
 PREDICATE_NODES: tuple[type, ...] = (Compare, In, Unary, StartsWith)
 EXPR_NODES: tuple[type, ...] = (AlwaysTrue, AlwaysFalse, *PREDICATE_NODES, And, Or, Not)
 
@@ -264,12 +266,12 @@ def children(expr: Expr) -> tuple[Expr, ...]:
 
 
 @children.register
-def _(expr: AlwaysTrue | AlwaysFalse | Compare | In | Unary | StartsWith) -> tuple[Expr, ...]:
+def _(expr: Constant | Predicate) -> tuple[Expr, ...]:
     return ()
 
 
 @children.register
-def _(expr: And | Or) -> tuple[Expr, ...]:
+def _(expr: Connective) -> tuple[Expr, ...]:
     return (expr.left, expr.right)
 
 
@@ -347,12 +349,12 @@ def push_not(expr: Expr) -> Expr:
 
 
 @push_not.register
-def _(expr: AlwaysTrue | AlwaysFalse | Compare | In | Unary | StartsWith) -> Expr:
+def _(expr: Constant | Predicate) -> Expr:
     return expr
 
 
 @push_not.register
-def _(expr: And | Or) -> Expr:
+def _(expr: Connective) -> Expr:
     return type(expr)(push_not(expr.left), push_not(expr.right))
 
 
@@ -423,6 +425,8 @@ __all__ = [
     "And",
     "Compare",
     "CompareOp",
+    "Connective",
+    "Constant",
     "Expr",
     "FilterError",
     "In",

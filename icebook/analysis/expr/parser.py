@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import math
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
 from decimal import Decimal
 from typing import Any
@@ -141,17 +142,17 @@ class _Parser:
         return expr
 
     def or_expr(self) -> Expr:
-        left = self.and_expr()
-        while self.peek().kind == "or":
-            self.take()
-            left = Or(left, self.and_expr())
-        return left
+        return self.chain("or", Or, self.and_expr)
 
     def and_expr(self) -> Expr:
-        left = self.unary()
-        while self.peek().kind == "and":
+        return self.chain("and", And, self.unary)
+
+    def chain(self, word: str, node: type[And | Or], operand: Callable[[], Expr]) -> Expr:
+        """``operand (word operand)*``, left-deep."""
+        left = operand()
+        while self.peek().kind == word:
             self.take()
-            left = And(left, self.unary())
+            left = node(left, operand())
         return left
 
     def unary(self) -> Expr:

@@ -29,15 +29,16 @@ from dataclasses import dataclass
 from decimal import Decimal
 from typing import Any
 
-from icebook.analysis.expr.binding import convert_literal, starts_with
+from icebook.analysis.expr.binding import bind_predicate
 from icebook.analysis.expr.nodes import (
     PREDICATE_NODES,
     AlwaysFalse,
     AlwaysTrue,
     And,
     Compare,
+    Connective,
+    Constant,
     Expr,
-    FilterError,
     In,
     Not,
     Or,
@@ -192,12 +193,12 @@ def _project(expr: Expr, spec: PartitionSpec, steps: list[FieldProjection]) -> E
 
 
 @_project.register
-def _(expr: AlwaysTrue | AlwaysFalse, spec: PartitionSpec, steps: list[FieldProjection]) -> Expr:
+def _(expr: Constant, spec: PartitionSpec, steps: list[FieldProjection]) -> Expr:
     return expr
 
 
 @_project.register
-def _(expr: And | Or, spec: PartitionSpec, steps: list[FieldProjection]) -> Expr:
+def _(expr: Connective, spec: PartitionSpec, steps: list[FieldProjection]) -> Expr:
     return type(expr)(_project(expr.left, spec, steps), _project(expr.right, spec, steps))
 
 
@@ -207,7 +208,7 @@ def _(expr: Not, spec: PartitionSpec, steps: list[FieldProjection]) -> Expr:
 
 
 @_project.register
-def _(expr: Compare | In | Unary | StartsWith, spec: PartitionSpec, steps: list[FieldProjection]) -> Expr:
+def _(expr: Predicate, spec: PartitionSpec, steps: list[FieldProjection]) -> Expr:
     projected: Expr = AlwaysTrue()
     for pf in spec.fields:
         if expr.ref.field_id not in pf.source_ids:
@@ -300,20 +301,6 @@ def normalize_op(op: str) -> str:
     return key
 
 
-def _predicate(ref: Ref, t: IcebergType, op: str, value: Any) -> Predicate:
-    """``ref op value`` bound to type ``t``, ``value`` converted as a filter's literal is (``in``: a list)."""
-    if op in ("is_null", "not_null"):
-        return Unary(op, ref)
-    if op in ("in", "not_in"):
-        if isinstance(value, (str, bytes)) or not hasattr(value, "__iter__"):
-            raise FilterError(f"{op.replace('_', ' ')} needs a list of values, not {value!r}")
-        values = tuple(convert_literal(v, t, ref.name) for v in value)
-        return In(ref, values, negated=op == "not_in")
-    if op in ("starts_with", "not_starts_with"):
-        return starts_with(ref, value, negated=op == "not_starts_with")
-    return Compare(op, ref, convert_literal(value, t, ref.name))
-
-
 def explain_in_spec(spec: PartitionSpec, schema: Schema, column: str, op: str, value: Any) -> list[Projection]:
     """Projections of ``column op value`` into one spec (one row per partition field on the column)."""
     op = normalize_op(op)
@@ -321,7 +308,7 @@ def explain_in_spec(spec: PartitionSpec, schema: Schema, column: str, op: str, v
     if field is None:
         raise NotFound(f"column {column!r}", available=schema.id_to_name().values())
     name = schema.find_column_name(field.field_id) or column
-    predicate = _predicate(Ref(name, field.field_id, field.type), field.type, op, value)
+    predicate = bind_predicate(Ref(name, field.field_id, field.type), op, value)
     matching = [pf for pf in spec.fields if field.field_id in pf.source_ids]
     if not matching:
         others = ", ".join(f"{pf.name}={pf.transform}" for pf in spec.fields) or "nothing"

@@ -10,6 +10,7 @@ predicate), so that a scan plan can explain itself.
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -113,7 +114,7 @@ def _(expr: Not, stats: dict[int, Stats]) -> Verdict:
 
 
 @evaluate.register
-def _(expr: Compare | In | Unary | StartsWith, stats: dict[int, Stats]) -> Verdict:
+def _(expr: Predicate, stats: dict[int, Stats]) -> Verdict:
     s = stats.get(expr.ref.field_id if expr.ref.field_id is not None else -1)
     return _KEEP if s is None else _predicate(expr, s)
 
@@ -149,29 +150,30 @@ def _(p: Unary, s: Stats) -> Verdict:
 
 @_predicate.register
 def _(p: StartsWith, s: Stats) -> Verdict:
-    lo, hi = s.lower, s.upper
-    if s.all_null:
-        return Verdict(False, f"{p}: {s.label} {p.ref.name} is all null")
-    if lo is None or hi is None or not isinstance(lo, str) or not isinstance(hi, str):
+    if not s.all_null and not (isinstance(s.lower, str) and isinstance(s.upper, str)):
         return _KEEP
     n = len(p.prefix)
-    if s.exact:
-        return Verdict(False, f"{p}: {_equal(p, s)}") if lo.startswith(p.prefix) == p.negated else _KEEP
-    if not p.negated and (lo[:n] > p.prefix or hi[:n] < p.prefix):
-        return Verdict(False, f"{p}: {_range(p, s)}")
-    return _KEEP
+    return _membership(p, s, lambda v: v.startswith(p.prefix), lambda lo, hi: lo[:n] > p.prefix or hi[:n] < p.prefix)
 
 
 @_predicate.register
 def _(p: In, s: Stats) -> Verdict:
+    return _membership(p, s, lambda v: v in p.values, lambda lo, hi: all(_lt(v, lo) or _lt(hi, v) for v in p.values))
+
+
+def _membership(
+    p: In | StartsWith, s: Stats, holds: Callable[[Any], bool], outside: Callable[[Any, Any], bool]
+) -> Verdict:
+    """``in`` and ``starts with``: an exact value decides either way; bounds rule out only the
+    un-negated form (the range may also hold other values)."""
     lo, hi = s.lower, s.upper
     if s.all_null:
         return Verdict(False, f"{p}: {s.label} {p.ref.name} is all null")
     if lo is None or hi is None:
         return _KEEP
     if s.exact:
-        return Verdict(False, f"{p}: {_equal(p, s)}") if (lo in p.values) == p.negated else _KEEP
-    if not p.negated and all(_lt(v, lo) or _lt(hi, v) for v in p.values):
+        return Verdict(False, f"{p}: {_equal(p, s)}") if holds(lo) == p.negated else _KEEP
+    if not p.negated and outside(lo, hi):
         return Verdict(False, f"{p}: {_range(p, s)}")
     return _KEEP
 

@@ -21,10 +21,10 @@ import pyarrow.compute as pc
 
 from icebook.analysis.expr.nodes import (
     PREDICATE_NODES,
-    AlwaysFalse,
     AlwaysTrue,
     And,
     Compare,
+    Constant,
     Expr,
     In,
     Not,
@@ -212,7 +212,7 @@ def evaluate_columns(expr: Expr, stats: Mapping[int, ColumnStats], n: int) -> np
 
 
 @evaluate_columns.register
-def _(expr: AlwaysTrue | AlwaysFalse, stats: Mapping[int, ColumnStats], n: int) -> np.ndarray:
+def _(expr: Constant, stats: Mapping[int, ColumnStats], n: int) -> np.ndarray:
     return np.full(n, isinstance(expr, AlwaysTrue), dtype=bool)
 
 
@@ -232,7 +232,7 @@ def _(expr: Not, stats: Mapping[int, ColumnStats], n: int) -> np.ndarray:
 
 
 @evaluate_columns.register
-def _(expr: Compare | In | Unary | StartsWith, stats: Mapping[int, ColumnStats], n: int) -> np.ndarray:
+def _(expr: Predicate, stats: Mapping[int, ColumnStats], n: int) -> np.ndarray:
     s = stats.get(expr.ref.field_id if expr.ref.field_id is not None else -1)
     return np.ones(n, dtype=bool) if s is None else ~_prunes(expr, s, n)
 
