@@ -9,20 +9,8 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from icebook.analysis.arrow_types import arrow_type
-from icebook.analysis.expr.nodes import (
-    AlwaysTrue,
-    And,
-    Compare,
-    Constant,
-    Expr,
-    In,
-    Not,
-    Or,
-    Ref,
-    StartsWith,
-    Unary,
-    visitor,
-)
+from icebook.analysis.expr import nodes
+from icebook.analysis.expr.nodes import Constant, Expr, Ref, visitor
 from icebook.spec.types import UUID, IcebergType
 
 
@@ -61,33 +49,33 @@ def _to_arrow(expr: Expr, names: dict[int, str]) -> pc.Expression:
 
 @_to_arrow.register
 def _(expr: Constant, names: dict[int, str]) -> pc.Expression:
-    return pc.scalar(isinstance(expr, AlwaysTrue))
+    return pc.scalar(isinstance(expr, nodes.AlwaysTrue))
 
 
 @_to_arrow.register
-def _(expr: And, names: dict[int, str]) -> pc.Expression:
+def _(expr: nodes.And, names: dict[int, str]) -> pc.Expression:
     return _to_arrow(expr.left, names) & _to_arrow(expr.right, names)
 
 
 @_to_arrow.register
-def _(expr: Or, names: dict[int, str]) -> pc.Expression:
+def _(expr: nodes.Or, names: dict[int, str]) -> pc.Expression:
     return _to_arrow(expr.left, names) | _to_arrow(expr.right, names)
 
 
 @_to_arrow.register
-def _(expr: Not, names: dict[int, str]) -> pc.Expression:
+def _(expr: nodes.Not, names: dict[int, str]) -> pc.Expression:
     return ~_to_arrow(expr.child, names)
 
 
 @_to_arrow.register
-def _(expr: Compare, names: dict[int, str]) -> pc.Expression:
+def _(expr: nodes.Compare, names: dict[int, str]) -> pc.Expression:
     c, v = _column(expr.ref, names), _literal(expr.value, expr.ref)
     ops = {"<": c < v, "<=": c <= v, ">": c > v, ">=": c >= v, "=": c == v, "!=": c != v}
     return ops[expr.op]
 
 
 @_to_arrow.register
-def _(expr: In, names: dict[int, str]) -> pc.Expression:
+def _(expr: nodes.In, names: dict[int, str]) -> pc.Expression:
     c = _column(expr.ref, names)
     assert expr.ref.type is not None  # bound
     values = pa.array([arrow_literal(v, expr.ref.type).as_py() for v in expr.values], arrow_type(expr.ref.type))
@@ -98,7 +86,7 @@ def _(expr: In, names: dict[int, str]) -> pc.Expression:
 
 
 @_to_arrow.register
-def _(expr: Unary, names: dict[int, str]) -> pc.Expression:
+def _(expr: nodes.Unary, names: dict[int, str]) -> pc.Expression:
     c = _column(expr.ref, names)
     if expr.op == "is_null":
         return c.is_null()
@@ -109,7 +97,7 @@ def _(expr: Unary, names: dict[int, str]) -> pc.Expression:
 
 
 @_to_arrow.register
-def _(expr: StartsWith, names: dict[int, str]) -> pc.Expression:
+def _(expr: nodes.StartsWith, names: dict[int, str]) -> pc.Expression:
     hit = pc.starts_with(_column(expr.ref, names), pattern=expr.prefix)
     return ~hit if expr.negated else hit
 

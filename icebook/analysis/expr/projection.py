@@ -29,23 +29,15 @@ from dataclasses import dataclass
 from decimal import Decimal
 from typing import Any
 
+from icebook.analysis.expr import nodes
 from icebook.analysis.expr.binding import bind_predicate
 from icebook.analysis.expr.nodes import (
     PREDICATE_NODES,
-    AlwaysFalse,
-    AlwaysTrue,
-    And,
-    Compare,
     Connective,
     Constant,
     Expr,
-    In,
-    Not,
-    Or,
     Predicate,
     Ref,
-    StartsWith,
-    Unary,
     push_not,
     visitor,
     with_ref,
@@ -62,22 +54,10 @@ from icebook.spec.transforms import (
     TruncateTransform,
     YearTransform,
 )
-from icebook.spec.types import (
-    DATE,
-    INT,
-    LONG,
-    STRING,
-    TIME,
-    TIMESTAMP,
-    TIMESTAMP_NS,
-    TIMESTAMPTZ,
-    TIMESTAMPTZ_NS,
-    DecimalType,
-    IcebergType,
-)
+from icebook.spec.types import DATE, INT, LONG, STRING, TIME, TIMESTAMP_TYPES, DecimalType, IcebergType
 
 _ORDER_PRESERVING = (TruncateTransform, YearTransform, MonthTransform, DayTransform, HourTransform)
-_UNIT_STEP = frozenset({INT, LONG, DATE, TIME, TIMESTAMP, TIMESTAMPTZ, TIMESTAMP_NS, TIMESTAMPTZ_NS})
+_UNIT_STEP = frozenset({INT, LONG, DATE, TIME, *TIMESTAMP_TYPES})
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -140,30 +120,30 @@ def project_predicate(p: Predicate, pf: PartitionField, spec_id: int) -> FieldPr
     part = Ref(pf.name, pf.field_id, t.result_type(source))
     if isinstance(t, IdentityTransform):
         return out(with_ref(p, part), "identity: the same predicate on the partition value")
-    if isinstance(p, Unary):
+    if isinstance(p, nodes.Unary):
         if p.op in ("is_null", "not_null"):
-            return out(Unary(p.op, part), "every transform maps null to null")
+            return out(nodes.Unary(p.op, part), "every transform maps null to null")
         return out(None, f"{t} does not keep NaN: only identity projects {p.op.replace('_', ' ')}")
 
     def apply(value: Any) -> Any:
         return t.apply(value, source)
 
     other_values = "cannot be projected: a partition also holds other values"
-    if isinstance(p, In):
+    if isinstance(p, nodes.In):
         if p.negated:
             return out(None, f"not in {other_values}")
-        return out(In(part, tuple(dict.fromkeys(apply(v) for v in p.values))), f"{t}: each value maps to its own")
+        return out(nodes.In(part, tuple(dict.fromkeys(apply(v) for v in p.values))), f"{t}: each value maps to its own")
     if isinstance(t, BucketTransform):
-        if isinstance(p, Compare) and p.op == "=":
-            return out(Compare("=", part, apply(p.value)), f"{t}: equality maps to the value's bucket")
+        if isinstance(p, nodes.Compare) and p.op == "=":
+            return out(nodes.Compare("=", part, apply(p.value)), f"{t}: equality maps to the value's bucket")
         return out(None, f"{t} only projects equality: bucket numbers do not preserve order")
-    if isinstance(p, StartsWith):
+    if isinstance(p, nodes.StartsWith):
         if p.negated:
             return out(None, f"not starts with {other_values}")
         if isinstance(t, TruncateTransform) and source == STRING:
             if len(p.prefix) <= t.width:
-                return out(StartsWith(part, p.prefix), f"{t} keeps prefixes of up to {t.width} characters")
-            return out(Compare("=", part, p.prefix[: t.width]), f"{t}: every match truncates to the same value")
+                return out(nodes.StartsWith(part, p.prefix), f"{t} keeps prefixes of up to {t.width} characters")
+            return out(nodes.Compare("=", part, p.prefix[: t.width]), f"{t}: every match truncates to the same value")
         return out(None, f"{t} does not preserve prefixes")
     if not isinstance(t, _ORDER_PRESERVING):
         return out(None, f"transform {t} is not understood here: no partition predicate")
@@ -176,7 +156,7 @@ def project_predicate(p: Predicate, pf: PartitionField, spec_id: int) -> FieldPr
     elif op == ">":
         op, bound = ">=", (p.value + step if step is not None else p.value)
     why = f"{t} preserves order: inclusive projection of {p.op} is {op} on the transformed bound"
-    return out(Compare(op, part, apply(bound)), why)
+    return out(nodes.Compare(op, part, apply(bound)), why)
 
 
 def project(expr: Expr, spec: PartitionSpec) -> SpecProjection:
@@ -203,30 +183,32 @@ def _(expr: Connective, spec: PartitionSpec, steps: list[FieldProjection]) -> Ex
 
 
 @_project.register
-def _(expr: Not, spec: PartitionSpec, steps: list[FieldProjection]) -> Expr:
-    return AlwaysTrue()  # cannot happen after push_not
+def _(expr: nodes.Not, spec: PartitionSpec, steps: list[FieldProjection]) -> Expr:
+    return nodes.AlwaysTrue()  # cannot happen after push_not
 
 
 @_project.register
 def _(expr: Predicate, spec: PartitionSpec, steps: list[FieldProjection]) -> Expr:
-    projected: Expr = AlwaysTrue()
+    projected: Expr = nodes.AlwaysTrue()
     for pf in spec.fields:
         if expr.ref.field_id not in pf.source_ids:
             continue
         step = project_predicate(expr, pf, spec.spec_id)
         steps.append(step)
         if step.projected is not None:
-            projected = step.projected if isinstance(projected, AlwaysTrue) else And(projected, step.projected)
+            projected = (
+                step.projected if isinstance(projected, nodes.AlwaysTrue) else nodes.And(projected, step.projected)
+            )
     return projected
 
 
 # In an ``and``, false absorbs and true drops out; in an ``or``, the other way round.
-_ABSORBING: dict[type, type] = {And: AlwaysFalse, Or: AlwaysTrue}
-_NEUTRAL: dict[type, type] = {And: AlwaysTrue, Or: AlwaysFalse}
+_ABSORBING: dict[type, type] = {nodes.And: nodes.AlwaysFalse, nodes.Or: nodes.AlwaysTrue}
+_NEUTRAL: dict[type, type] = {nodes.And: nodes.AlwaysTrue, nodes.Or: nodes.AlwaysFalse}
 
 
 def _simplify(expr: Expr) -> Expr:
-    if not isinstance(expr, (And, Or)):
+    if not isinstance(expr, (nodes.And, nodes.Or)):
         return expr
     kind = type(expr)
     left, right = _simplify(expr.left), _simplify(expr.right)
@@ -244,23 +226,23 @@ def predicate_text(projected: Predicate, pf: PartitionField, source: IcebergType
 
 
 @predicate_text.register
-def _(projected: Unary, pf: PartitionField, source: IcebergType | None) -> str:
+def _(projected: nodes.Unary, pf: PartitionField, source: IcebergType | None) -> str:
     return f"{pf.name} {'IS NULL' if projected.op == 'is_null' else 'IS NOT NULL'}"
 
 
 @predicate_text.register
-def _(projected: In, pf: PartitionField, source: IcebergType | None) -> str:
+def _(projected: nodes.In, pf: PartitionField, source: IcebergType | None) -> str:
     values = ", ".join(pf.transform.to_human(v, source) for v in projected.values)
     return f"{pf.name} {'NOT IN' if projected.negated else 'IN'} ({values})"
 
 
 @predicate_text.register
-def _(projected: StartsWith, pf: PartitionField, source: IcebergType | None) -> str:
+def _(projected: nodes.StartsWith, pf: PartitionField, source: IcebergType | None) -> str:
     return f"{pf.name} {'NOT STARTS WITH' if projected.negated else 'STARTS WITH'} {projected.prefix}"
 
 
 @predicate_text.register
-def _(projected: Compare, pf: PartitionField, source: IcebergType | None) -> str:
+def _(projected: nodes.Compare, pf: PartitionField, source: IcebergType | None) -> str:
     return f"{pf.name} {projected.op} {pf.transform.to_human(projected.value, source)}"
 
 

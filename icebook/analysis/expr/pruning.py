@@ -14,24 +14,8 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from icebook.analysis.expr.nodes import (
-    PREDICATE_NODES,
-    AlwaysFalse,
-    AlwaysTrue,
-    And,
-    Compare,
-    Expr,
-    In,
-    Not,
-    Or,
-    Predicate,
-    Ref,
-    StartsWith,
-    Unary,
-    literal_text,
-    push_not,
-    visitor,
-)
+from icebook.analysis.expr import nodes
+from icebook.analysis.expr.nodes import PREDICATE_NODES, Expr, Predicate, Ref, literal_text, push_not, visitor
 from icebook.spec.types import DOUBLE, FLOAT
 
 # ------------------------------------------------------------------------------------- evaluation
@@ -84,23 +68,23 @@ def evaluate(expr: Expr, stats: dict[int, Stats]) -> Verdict:
 
 
 @evaluate.register
-def _(expr: AlwaysTrue, stats: dict[int, Stats]) -> Verdict:
+def _(expr: nodes.AlwaysTrue, stats: dict[int, Stats]) -> Verdict:
     return _KEEP
 
 
 @evaluate.register
-def _(expr: AlwaysFalse, stats: dict[int, Stats]) -> Verdict:
+def _(expr: nodes.AlwaysFalse, stats: dict[int, Stats]) -> Verdict:
     return Verdict(False, "the filter is always false")
 
 
 @evaluate.register
-def _(expr: And, stats: dict[int, Stats]) -> Verdict:
+def _(expr: nodes.And, stats: dict[int, Stats]) -> Verdict:
     left = evaluate(expr.left, stats)
     return left if not left.might_match else evaluate(expr.right, stats)
 
 
 @evaluate.register
-def _(expr: Or, stats: dict[int, Stats]) -> Verdict:
+def _(expr: nodes.Or, stats: dict[int, Stats]) -> Verdict:
     left = evaluate(expr.left, stats)
     if left.might_match:
         return left
@@ -109,7 +93,7 @@ def _(expr: Or, stats: dict[int, Stats]) -> Verdict:
 
 
 @evaluate.register
-def _(expr: Not, stats: dict[int, Stats]) -> Verdict:
+def _(expr: nodes.Not, stats: dict[int, Stats]) -> Verdict:
     return evaluate(push_not(expr), stats)
 
 
@@ -137,7 +121,7 @@ def _predicate(p: Predicate, s: Stats) -> Verdict:
 
 
 @_predicate.register
-def _(p: Unary, s: Stats) -> Verdict:
+def _(p: nodes.Unary, s: Stats) -> Verdict:
     name, label = p.ref.name, s.label
     if p.op == "is_null" and s.may_null is False:
         return Verdict(False, f"{p}: {label} {name} has no nulls")
@@ -149,7 +133,7 @@ def _(p: Unary, s: Stats) -> Verdict:
 
 
 @_predicate.register
-def _(p: StartsWith, s: Stats) -> Verdict:
+def _(p: nodes.StartsWith, s: Stats) -> Verdict:
     if not s.all_null and not (isinstance(s.lower, str) and isinstance(s.upper, str)):
         return _KEEP
     n = len(p.prefix)
@@ -157,12 +141,12 @@ def _(p: StartsWith, s: Stats) -> Verdict:
 
 
 @_predicate.register
-def _(p: In, s: Stats) -> Verdict:
+def _(p: nodes.In, s: Stats) -> Verdict:
     return _membership(p, s, lambda v: v in p.values, lambda lo, hi: all(_lt(v, lo) or _lt(hi, v) for v in p.values))
 
 
 def _membership(
-    p: In | StartsWith, s: Stats, holds: Callable[[Any], bool], outside: Callable[[Any, Any], bool]
+    p: nodes.In | nodes.StartsWith, s: Stats, holds: Callable[[Any], bool], outside: Callable[[Any, Any], bool]
 ) -> Verdict:
     """``in`` and ``starts with``: an exact value decides either way; bounds rule out only the
     un-negated form (the range may also hold other values)."""
@@ -179,7 +163,7 @@ def _membership(
 
 
 @_predicate.register
-def _(p: Compare, s: Stats) -> Verdict:
+def _(p: nodes.Compare, s: Stats) -> Verdict:
     name, label, lo, hi, v = p.ref.name, s.label, s.lower, s.upper, p.value
     if s.all_null:
         return Verdict(False, f"{p}: {label} {name} is all null")

@@ -19,22 +19,8 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from icebook.analysis.expr.nodes import (
-    PREDICATE_NODES,
-    AlwaysTrue,
-    And,
-    Compare,
-    Constant,
-    Expr,
-    In,
-    Not,
-    Or,
-    Predicate,
-    StartsWith,
-    Unary,
-    push_not,
-    visitor,
-)
+from icebook.analysis.expr import nodes
+from icebook.analysis.expr.nodes import PREDICATE_NODES, Constant, Expr, Predicate, push_not, visitor
 from icebook.spec.types import DOUBLE, FLOAT
 
 _ARROW_ERRORS = (pa.ArrowInvalid, pa.ArrowNotImplementedError, pa.ArrowTypeError, TypeError, ValueError, OverflowError)
@@ -213,21 +199,21 @@ def evaluate_columns(expr: Expr, stats: Mapping[int, ColumnStats], n: int) -> np
 
 @evaluate_columns.register
 def _(expr: Constant, stats: Mapping[int, ColumnStats], n: int) -> np.ndarray:
-    return np.full(n, isinstance(expr, AlwaysTrue), dtype=bool)
+    return np.full(n, isinstance(expr, nodes.AlwaysTrue), dtype=bool)
 
 
 @evaluate_columns.register
-def _(expr: And, stats: Mapping[int, ColumnStats], n: int) -> np.ndarray:
+def _(expr: nodes.And, stats: Mapping[int, ColumnStats], n: int) -> np.ndarray:
     return evaluate_columns(expr.left, stats, n) & evaluate_columns(expr.right, stats, n)
 
 
 @evaluate_columns.register
-def _(expr: Or, stats: Mapping[int, ColumnStats], n: int) -> np.ndarray:
+def _(expr: nodes.Or, stats: Mapping[int, ColumnStats], n: int) -> np.ndarray:
     return evaluate_columns(expr.left, stats, n) | evaluate_columns(expr.right, stats, n)
 
 
 @evaluate_columns.register
-def _(expr: Not, stats: Mapping[int, ColumnStats], n: int) -> np.ndarray:
+def _(expr: nodes.Not, stats: Mapping[int, ColumnStats], n: int) -> np.ndarray:
     return evaluate_columns(push_not(expr), stats, n)
 
 
@@ -244,7 +230,7 @@ def _prunes(p: Predicate, s: ColumnStats, n: int) -> np.ndarray:
 
 
 @_prunes.register
-def _(p: Unary, s: ColumnStats, n: int) -> np.ndarray:
+def _(p: nodes.Unary, s: ColumnStats, n: int) -> np.ndarray:
     if p.op == "is_null":
         return s.no_null.copy()
     if p.op == "not_null":
@@ -255,7 +241,7 @@ def _(p: Unary, s: ColumnStats, n: int) -> np.ndarray:
 
 
 @_prunes.register
-def _(p: StartsWith, s: ColumnStats, n: int) -> np.ndarray:
+def _(p: nodes.StartsWith, s: ColumnStats, n: int) -> np.ndarray:
     prune, lo, hi = s.all_null.copy(), s.lower, s.upper
     if not (pa.types.is_string(lo.type) or pa.types.is_large_string(lo.type)):
         return prune
@@ -271,7 +257,7 @@ def _(p: StartsWith, s: ColumnStats, n: int) -> np.ndarray:
 
 
 @_prunes.register
-def _(p: In, s: ColumnStats, n: int) -> np.ndarray:
+def _(p: nodes.In, s: ColumnStats, n: int) -> np.ndarray:
     prune, lo, hi = s.all_null.copy(), s.lower, s.upper
     both = _valid(lo) & _valid(hi)
     if s.exact:
@@ -285,7 +271,7 @@ def _(p: In, s: ColumnStats, n: int) -> np.ndarray:
 
 
 @_prunes.register
-def _(p: Compare, s: ColumnStats, n: int) -> np.ndarray:
+def _(p: nodes.Compare, s: ColumnStats, n: int) -> np.ndarray:
     prune, lo, hi, v = s.all_null.copy(), s.lower, s.upper, p.value
     if isinstance(v, float) and math.isnan(v):
         return prune
