@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import math
 import re
-from collections.abc import Callable
 from dataclasses import dataclass
 from decimal import Decimal
 from typing import Any
@@ -141,18 +140,20 @@ class _Parser:
             raise self.fail("'and', 'or' or end of input")
         return expr
 
+    # or_expr and and_expr stay two plain loops: each level of parentheses costs stack frames, and
+    # MAX_FILTER_DEPTH levels must fit in Python's recursion limit.
     def or_expr(self) -> Expr:
-        return self.chain("or", Or, self.and_expr)
+        left = self.and_expr()
+        while self.peek().kind == "or":
+            self.take()
+            left = Or(left, self.and_expr())
+        return left
 
     def and_expr(self) -> Expr:
-        return self.chain("and", And, self.unary)
-
-    def chain(self, word: str, node: type[And | Or], operand: Callable[[], Expr]) -> Expr:
-        """``operand (word operand)*``, left-deep."""
-        left = operand()
-        while self.peek().kind == word:
+        left = self.unary()
+        while self.peek().kind == "and":
             self.take()
-            left = node(left, operand())
+            left = And(left, self.unary())
         return left
 
     def unary(self) -> Expr:
