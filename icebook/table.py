@@ -42,7 +42,7 @@ from icebook.io import catalogs
 from icebook.io.fileio import FileIO, default_fileio
 from icebook.io.locate import locate_metadata, read_table_metadata
 from icebook.spec.filenames import parse_metadata_file_name
-from icebook.spec.metadata import TableMetadata
+from icebook.spec.metadata import MAIN_BRANCH, TableMetadata
 from icebook.spec.schema import Schema
 from icebook.spec.snapshots import Branch, Ref, Snapshot
 
@@ -347,7 +347,7 @@ class Table:
 
     def publish(self, branch: str) -> Table:
         """Write-audit-publish, last step: fast-forward main to the audited branch."""
-        return self.fast_forward("main", branch)
+        return self.fast_forward(MAIN_BRANCH, branch)
 
     def copy_to(self, location: str) -> Table:
         """Copy this table (as of its newest metadata) to ``location`` and open the copy: Iceberg's

@@ -16,6 +16,7 @@ PACKAGE = Path(__file__).resolve().parents[1] / "icebook"
 # Lower number = lower layer. A module may import icebook modules of a lower layer, or its own package.
 LAYERS: dict[str, int] = {
     "errors": 0,
+    "text": 0,
     "widgets": 0,  # front-end assets only
     "spec": 1,
     "io": 2,

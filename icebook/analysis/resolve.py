@@ -24,6 +24,7 @@ from icebook.errors import IcebookError, NotFound
 from icebook.spec.metadata import TableMetadata
 from icebook.spec.schema import Schema
 from icebook.spec.snapshots import Branch, Snapshot
+from icebook.text import iso_utc
 
 
 class AtError(IcebookError):
@@ -138,13 +139,9 @@ def snapshot_as_of_time(metadata: TableMetadata, timestamp_ms: int) -> Snapshot:
             chosen = entry.snapshot_id
     if chosen is None:
         first = metadata.snapshot_log[0].timestamp_ms if metadata.snapshot_log else None
-        hint = f"; the oldest entry of the snapshot log is at {_iso(first)}" if first is not None else ""
-        raise NotFound(f"no snapshot was current at {_iso(timestamp_ms)}{hint}")
+        hint = f"; the oldest entry of the snapshot log is at {iso_utc(first)}" if first is not None else ""
+        raise NotFound(f"no snapshot was current at {iso_utc(timestamp_ms)}{hint}")
     return metadata.snapshot_by_id(chosen)
-
-
-def _iso(ms: int) -> str:
-    return _dt.datetime.fromtimestamp(ms / 1000, _dt.UTC).isoformat()
 
 
 def resolve_snapshot(metadata: TableMetadata, at: At) -> Snapshot | None:

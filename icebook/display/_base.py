@@ -6,7 +6,6 @@ HTML. Widgets send plain JSON and the browser side writes it with ``textContent`
 
 from __future__ import annotations
 
-import datetime as _dt
 import enum
 import html
 from collections.abc import Iterable, Mapping, Sequence
@@ -14,6 +13,7 @@ from typing import Any
 
 import pandas as pd
 
+from icebook.analysis.history.field_changes import ChangeKind
 from icebook.analysis.store.table_like import TableLike as TableLike  # the views import it from here
 from icebook.spec.manifest import FileContent
 from icebook.widgets import STYLESHEET
@@ -52,40 +52,22 @@ def content_label(code: Any) -> str:
         return str(code)
 
 
-_CHANGE_CLASSES = {
-    "added": "ib-added",
-    "set": "ib-added",
-    "dropped": "ib-removed",
-    "removed": "ib-removed",
-    "voided": "ib-removed",
-    "unset": "ib-removed",
+_CHANGE_CLASSES: dict[str, str] = {
+    ChangeKind.ADDED: "ib-added",
+    ChangeKind.SET: "ib-added",
+    ChangeKind.DROPPED: "ib-removed",
+    ChangeKind.REMOVED: "ib-removed",
+    ChangeKind.VOIDED: "ib-removed",
 }
 
 
-def change_class(kind: str) -> str:
+def change_class(kind: ChangeKind | str) -> str:
     """The CSS class of a schema/spec/sort-order/property change kind: green added, red removed, else changed."""
     return _CHANGE_CLASSES.get(kind, "ib-changed")
 
 
-def human_bytes(n: int | float | None) -> str:
-    if n is None:
-        return "–"
-    value = float(n)
-    for unit in ("B", "KiB", "MiB", "GiB", "TiB"):
-        if abs(value) < 1024 or unit == "TiB":
-            return f"{int(value)} B" if unit == "B" else f"{value:.1f} {unit}"
-        value /= 1024
-    return f"{value:.1f} PiB"  # pragma: no cover
-
-
 def human_count(n: int | float | None) -> str:
     return "–" if n is None else f"{int(n):,}"
-
-
-def when(ms: int | None) -> str:
-    if ms is None:
-        return "–"
-    return _dt.datetime.fromtimestamp(ms / 1000, tz=_dt.UTC).strftime("%Y-%m-%d %H:%M:%S UTC")
 
 
 def short_path(path: str, location: str) -> str:

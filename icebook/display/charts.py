@@ -21,11 +21,18 @@ import pandas as pd
 from icebook.analysis.ancestry import ancestor_ids
 from icebook.analysis.history.evolution import Evolution
 from icebook.display._base import TableLike, cell_text, content_label
+from icebook.spec.metadata import MAIN_BRANCH
+from icebook.spec.snapshots import Operation
+from icebook.text import BYTE_UNITS, short_byte_size
 
 VL_VERSION = "5.20"
-OP_COLORS = alt.Scale(
-    domain=["append", "overwrite", "delete", "replace"], range=["#2da44e", "#fb8500", "#cf222e", "#8c959f"]
-)
+_OP_COLOR = {
+    Operation.APPEND: "#2da44e",
+    Operation.OVERWRITE: "#fb8500",
+    Operation.DELETE: "#cf222e",
+    Operation.REPLACE: "#8c959f",
+}
+OP_COLORS = alt.Scale(domain=[op.value for op in _OP_COLOR], range=list(_OP_COLOR.values()))
 MAX_HEATMAP_ROWS = 20
 MAX_HEATMAP_COLUMNS = 24
 
@@ -80,7 +87,7 @@ def snapshot_metrics(table: TableLike) -> pd.DataFrame:
             "committed_at": pd.Timestamp(s.timestamp_ms, unit="ms", tz="UTC"),
             "snapshot_id": str(s.snapshot_id),
             "operation": s.operation or "?",
-            "line": "main" if s.snapshot_id in main else "other branch",
+            "line": MAIN_BRANCH if s.snapshot_id in main else "other branch",
         }
         for key, metric in (
             ("total-records", "records"),
@@ -94,7 +101,7 @@ def snapshot_metrics(table: TableLike) -> pd.DataFrame:
 
 
 MAX_SIZE_BINS = 16
-_UNITS = ((1, "B"), (1 << 10, "KiB"), (1 << 20, "MiB"), (1 << 30, "GiB"), (1 << 40, "TiB"))
+_UNITS = tuple((1 << (10 * power), unit) for power, unit in enumerate(BYTE_UNITS))
 # 1-2-5 steps within each binary unit: ..., 200 B, 500 B, 1 KiB, 2 KiB, 5 KiB, 10 KiB, ...
 _LADDER = tuple(m * 10**e * size for size, _ in _UNITS for e in range(3) for m in (1, 2, 5))
 _COARSE_LADDER = tuple(10**e * size for size, _ in _UNITS for e in range(3))
@@ -146,7 +153,7 @@ def bin_label(lo: float, hi: float, unit: tuple[int, str] | None = None) -> str:
     """'0.8–1 KiB' for an equal-width bin; '1 KiB–2 KiB' across the ladder."""
     if unit is not None:
         return f"{_in_unit(lo, unit)}–{_in_unit(hi, unit)} {unit[1]}"
-    return f"{human_bytes(lo)}–{human_bytes(hi)}"
+    return f"{short_byte_size(lo)}–{short_byte_size(hi)}"
 
 
 def size_bins(sizes: pd.Series, content: pd.Series, max_bins: int = MAX_SIZE_BINS) -> pd.DataFrame:
@@ -239,19 +246,6 @@ def _vega_time(t: pd.Timestamp) -> alt.DateTime:
         milliseconds=t.microsecond // 1000,
         utc=True,
     )
-
-
-_SIZE_UNITS = ((1 << 40, "TiB"), (1 << 30, "GiB"), (1 << 20, "MiB"), (1 << 10, "KiB"))
-
-
-def human_bytes(n: float) -> str:
-    """1536 -> '1.5 KiB'; whole numbers lose their '.0'."""
-    for size, unit in _SIZE_UNITS:
-        if n >= size:
-            value = n / size
-            text = f"{value:.1f}".removesuffix(".0") if value < 10 else f"{value:.0f}"
-            return f"{text} {unit}"
-    return f"{n:.0f} B"
 
 
 # ---------------------------------------------------------------- charts

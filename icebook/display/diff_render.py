@@ -7,18 +7,19 @@ from typing import Any
 import pandas as pd
 
 from icebook.analysis.history.diff import SnapshotDiff
-from icebook.analysis.history.lineage import HistoryPath
+from icebook.analysis.history.field_changes import EpochKind
+from icebook.analysis.history.lineage import HistoryPath, Relation
 from icebook.display._base import (
     cell_text,
     change_class,
     content_label,
     esc,
     frame,
-    human_bytes,
     human_count,
     short_path,
 )
 from icebook.spec.snapshots import Snapshot
+from icebook.text import byte_size
 
 FILE_ROWS = 100
 
@@ -33,14 +34,15 @@ def path_text(path: HistoryPath) -> str:
     def ops(snaps: tuple[Snapshot, ...]) -> str:
         return ", ".join(f"{s.operation} {s.snapshot_id}" for s in snaps) or "nothing"
 
-    if path.relation == "same":
-        return "same snapshot"
-    if path.relation == "a_before_b":
-        return f"{len(path.b_side)} commit(s) from a to b: {ops(path.b_side)}"
-    if path.relation == "b_before_a":
-        return f"b is an ancestor of a ({len(path.a_side)} commit(s) back): {ops(path.a_side)}"
-    if path.relation == "diverged":
-        return f"diverged at {path.common_ancestor}: a side {ops(path.a_side)}; b side {ops(path.b_side)}"
+    match path.relation:
+        case Relation.SAME:
+            return "same snapshot"
+        case Relation.A_BEFORE_B:
+            return f"{len(path.b_side)} commit(s) from a to b: {ops(path.b_side)}"
+        case Relation.B_BEFORE_A:
+            return f"b is an ancestor of a ({len(path.a_side)} commit(s) back): {ops(path.a_side)}"
+        case Relation.DIVERGED:
+            return f"diverged at {path.common_ancestor}: a side {ops(path.a_side)}; b side {ops(path.b_side)}"
     return "no common ancestor left (expired, or separate histories)"
 
 
@@ -60,9 +62,9 @@ def diff_text(d: SnapshotDiff) -> str:
         f"  partitions changed: {len(d.partition_changes)}",
     ]
     for what, changes in (
-        ("schema", d.schema_changes),
-        ("partition spec", d.spec_changes),
-        ("sort order", d.sort_order_changes),
+        (EpochKind.SCHEMA, d.schema_changes),
+        (EpochKind.PARTITION_SPEC, d.spec_changes),
+        (EpochKind.SORT_ORDER, d.sort_order_changes),
         ("properties", d.property_changes),
     ):
         lines.extend(f"  {what}: {change}" for change in changes)
@@ -94,7 +96,7 @@ def _files_table(d: SnapshotDiff, location: str) -> str:
                 f"<td>{esc(content_label(r['content']))}</td>"
                 f"<td><code>{esc(short_path(str(r['file_path']), location))}</code></td>"
                 f"<td>{esc(partition_text(r['partition']))}</td><td>{esc(human_count(r['record_count']))}</td>"
-                f"<td>{esc(human_bytes(r['file_size_in_bytes']))}</td></tr>"
+                f"<td>{esc(byte_size(r['file_size_in_bytes']))}</td></tr>"
             )
     hidden = max(len(d.added_files) - FILE_ROWS, 0) + max(len(d.removed_files) - FILE_ROWS, 0)
     if not rows:
@@ -154,7 +156,7 @@ def diff_html(d: SnapshotDiff, location: str = "") -> str:
             _card("data files", c["added_data_files"], c["removed_data_files"]),
             _card("delete files", c["added_delete_files"], c["removed_delete_files"]),
             _card("records", c["added_records"], c["removed_records"]),
-            _card("bytes", c["added_bytes"], c["removed_bytes"], fmt=human_bytes),
+            _card("bytes", c["added_bytes"], c["removed_bytes"], fmt=byte_size),
             _card("manifests", len(d.added_manifests), len(d.removed_manifests)),
         )
     )

@@ -9,9 +9,11 @@ import ipywidgets as W
 
 from icebook.analysis.history.diff import SnapshotDiff
 from icebook.analysis.history.diff import diff as analysis_diff
-from icebook.display._base import StaticHTML, TableLike, esc, frame, when
+from icebook.display._base import StaticHTML, TableLike, esc, frame
 from icebook.display.diff_render import diff_html
+from icebook.spec.metadata import main_first
 from icebook.spec.snapshots import Branch
+from icebook.text import utc_text
 
 
 def compute_diff(table: TableLike, a: Any, b: Any = None) -> SnapshotDiff:
@@ -26,11 +28,11 @@ def compute_diff(table: TableLike, a: Any, b: Any = None) -> SnapshotDiff:
 def point_options(table: TableLike) -> list[tuple[str, Any]]:
     """Dropdown options: refs (by name) then snapshots newest first (by id)."""
     options: list[tuple[str, Any]] = []
-    for name, ref in sorted(table.refs.items(), key=lambda kv: (kv[0] != "main", kv[0])):
+    for name, ref in sorted(table.refs.items(), key=lambda kv: main_first(kv[0])):
         kind = "branch" if isinstance(ref, Branch) else "tag"
         options.append((f"{kind} {name} → {ref.snapshot_id}", name))
     for s in reversed(table.snapshots):
-        options.append((f"{s.snapshot_id} · {s.operation or '?'} · {when(s.timestamp_ms)}", s.snapshot_id))
+        options.append((f"{s.snapshot_id} · {s.operation or '?'} · {utc_text(s.timestamp_ms)}", s.snapshot_id))
     return options
 
 

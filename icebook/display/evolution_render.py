@@ -4,13 +4,19 @@ projection into each partition spec (hidden partitioning) as text and as a table
 from __future__ import annotations
 
 from icebook.analysis.history.evolution import Epoch, Evolution, PredicateExplanation
-from icebook.display._base import change_class, esc, frame, human_count, when
+from icebook.analysis.history.field_changes import EpochKind
+from icebook.display._base import change_class, esc, frame, human_count
+from icebook.text import utc_text
 
-KIND_CLASS = {"schema": "ib-ev-schema", "partition spec": "ib-ev-spec", "sort order": "ib-ev-sort"}
+KIND_CLASS = {
+    EpochKind.SCHEMA: "ib-ev-schema",
+    EpochKind.PARTITION_SPEC: "ib-ev-spec",
+    EpochKind.SORT_ORDER: "ib-ev-sort",
+}
 
 
 def _became(e: Epoch) -> str:
-    return when(e.became_current_ms) if e.became_current_ms is not None else "unknown time"
+    return utc_text(e.became_current_ms) if e.became_current_ms is not None else "unknown time"
 
 
 def _epoch_line(e: Epoch) -> str:
@@ -44,7 +50,7 @@ def _epoch_html(e: Epoch) -> str:
     kind_cls = KIND_CLASS.get(e.kind, "")
     changes = "".join(f'<li class="{change_class(c.kind)}">{esc(c)}</li>' for c in e.changes)
     first = (
-        f"first snapshot {esc(e.first_snapshot_id)} at {esc(when(e.first_snapshot_ms))}"
+        f"first snapshot {esc(e.first_snapshot_id)} at {esc(utc_text(e.first_snapshot_ms))}"
         if e.first_snapshot_id is not None
         else "no snapshot written with it"
     )

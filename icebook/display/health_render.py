@@ -4,30 +4,21 @@ addresses it), then the measurements behind them. Every table string is escaped.
 from __future__ import annotations
 
 from icebook.analysis.maintenance.health import Finding, HealthReport
-from icebook.display._base import badge, esc, frame, frame_table_html, human_bytes, human_count, kv_table, when
+from icebook.display._base import badge, esc, frame, frame_table_html, human_count, kv_table
 from icebook.display.frames import frame_text
+from icebook.text import byte_size, duration, utc_text
 
 ROWS = 50
-
-
-def _age(ms: int | None) -> str:
-    if ms is None:
-        return "–"
-    seconds = ms / 1000
-    for unit, size in (("days", 86_400), ("hours", 3600), ("minutes", 60)):
-        if seconds >= size:
-            return f"{seconds / size:.1f} {unit}"
-    return f"{seconds:.1f} seconds"
 
 
 def _history_rows(r: HealthReport) -> list[tuple[str, str, str]]:
     h = r.history
     expirable = h.expirable
     return [
-        ("snapshots", human_count(h.snapshots), f"oldest {when(h.oldest_ms)}, newest {when(h.newest_ms)}"),
+        ("snapshots", human_count(h.snapshots), f"oldest {utc_text(h.oldest_ms)}, newest {utc_text(h.newest_ms)}"),
         (
             "history.expire.max-snapshot-age-ms",
-            _age(h.max_snapshot_age_ms),
+            duration(h.max_snapshot_age_ms),
             f"{h.past_retention} snapshots are older than this",
         ),
         (
@@ -40,7 +31,7 @@ def _history_rows(r: HealthReport) -> list[tuple[str, str, str]]:
             "–" if expirable is None else human_count(len(expirable.expired_snapshot_ids)),
             "gc.enabled is false"
             if expirable is None
-            else f"{len(expirable.files)} files ({human_bytes(expirable.bytes)}) would be deleted",
+            else f"{len(expirable.files)} files ({byte_size(expirable.bytes)}) would be deleted",
         ),
         (
             "metadata log",
@@ -48,7 +39,7 @@ def _history_rows(r: HealthReport) -> list[tuple[str, str, str]]:
             "write.metadata.previous-versions-max; older files "
             + ("are deleted on commit" if h.delete_after_commit else "stay on storage (delete-after-commit is off)"),
         ),
-        ("metadata file", human_bytes(h.metadata_file_bytes), "rewritten by every commit"),
+        ("metadata file", byte_size(h.metadata_file_bytes), "rewritten by every commit"),
     ]
 
 
@@ -69,22 +60,22 @@ def health_text(r: HealthReport) -> str:
     files = r.files
     lines += [
         "",
-        f"Files: {files.data_files} data files ({files.small_files} under {human_bytes(files.min_file_size_bytes)}, "
-        f"target {human_bytes(files.target_file_size_bytes)}), {files.delete_files} delete files, "
+        f"Files: {files.data_files} data files ({files.small_files} under {byte_size(files.min_file_size_bytes)}, "
+        f"target {byte_size(files.target_file_size_bytes)}), {files.delete_files} delete files, "
         f"{files.files_with_deletes} data files with deletes, {files.dangling_deletes} dangling deletes",
         "Size of data files against the target: "
         + ", ".join(f"{name} {count}" for name, count in files.size_histogram),
         frame_text(r.partitions().head(ROWS)),
         "",
         f"Manifests: {r.manifests.data_manifests} data, {r.manifests.delete_manifests} delete, "
-        f"{human_bytes(r.manifests.total_bytes)}; a one-partition filter opens {r.manifests.mean_opened:.1f} on average",
+        f"{byte_size(r.manifests.total_bytes)}; a one-partition filter opens {r.manifests.mean_opened:.1f} on average",
         "",
         "History:",
         *(f"  {k}: {v} ({d})" for k, v, d in _history_rows(r)),
         "",
         "Refs:",
         *(
-            f"  {ref.type} {ref.name} -> {ref.snapshot_id}, {_age(ref.age_ms)} old, max age {_age(ref.max_ref_age_ms)}"
+            f"  {ref.type} {ref.name} -> {ref.snapshot_id}, {duration(ref.age_ms)} old, max age {duration(ref.max_ref_age_ms)}"
             + (" (expires)" if ref.expires else "")
             for ref in r.refs
         ),
@@ -132,7 +123,7 @@ def sections_html(r: HealthReport) -> dict[str, str]:
     m = r.manifests
     refs = "".join(
         f"<tr><td>{esc(ref.type)}</td><td>{esc(ref.name)}</td><td>{esc(ref.snapshot_id)}</td>"
-        f"<td>{esc(_age(ref.age_ms))}</td><td>{esc(_age(ref.max_ref_age_ms))}</td>"
+        f"<td>{esc(duration(ref.age_ms))}</td><td>{esc(duration(ref.max_ref_age_ms))}</td>"
         f"<td>{'expires' if ref.expires else ''}</td></tr>"
         for ref in r.refs
     )
@@ -141,8 +132,8 @@ def sections_html(r: HealthReport) -> dict[str, str]:
         o = r.orphans
         listed = [*o.files, *o.too_recent]
         rows = "".join(
-            f"<tr><td><code>{esc(f.path)}</code></td><td>{esc(human_bytes(f.size_in_bytes))}</td>"
-            f"<td>{esc(when(f.modified_ms))}</td><td>{'yes' if f in o.files else 'not yet'}</td></tr>"
+            f"<tr><td><code>{esc(f.path)}</code></td><td>{esc(byte_size(f.size_in_bytes))}</td>"
+            f"<td>{esc(utc_text(f.modified_ms))}</td><td>{'yes' if f in o.files else 'not yet'}</td></tr>"
             for f in listed[:ROWS]
         )
         orphans = f'<div class="ib-muted">{esc(o.summary())}</div>' + (
@@ -155,16 +146,16 @@ def sections_html(r: HealthReport) -> dict[str, str]:
         "Findings": findings_html(r),
         "Files & deletes": (
             f'<div class="ib-muted">{esc(human_count(files.data_files))} data files, target size '
-            f"{esc(human_bytes(files.target_file_size_bytes))}, small under "
-            f"{esc(human_bytes(files.min_file_size_bytes))}; {esc(human_count(files.delete_files))} delete files</div>"
+            f"{esc(byte_size(files.target_file_size_bytes))}, small under "
+            f"{esc(byte_size(files.min_file_size_bytes))}; {esc(human_count(files.delete_files))} delete files</div>"
             + histogram_html(r)
             + frame_table_html(r.partitions(), limit=ROWS, caption="per partition")
         ),
         "Manifests": (
             f'<div class="ib-muted">{esc(m.data_manifests)} data and {esc(m.delete_manifests)} delete manifests, '
-            f"{esc(human_bytes(m.total_bytes))} ({esc(human_bytes(m.smallest_bytes))} to "
-            f"{esc(human_bytes(m.largest_bytes))}), {m.mean_entries:.1f} live entries each, target "
-            f"{esc(human_bytes(m.target_size_bytes))}</div>"
+            f"{esc(byte_size(m.total_bytes))} ({esc(byte_size(m.smallest_bytes))} to "
+            f"{esc(byte_size(m.largest_bytes))}), {m.mean_entries:.1f} live entries each, target "
+            f"{esc(byte_size(m.target_size_bytes))}</div>"
             + frame_table_html(m.to_pandas(), limit=ROWS, caption="manifests a one-partition filter opens")
         ),
         "History & refs": (

@@ -6,10 +6,12 @@ from __future__ import annotations
 from typing import Any
 
 from icebook.analysis.history.lineage import Lineage, LineageNode, lineage
-from icebook.display._base import esc, frame, human_count, when
-from icebook.spec.metadata import TableMetadata
+from icebook.display._base import esc, frame, human_count
+from icebook.spec.metadata import TableMetadata, main_first
+from icebook.spec.snapshots import Operation
+from icebook.text import utc_text
 
-OP_CLASS = {"append": "append", "overwrite": "overwrite", "delete": "delete", "replace": "replace"}
+_OPERATIONS = frozenset(Operation)
 ROW_HEIGHT = 28
 LANE_WIDTH = 18
 
@@ -86,7 +88,7 @@ def layout(graph: Lineage) -> tuple[list[dict[str, Any]], int]:
     claim(graph.main_ancestry[0] if graph.main_ancestry else None)
     heads: list[tuple[int, str, int]] = []
     for node in nodes.values():
-        heads += [(0 if name == "main" else 1, name, node.snapshot_id) for name in node.branches]
+        heads += [(*main_first(name), node.snapshot_id) for name in node.branches]
         heads += [(2, name, node.snapshot_id) for name in node.tags]
     for _, _, sid in sorted(heads):
         claim(sid)
@@ -102,8 +104,8 @@ def layout(graph: Lineage) -> tuple[list[dict[str, Any]], int]:
                 "row": row,
                 "lane": lane[s.snapshot_id],
                 "op": s.operation or "?",
-                "op_class": OP_CLASS.get(s.operation or "", "other"),
-                "when": when(s.timestamp_ms),
+                "op_class": s.operation if s.operation in _OPERATIONS else "other",
+                "when": utc_text(s.timestamp_ms),
                 "seq": s.sequence_number,
                 "branches": list(node.branches),
                 "tags": list(node.tags),
@@ -168,7 +170,9 @@ def lineage_text(graph: Lineage) -> str:
             lines.append(prefix)
             continue
         s = node.snapshot
-        text = f"{prefix.rstrip()} {s.snapshot_id} {s.operation or '?'} seq={s.sequence_number} {when(s.timestamp_ms)}"
+        text = (
+            f"{prefix.rstrip()} {s.snapshot_id} {s.operation or '?'} seq={s.sequence_number} {utc_text(s.timestamp_ms)}"
+        )
         text += _refs_text(node)
         extra = notes(node)
         lines.append(text + (f" [{'; '.join(extra)}]" if extra else ""))

@@ -14,9 +14,10 @@ import ipywidgets as W
 import pandas as pd
 
 from icebook.analysis.scan.planner import plan_scan
-from icebook.display._base import StaticHTML, TableLike, esc, frame, frame_table_html, when
+from icebook.display._base import StaticHTML, TableLike, esc, frame, frame_table_html
 from icebook.display.summary import plan_text
 from icebook.spec.snapshots import Branch
+from icebook.text import iso_utc, utc_text
 
 PAGE_ROWS = 50
 POINTS = [("current", "current"), ("snapshot", "snapshot"), ("branch", "branch"), ("tag", "tag"), ("time", "time")]
@@ -37,7 +38,7 @@ class QueryPanel(StaticHTML, W.VBox):  # type: ignore[misc]
         )
         self.point = W.ToggleButtons(options=POINTS, value="current", description="at")
         snap_options: list[tuple[str, int | None]] = [
-            (f"{s.snapshot_id} · {s.operation or '?'} · {when(s.timestamp_ms)}", s.snapshot_id) for s in snaps
+            (f"{s.snapshot_id} · {s.operation or '?'} · {utc_text(s.timestamp_ms)}", s.snapshot_id) for s in snaps
         ]
         self.snapshot = W.SelectionSlider(
             options=snap_options or [("no snapshot", None)],
@@ -49,7 +50,9 @@ class QueryPanel(StaticHTML, W.VBox):  # type: ignore[misc]
         self.branch = W.Dropdown(options=branches, description="branch")
         self.tag = W.Dropdown(options=tags, description="tag")
         self.time = W.Text(
-            value=_iso(snaps[-1].timestamp_ms) if snaps else "", description="as of", placeholder="2024-01-05T10:00:00"
+            value=iso_utc(snaps[-1].timestamp_ms) if snaps else "",
+            description="as of",
+            placeholder="2024-01-05T10:00:00",
         )
         self.query = W.Textarea(
             value="SELECT * FROM t LIMIT 100",
@@ -159,10 +162,6 @@ class QueryPanel(StaticHTML, W.VBox):  # type: ignore[misc]
         if self.result is None:
             return frame('<div class="ib-muted">Time-travel query panel (needs a live kernel).</div>')
         return self.rows.value
-
-
-def _iso(ms: int) -> str:
-    return pd.Timestamp(ms, unit="ms", tz="UTC").strftime("%Y-%m-%dT%H:%M:%S.%f")[:-3] + "+00:00"
 
 
 def query_panel(table: TableLike) -> QueryPanel:

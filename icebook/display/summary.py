@@ -3,14 +3,15 @@
 from __future__ import annotations
 
 from icebook.analysis.scan.planner import ScanPlan
-from icebook.display._base import TableLike, badge, esc, frame, human_bytes, human_count, kv_table, when
-from icebook.spec.metadata import TableMetadata
+from icebook.display._base import TableLike, badge, esc, frame, human_count, kv_table
+from icebook.spec.metadata import TableMetadata, main_first
 from icebook.spec.snapshots import Branch, Snapshot
+from icebook.text import byte_size, utc_text
 
 
 def _refs_html(metadata: TableMetadata, snapshot_id: int | None = None) -> str:
     out = []
-    for name, ref in sorted(metadata.refs.items(), key=lambda kv: (kv[0] != "main", kv[0])):
+    for name, ref in sorted(metadata.refs.items(), key=lambda kv: main_first(kv[0])):
         if snapshot_id is not None and ref.snapshot_id != snapshot_id:
             continue
         cls = "ib-branch" if isinstance(ref, Branch) else "ib-tag"
@@ -44,8 +45,8 @@ def table_html(table: TableLike) -> str:
         ("records", human_count(metric("total-records"))),
         ("data files", human_count(metric("total-data-files"))),
         ("delete files", human_count(metric("total-delete-files"))),
-        ("size", human_bytes(metric("total-files-size"))),
-        ("updated", when(md.last_updated_ms)),
+        ("size", byte_size(metric("total-files-size"))),
+        ("updated", utc_text(md.last_updated_ms)),
     ]
     fact_html = "".join(
         f'<div class="ib-card"><div class="ib-card-label">{esc(k)}</div>{esc(v)}</div>' for k, v in facts
@@ -74,7 +75,7 @@ def snapshot_text(snapshot: Snapshot) -> str:
     parent = "none" if snapshot.parent_snapshot_id is None else snapshot.parent_snapshot_id
     return (
         f"Snapshot {snapshot.snapshot_id} ({snapshot.operation or '?'}, seq {snapshot.sequence_number}, "
-        f"{when(snapshot.timestamp_ms)}, parent {parent}, schema {snapshot.schema_id})"
+        f"{utc_text(snapshot.timestamp_ms)}, parent {parent}, schema {snapshot.schema_id})"
     )
 
 
@@ -86,7 +87,7 @@ def snapshot_html(snapshot: Snapshot, metadata: TableMetadata | None = None) -> 
             continue
         value = getattr(snapshot, name, None)
         if name == "timestamp_ms" and value is not None:
-            value = f"{value} ({when(value)})"
+            value = f"{value} ({utc_text(value)})"
         rows.append((name, "null" if value is None else value, doc))
     summary = "".join(
         f"<tr><td><code>{esc(k)}</code></td><td>{esc(v)}</td></tr>" for k, v in (snapshot.summary or {}).items()

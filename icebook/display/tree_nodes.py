@@ -21,17 +21,18 @@ from functools import cached_property
 from typing import Any
 
 from icebook.analysis.store.manifests import spec_partition_type
-from icebook.display._base import TableLike, base_name, constant_name, human_bytes, human_count, when
+from icebook.display._base import TableLike, base_name, constant_name, human_count
 from icebook.display.tree_ids import Group, Item, NodeId, NodeKind
 from icebook.errors import IcebookError, NotFound
 from icebook.io.avro import read_manifest_entry
 from icebook.spec.filenames import parse_file_name
 from icebook.spec.manifest import DataFile, EntryStatus, FileContent, ManifestContent, ManifestEntry, ManifestFile
-from icebook.spec.metadata import TableMetadata
+from icebook.spec.metadata import TableMetadata, main_first
 from icebook.spec.snapshots import Branch, Ref, Snapshot
 from icebook.spec.transforms import human_value
 from icebook.spec.types import IcebergType
 from icebook.spec.values import decode_value, to_human
+from icebook.text import byte_size, utc_text
 
 PAGE = 200
 Node = dict[str, Any]
@@ -116,7 +117,7 @@ class TreeSource:
             ["snapshots", human_count(len(md.snapshots)), ""],
             ["current", str(md.current_snapshot_id) if md.current_snapshot_id is not None else "none", ""],
             ["last seq", str(md.last_sequence_number), ""],
-            ["updated", when(md.last_updated_ms), ""],
+            ["updated", utc_text(md.last_updated_ms), ""],
         ]
         return {
             "id": str(NodeId(kind=NodeKind.METADATA)),
@@ -152,12 +153,12 @@ class TreeSource:
 
     def snapshot_node(self, s: Snapshot) -> Node:
         summary = s.summary or {}
-        facts = [["op", s.operation or "?", "op"], ["at", when(s.timestamp_ms), ""]]
+        facts = [["op", s.operation or "?", "op"], ["at", utc_text(s.timestamp_ms), ""]]
         if s.sequence_number is not None:
             facts.append(["seq", str(s.sequence_number), ""])
         facts += [[label, human_count(int(summary[k])), ""] for k, label in _SUMMARY_FACTS if k in summary]
         if "total-files-size" in summary:
-            facts.append(["size", human_bytes(int(summary["total-files-size"])), ""])
+            facts.append(["size", byte_size(int(summary["total-files-size"])), ""])
         badges = self._refs_of(s.snapshot_id)
         if s.snapshot_id == self.metadata.current_snapshot_id:
             badges.append(["current", "ib-current"])
@@ -200,7 +201,7 @@ class TreeSource:
             if value:
                 facts.append([label, human_count(value), cls])
         rows = sum(v or 0 for v in (m.added_rows_count, m.existing_rows_count, m.deleted_rows_count))
-        facts += [["rows", human_count(rows), ""], ["length", human_bytes(m.manifest_length), ""]]
+        facts += [["rows", human_count(rows), ""], ["length", byte_size(m.manifest_length), ""]]
         counts = (m.added_files_count, m.existing_files_count, m.deleted_files_count)
         n = None if any(c is None for c in counts) else sum(c or 0 for c in counts)
         return {
@@ -243,7 +244,7 @@ class TreeSource:
             ],
             ["partition", self.partition_text(row.get("partition"), spec_fields), ""],
             ["records", human_count(row["record_count"]), ""],
-            ["size", human_bytes(row["file_size_in_bytes"]), ""],
+            ["size", byte_size(row["file_size_in_bytes"]), ""],
             ["format", str(row["file_format"]), ""],
         ]
         bounds = self.bounds_text(row.get("lower_bounds"), row.get("upper_bounds"), limit=3)
@@ -309,7 +310,7 @@ class TreeSource:
             return len(snaps), [self.snapshot_node(s) for s in snaps[offset : offset + limit]]
         items: list[Node]
         if group is Group.REFS:
-            items = [self.ref_node(name) for name in sorted(self.table.refs, key=lambda n: (n != "main", n))]
+            items = [self.ref_node(name) for name in sorted(self.table.refs, key=main_first)]
         elif group is Group.PROPS:
             items = [
                 self.leaf(NodeId(kind=NodeKind.ITEM, item=Item.PROP, name=k), "property", k, [["=", v, ""]])

@@ -22,8 +22,9 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from icebook.analysis.arrow_types import arrow_type, row_type, uuid_as_string
-from icebook.analysis.expr.expressions import AlwaysTrue, Expr, convert_literal, referenced_ids
+from icebook.analysis.expr.binding import convert_literal
 from icebook.analysis.expr.filter_arrow import to_arrow
+from icebook.analysis.expr.nodes import AlwaysTrue, Expr, referenced_ids
 from icebook.analysis.scan.planner import ScanFile, ScanPlan, ScanTask, plan_scan
 from icebook.analysis.store.table_like import TableLike
 from icebook.errors import EngineError, IcebookError, MetadataError, NotFound, UnsupportedFeature

@@ -25,19 +25,9 @@ import polars as pl
 import pyarrow as pa
 import pyarrow.ipc
 
-from icebook.analysis.expr.expressions import (
-    AlwaysFalse,
-    And,
-    Compare,
-    Expr,
-    FilterError,
-    In,
-    Not,
-    Or,
-    StartsWith,
-    Unary,
-    bind,
-)
+from icebook.analysis.expr import nodes
+from icebook.analysis.expr.binding import bind
+from icebook.analysis.expr.nodes import Expr, FilterError
 from icebook.analysis.resolve import snapshot_schema
 from icebook.analysis.store.table_like import TableLike
 from icebook.engines.arrow import read
@@ -45,10 +35,9 @@ from icebook.errors import EngineError
 from icebook.spec.schema import Schema
 from icebook.spec.snapshots import Snapshot
 from icebook.spec.types import DOUBLE, FLOAT
+from icebook.text import EPOCH
 
 _COMPARE = {"Eq": "=", "NotEq": "!=", "Lt": "<", "LtEq": "<=", "Gt": ">", "GtEq": ">="}
-_FLIP = {"=": "=", "!=": "!=", "<": ">", "<=": ">=", ">": "<", ">=": "<="}
-_EPOCH = _dt.datetime(1970, 1, 1)
 _UNIT = {"Nanoseconds": 1_000, "Microseconds": 1, "Milliseconds": 1 / 1_000}
 
 
@@ -60,7 +49,7 @@ def lazy_scan(table: TableLike, snapshot: Snapshot, *, schema: Schema | None = N
 
     read_schema = schema or snapshot_schema(table.metadata, snapshot)
     names = [f.name for f in read_schema.columns]
-    arrow_schema = read(table, snapshot, AlwaysFalse(), schema=read_schema).schema  # no file is opened
+    arrow_schema = read(table, snapshot, nodes.AlwaysFalse(), schema=read_schema).schema  # no file is opened
     polars_schema = pl.from_arrow(arrow_schema.empty_table()).schema  # type: ignore[union-attr]
 
     def source(
@@ -117,12 +106,7 @@ def pushdown_filter(predicate: pl.Expr, schema: Schema) -> Expr | None:
         expr = _weakened(conjunct, schema)
         if expr is not None:
             kept.append(expr)
-    if not kept:
-        return None
-    out = kept[0]
-    for expr in kept[1:]:
-        out = And(out, expr)
-    return out
+    return nodes.and_(*kept) if kept else None
 
 
 def _conjuncts(node: Any) -> Iterator[Any]:
@@ -143,8 +127,8 @@ def _weakened(node: Any, schema: Schema) -> Expr | None:
         if binary["op"] in ("And", "LogicalAnd"):
             if left is None or right is None:
                 return left or right
-            return And(left, right)
-        return Or(left, right) if left is not None and right is not None else None
+            return nodes.And(left, right)
+        return nodes.Or(left, right) if left is not None and right is not None else None
     return _exact(node, schema)
 
 
@@ -170,33 +154,33 @@ def _translate(node: Any, schema: Schema) -> Expr | None:
             left, right = _translate(b["left"], schema), _translate(b["right"], schema)
             if left is None or right is None:
                 return None
-            return And(left, right) if op in ("And", "LogicalAnd") else Or(left, right)
+            return nodes.And(left, right) if op in ("And", "LogicalAnd") else nodes.Or(left, right)
         if op not in _COMPARE:
             return None
         column, value = _column(b["left"], schema), _literal(b["right"])
         symbol = _COMPARE[op]
         if column is None:
-            column, value, symbol = _column(b["right"], schema), _literal(b["left"]), _FLIP[symbol]
+            column, value, symbol = _column(b["right"], schema), _literal(b["left"]), nodes.FLIP[symbol]
         if column is None or value is _NO_VALUE or value is None:
             return None
-        return Compare(symbol, column, value)
+        return nodes.Compare(symbol, column, value)
     if "Function" in node:
         function, inputs = node["Function"].get("function"), node["Function"].get("input", [])
         boolean = function.get("Boolean") if isinstance(function, dict) else None
         if boolean in ("IsNull", "IsNotNull") and len(inputs) == 1:
             column = _column(inputs[0], schema)
-            return None if column is None else Unary("is_null" if boolean == "IsNull" else "not_null", column)
+            return None if column is None else nodes.Unary("is_null" if boolean == "IsNull" else "not_null", column)
         if boolean == "Not" and len(inputs) == 1:
             inner = _translate(inputs[0], schema)
-            return None if inner is None else Not(inner)
+            return None if inner is None else nodes.Not(inner)
         if isinstance(boolean, dict) and "IsIn" in boolean and len(inputs) == 2:
             column, values = _column(inputs[0], schema), _series(inputs[1])
             if column is None or values is None or any(v is None for v in values):
                 return None
-            return In(column, values)
+            return nodes.In(column, values)
         if isinstance(function, dict) and function.get("StringExpr") == "StartsWith" and len(inputs) == 2:
             column, prefix = _column(inputs[0], schema), _literal(inputs[1])
-            return None if column is None or not isinstance(prefix, str) else StartsWith(column, prefix)
+            return None if column is None or not isinstance(prefix, str) else nodes.StartsWith(column, prefix)
     return None
 
 
@@ -249,7 +233,7 @@ def _literal(node: Any) -> Any:
         if unit == "Nanoseconds" and ticks % 1_000:
             return _NO_VALUE  # finer than the table's microseconds: a comparison would change
         micros = ticks // 1_000 if unit == "Nanoseconds" else ticks * 1_000 if unit == "Milliseconds" else ticks
-        moment = _EPOCH + _dt.timedelta(microseconds=int(micros))
+        moment = EPOCH + _dt.timedelta(microseconds=int(micros))
         return moment.replace(tzinfo=_dt.UTC) if zone is not None else moment
     return _NO_VALUE
 

@@ -8,18 +8,12 @@ result rows as dictionaries.
 
 from __future__ import annotations
 
-import datetime as _dt
 from collections.abc import Mapping
 from typing import Any
 
 from icebook.engines.spark import spark_errors, split_identifier, sql_string
 from icebook.engines.spark_session import get_session
-
-
-def timestamp_sql(ms: int) -> str:
-    """A Spark SQL TIMESTAMP literal (UTC, millisecond precision) for ``ms`` since the epoch."""
-    stamp = _dt.datetime.fromtimestamp(ms / 1000, _dt.UTC).strftime("%Y-%m-%d %H:%M:%S.%f")[:-3]
-    return f"TIMESTAMP {sql_string(stamp)}"
+from icebook.text import spark_timestamp
 
 
 def options_sql(options: Mapping[str, Any]) -> str:
@@ -54,7 +48,7 @@ def expire_snapshots(
 ) -> dict[str, Any]:
     args: dict[str, str] = {}
     if older_than_ms is not None:
-        args["older_than"] = timestamp_sql(older_than_ms)
+        args["older_than"] = spark_timestamp(older_than_ms)
     if retain_last is not None:
         args["retain_last"] = str(int(retain_last))
     if snapshot_ids:
@@ -69,7 +63,7 @@ def remove_orphan_files(
     """The orphan files found (and, unless ``dry_run``, deleted)."""
     args: dict[str, str] = {}
     if older_than_ms is not None:
-        args["older_than"] = timestamp_sql(older_than_ms)
+        args["older_than"] = spark_timestamp(older_than_ms)
     if location is not None:
         args["location"] = sql_string(location)
     if dry_run:
@@ -114,5 +108,4 @@ __all__ = [
     "rewrite_data_files",
     "rewrite_manifests",
     "rewrite_position_delete_files",
-    "timestamp_sql",
 ]

@@ -9,6 +9,7 @@ from __future__ import annotations
 import datetime as _dt
 
 from icebook.engines.spark import get_session, retention_sql, run, spark_errors, split_identifier, sql_string
+from icebook.text import spark_timestamp
 
 
 def _as_of(snapshot_id: int | None) -> str:
@@ -91,8 +92,7 @@ def rollback_to_snapshot(identifier: str, snapshot_id: int) -> None:
 
 def rollback_to_time(identifier: str, when_ms: int) -> None:
     catalog, table = split_identifier(identifier)
-    stamp = _dt.datetime.fromtimestamp(when_ms / 1000, _dt.UTC).strftime("%Y-%m-%d %H:%M:%S.%f")
-    run(f"CALL {catalog}.system.rollback_to_timestamp({sql_string(table)}, TIMESTAMP {sql_string(stamp)})")
+    run(f"CALL {catalog}.system.rollback_to_timestamp({sql_string(table)}, {spark_timestamp(when_ms)})")
 
 
 def set_current_snapshot(identifier: str, snapshot_id: int) -> None:

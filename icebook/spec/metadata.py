@@ -46,6 +46,12 @@ MAIN_BRANCH = "main"
 _K = TypeVar("_K")
 _V = TypeVar("_V")
 
+
+def main_first(ref_name: str) -> tuple[bool, str]:
+    """Sort key of ref names: the main branch first, then the others by name."""
+    return ref_name != MAIN_BRANCH, ref_name
+
+
 _KNOWN_KEYS = (
     "format-version",
     "table-uuid",
@@ -607,6 +613,7 @@ __all__ = [
     "decode_metadata_json",
     "implied_main_branch",
     "inflate_metadata_json",
+    "main_first",
     "no_current_snapshot",
     "parse_metadata_json",
     "parse_table_metadata",

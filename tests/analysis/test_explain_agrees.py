@@ -23,8 +23,8 @@ from typing import Any
 import pytest
 
 import icebook
-from icebook.analysis.expr.expressions import AlwaysTrue, And, Expr
 from icebook.analysis.expr.filter_arrow import to_arrow
+from icebook.analysis.expr.nodes import AlwaysTrue, And, Expr
 from icebook.analysis.expr.pruning import evaluate
 from icebook.analysis.history.evolution import explain_predicate
 from icebook.analysis.scan.planner import (

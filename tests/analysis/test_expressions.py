@@ -1,4 +1,5 @@
-"""Filter expressions: the string parser, binding to a schema, literal conversion, errors."""
+"""Filter expressions: the string parser, binding to a schema, literal conversion, errors, and the walks
+over expression nodes."""
 
 from __future__ import annotations
 
@@ -7,7 +8,10 @@ from decimal import Decimal
 import pyarrow as pa
 import pytest
 
-from icebook.analysis.expr.expressions import (
+from icebook.analysis.expr.binding import bind
+from icebook.analysis.expr.filter_arrow import to_arrow
+from icebook.analysis.expr.nodes import (
+    VISITORS,
     AlwaysTrue,
     And,
     Compare,
@@ -19,11 +23,9 @@ from icebook.analysis.expr.expressions import (
     Or,
     StartsWith,
     Unary,
-    bind,
-    parse_filter,
     push_not,
 )
-from icebook.analysis.expr.filter_arrow import to_arrow
+from icebook.analysis.expr.parser import parse_filter
 from icebook.spec.schema import Schema
 from icebook.spec.types import DATE, LONG, STRING, TIMESTAMPTZ, DecimalType, NestedField, StructType
 
@@ -124,3 +126,38 @@ def test_arrow_evaluation_uses_sql_null_semantics() -> None:
     assert ids("page starts with 'se'") == [1, 4]
     assert ids("event_id in (1, 2, 3) or not (page is null)") == [1, 2, 3, 4]
     assert ids("region is null or page is null") == [2, 3]
+
+
+def _all_walks_loaded() -> None:
+    # Each module registers its walks when imported: load every module of the package.
+    import icebook.analysis.expr.filter_arrow
+    import icebook.analysis.expr.projection
+    import icebook.analysis.expr.pruning
+    import icebook.analysis.expr.pruning_arrow  # noqa: F401
+
+
+def test_every_walk_handles_the_nodes_it_covers() -> None:
+    _all_walks_loaded()
+    names = {v.name for v in VISITORS}
+    assert {"binding._bind", "filter_arrow._to_arrow", "pruning.evaluate", "pruning_arrow.evaluate_columns"} <= names
+    assert {"nodes.push_not", "projection._project", "projection.predicate_text"} <= names
+    for walk in VISITORS:
+        fallback = walk.dispatch.dispatch(object)
+        unhandled = [t.__name__ for t in walk.covers if walk.dispatch.dispatch(t) is fallback]
+        assert not unhandled, f"{walk.name} does not handle {unhandled}"
+
+
+def test_a_new_node_fails_loudly_in_every_walk() -> None:
+    _all_walks_loaded()
+
+    class Xor:  # a node type no walk knows
+        pass
+
+    for walk in VISITORS:
+        with pytest.raises(FilterError, match=rf"{walk.name} does not handle Xor"):
+            walk.dispatch(Xor(), *[None] * 3)
+
+
+def test_binding_something_that_is_not_an_expression() -> None:
+    with pytest.raises(FilterError, match=r"binding\._bind does not handle int .*: 42"):
+        bind(42, SCHEMA)  # type: ignore[arg-type]

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 import icebook
-from icebook.analysis.expr.expressions import bind
+from icebook.analysis.expr.binding import bind
 from icebook.analysis.expr.projection import project
 from icebook.analysis.expr.pruning import Stats, evaluate, value_stats
 from icebook.analysis.scan.planner import plan_scan

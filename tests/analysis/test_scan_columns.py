@@ -22,7 +22,8 @@ import pytest
 from test_explain_agrees import COMPOUND, LEAVES, filter_text
 
 import icebook
-from icebook.analysis.expr.expressions import bind, push_not, referenced_ids
+from icebook.analysis.expr.binding import bind
+from icebook.analysis.expr.nodes import push_not, referenced_ids
 from icebook.analysis.expr.pruning import Stats, evaluate, value_stats
 from icebook.analysis.expr.pruning_arrow import StatsColumns, comparable, evaluate_columns, exact_stats
 from icebook.analysis.scan.columns import row_column_stats

@@ -15,12 +15,12 @@ from icebook.display.charts import (
     MAX_HEATMAP_COLUMNS,
     MAX_HEATMAP_ROWS,
     MAX_TIME_TICKS,
-    human_bytes,
     partition_frame,
     size_bins,
     size_edges,
     time_axis,
 )
+from icebook.text import short_byte_size
 
 
 def _ticks(times: list[str]) -> tuple[list[pd.Timestamp], str]:
@@ -72,8 +72,8 @@ def test_size_bins_are_round_and_count_every_file(sizes: list[int], bins: tuple[
     assert table["bin"].nunique() == table["order"].nunique()
 
 
-def test_human_bytes() -> None:
-    assert [human_bytes(n) for n in (512, 1024, 1536, 10 * 1024 * 1024, 3 * 1024**4)] == [
+def test_short_byte_size() -> None:
+    assert [short_byte_size(n) for n in (512, 1024, 1536, 10 * 1024 * 1024, 3 * 1024**4)] == [
         "512 B",
         "1 KiB",
         "1.5 KiB",

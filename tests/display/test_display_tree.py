@@ -11,10 +11,10 @@ import pytest
 import icebook
 from icebook import display as D
 from icebook.analysis.history.lineage import lineage
-from icebook.display._base import human_bytes
 from icebook.display.lineage_render import layout
 from icebook.display.tree_nodes import TreeSource
 from icebook.spec.manifest import DataFile, ManifestEntry
+from icebook.text import byte_size
 
 
 @pytest.fixture(scope="module")
@@ -138,12 +138,12 @@ def test_static_tree_is_bounded(events: icebook.Table) -> None:
     assert html.count("<details") >= 6
 
 
-def test_human_bytes() -> None:
-    assert [human_bytes(n) for n in (0, 1023, 1024, 1536, 5 * 1024**3)] == [
+def test_byte_size() -> None:
+    assert [byte_size(n) for n in (0, 1023, 1024, 1536, 5 * 1024**3)] == [
         "0 B",
         "1023 B",
         "1.0 KiB",
         "1.5 KiB",
         "5.0 GiB",
     ]
-    assert human_bytes(None) == "–"
+    assert byte_size(None) == "–"

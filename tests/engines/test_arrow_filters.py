@@ -57,7 +57,8 @@ def test_filter_equals_spark_where(
 
 
 def _columns_in(text: str) -> list[str]:
-    from icebook.analysis.expr.expressions import parse_filter, referenced_names
+    from icebook.analysis.expr.nodes import referenced_names
+    from icebook.analysis.expr.parser import parse_filter
 
     return referenced_names(parse_filter(text))
 

@@ -144,7 +144,7 @@ SCHEMA = Schema(
     ],
 )
 def test_pushdown_is_exact_or_left_out(predicate: pl.Expr, expected: str | None) -> None:
-    from icebook.analysis.expr.expressions import bind
+    from icebook.analysis.expr.binding import bind
 
     got = pushdown_filter(predicate, SCHEMA)
     if expected is None:

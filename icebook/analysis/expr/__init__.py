@@ -1,1 +1,4 @@
-"""Filter expressions: the nodes, their parser and binding, inclusive projection onto partition specs, and evaluation against partition values, summaries, column stats and rows."""
+"""Filter expressions: the nodes and the one way to walk them (``nodes``), the string form (``parser``), binding
+to a schema (``binding``), inclusive projection onto partition specs (``projection``), evaluation against
+partition values, summaries and column stats (``pruning``; column-wise: ``pruning_arrow``) and rows as
+Arrow filters (``filter_arrow``)."""

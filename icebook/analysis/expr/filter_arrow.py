@@ -9,20 +9,8 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from icebook.analysis.arrow_types import arrow_type
-from icebook.analysis.expr.expressions import (
-    AlwaysFalse,
-    AlwaysTrue,
-    And,
-    Compare,
-    Expr,
-    FilterError,
-    In,
-    Not,
-    Or,
-    Ref,
-    StartsWith,
-    Unary,
-)
+from icebook.analysis.expr import nodes
+from icebook.analysis.expr.nodes import Constant, Expr, Ref, visitor
 from icebook.spec.types import UUID, IcebergType
 
 
@@ -42,49 +30,76 @@ def arrow_literal(value: Any, t: IcebergType) -> pa.Scalar:
 def to_arrow(expr: Expr, names: dict[int, str] | None = None) -> pc.Expression:
     """A bound expression as a pyarrow compute expression over columns named by ``names``
     (field id -> column name; the bound name when absent). Null predicates filter rows out."""
+    return _to_arrow(expr, names or {})
 
-    def col(ref: Ref) -> pc.Expression:
-        name = (names or {}).get(ref.field_id or -1, ref.name)
-        return pc.field(name)
 
-    def lit(value: Any, ref: Ref) -> Any:
-        assert ref.type is not None
-        return arrow_literal(value, ref.type)
+def _column(ref: Ref, names: dict[int, str]) -> pc.Expression:
+    return pc.field(names.get(ref.field_id or -1, ref.name))
 
-    if isinstance(expr, AlwaysTrue):
-        return pc.scalar(True)
-    if isinstance(expr, AlwaysFalse):
-        return pc.scalar(False)
-    if isinstance(expr, And):
-        return to_arrow(expr.left, names) & to_arrow(expr.right, names)
-    if isinstance(expr, Or):
-        return to_arrow(expr.left, names) | to_arrow(expr.right, names)
-    if isinstance(expr, Not):
-        return ~to_arrow(expr.child, names)
-    if isinstance(expr, Compare):
-        c, v = col(expr.ref), lit(expr.value, expr.ref)
-        ops = {"<": c < v, "<=": c <= v, ">": c > v, ">=": c >= v, "=": c == v, "!=": c != v}
-        return ops[expr.op]
-    if isinstance(expr, In):
-        c = col(expr.ref)
-        assert expr.ref.type is not None
-        values = pa.array([arrow_literal(v, expr.ref.type).as_py() for v in expr.values], arrow_type(expr.ref.type))
-        hit = pc.is_in(c, value_set=values)
-        # SQL: a null column value gives null (not false), so `not in` drops it too.
-        hit = pc.if_else(c.is_valid(), hit, pc.scalar(pa.scalar(None, pa.bool_())))
-        return ~hit if expr.negated else hit
-    if isinstance(expr, Unary):
-        c = col(expr.ref)
-        if expr.op == "is_null":
-            return c.is_null()
-        if expr.op == "not_null":
-            return c.is_valid()
-        nan = pc.is_nan(c)
-        return nan if expr.op == "is_nan" else ~nan
-    if isinstance(expr, StartsWith):
-        hit = pc.starts_with(col(expr.ref), pattern=expr.prefix)
-        return ~hit if expr.negated else hit
-    raise FilterError(f"not a filter expression: {expr!r}")
+
+def _literal(value: Any, ref: Ref) -> pa.Scalar:
+    assert ref.type is not None  # bound
+    return arrow_literal(value, ref.type)
+
+
+@visitor()
+def _to_arrow(expr: Expr, names: dict[int, str]) -> pc.Expression:
+    raise AssertionError  # never runs: see ``visitor``
+
+
+@_to_arrow.register
+def _(expr: Constant, names: dict[int, str]) -> pc.Expression:
+    return pc.scalar(isinstance(expr, nodes.AlwaysTrue))
+
+
+@_to_arrow.register
+def _(expr: nodes.And, names: dict[int, str]) -> pc.Expression:
+    return _to_arrow(expr.left, names) & _to_arrow(expr.right, names)
+
+
+@_to_arrow.register
+def _(expr: nodes.Or, names: dict[int, str]) -> pc.Expression:
+    return _to_arrow(expr.left, names) | _to_arrow(expr.right, names)
+
+
+@_to_arrow.register
+def _(expr: nodes.Not, names: dict[int, str]) -> pc.Expression:
+    return ~_to_arrow(expr.child, names)
+
+
+@_to_arrow.register
+def _(expr: nodes.Compare, names: dict[int, str]) -> pc.Expression:
+    c, v = _column(expr.ref, names), _literal(expr.value, expr.ref)
+    ops = {"<": c < v, "<=": c <= v, ">": c > v, ">=": c >= v, "=": c == v, "!=": c != v}
+    return ops[expr.op]
+
+
+@_to_arrow.register
+def _(expr: nodes.In, names: dict[int, str]) -> pc.Expression:
+    c = _column(expr.ref, names)
+    assert expr.ref.type is not None  # bound
+    values = pa.array([arrow_literal(v, expr.ref.type).as_py() for v in expr.values], arrow_type(expr.ref.type))
+    hit = pc.is_in(c, value_set=values)
+    # SQL: a null column value gives null (not false), so `not in` drops it too.
+    hit = pc.if_else(c.is_valid(), hit, pc.scalar(pa.scalar(None, pa.bool_())))
+    return ~hit if expr.negated else hit
+
+
+@_to_arrow.register
+def _(expr: nodes.Unary, names: dict[int, str]) -> pc.Expression:
+    c = _column(expr.ref, names)
+    if expr.op == "is_null":
+        return c.is_null()
+    if expr.op == "not_null":
+        return c.is_valid()
+    nan = pc.is_nan(c)
+    return nan if expr.op == "is_nan" else ~nan
+
+
+@_to_arrow.register
+def _(expr: nodes.StartsWith, names: dict[int, str]) -> pc.Expression:
+    hit = pc.starts_with(_column(expr.ref, names), pattern=expr.prefix)
+    return ~hit if expr.negated else hit
 
 
 __all__ = ["arrow_literal", "to_arrow"]

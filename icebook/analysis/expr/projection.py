@@ -18,7 +18,7 @@ one with them. Rules per transform, for ``col op v``:
   any other transform also holds other values).
 - void and unknown transforms: no partition predicate.
 
-A projection is expression data (``icebook.analysis.expr.expressions``) on partition field ids, so one
+A projection is expression data (``icebook.analysis.expr.nodes``) on partition field ids, so one
 evaluator (``icebook.analysis.expr.pruning.evaluate``) decides it against partition values or
 partition summaries.
 """
@@ -29,22 +29,18 @@ from dataclasses import dataclass
 from decimal import Decimal
 from typing import Any
 
-from icebook.analysis.expr.expressions import (
-    AlwaysFalse,
-    AlwaysTrue,
-    And,
-    Compare,
+from icebook.analysis.expr import nodes
+from icebook.analysis.expr.binding import bind_predicate
+from icebook.analysis.expr.nodes import (
+    PREDICATE_NODES,
+    Connective,
+    Constant,
     Expr,
-    FilterError,
-    In,
-    Not,
-    Or,
     Predicate,
     Ref,
-    StartsWith,
-    Unary,
-    convert_literal,
     push_not,
+    visitor,
+    with_ref,
 )
 from icebook.errors import NotFound, UnsupportedFeature
 from icebook.spec.partitioning import PartitionField, PartitionSpec
@@ -58,22 +54,10 @@ from icebook.spec.transforms import (
     TruncateTransform,
     YearTransform,
 )
-from icebook.spec.types import (
-    DATE,
-    INT,
-    LONG,
-    STRING,
-    TIME,
-    TIMESTAMP,
-    TIMESTAMP_NS,
-    TIMESTAMPTZ,
-    TIMESTAMPTZ_NS,
-    DecimalType,
-    IcebergType,
-)
+from icebook.spec.types import DATE, INT, LONG, STRING, TIME, TIMESTAMP_TYPES, DecimalType, IcebergType
 
 _ORDER_PRESERVING = (TruncateTransform, YearTransform, MonthTransform, DayTransform, HourTransform)
-_UNIT_STEP = frozenset({INT, LONG, DATE, TIME, TIMESTAMP, TIMESTAMPTZ, TIMESTAMP_NS, TIMESTAMPTZ_NS})
+_UNIT_STEP = frozenset({INT, LONG, DATE, TIME, *TIMESTAMP_TYPES})
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -135,38 +119,31 @@ def project_predicate(p: Predicate, pf: PartitionField, spec_id: int) -> FieldPr
         return out(None, f"transform {t} does not apply to {source}: no partition predicate")
     part = Ref(pf.name, pf.field_id, t.result_type(source))
     if isinstance(t, IdentityTransform):
-        reason = "identity: the same predicate on the partition value"
-        if isinstance(p, Compare):
-            return out(Compare(p.op, part, p.value), reason)
-        if isinstance(p, In):
-            return out(In(part, p.values, negated=p.negated), reason)
-        if isinstance(p, Unary):
-            return out(Unary(p.op, part), reason)
-        return out(StartsWith(part, p.prefix, negated=p.negated), reason)
-    if isinstance(p, Unary):
+        return out(with_ref(p, part), "identity: the same predicate on the partition value")
+    if isinstance(p, nodes.Unary):
         if p.op in ("is_null", "not_null"):
-            return out(Unary(p.op, part), "every transform maps null to null")
+            return out(nodes.Unary(p.op, part), "every transform maps null to null")
         return out(None, f"{t} does not keep NaN: only identity projects {p.op.replace('_', ' ')}")
 
     def apply(value: Any) -> Any:
         return t.apply(value, source)
 
     other_values = "cannot be projected: a partition also holds other values"
-    if isinstance(p, In):
+    if isinstance(p, nodes.In):
         if p.negated:
             return out(None, f"not in {other_values}")
-        return out(In(part, tuple(dict.fromkeys(apply(v) for v in p.values))), f"{t}: each value maps to its own")
+        return out(nodes.In(part, tuple(dict.fromkeys(apply(v) for v in p.values))), f"{t}: each value maps to its own")
     if isinstance(t, BucketTransform):
-        if isinstance(p, Compare) and p.op == "=":
-            return out(Compare("=", part, apply(p.value)), f"{t}: equality maps to the value's bucket")
+        if isinstance(p, nodes.Compare) and p.op == "=":
+            return out(nodes.Compare("=", part, apply(p.value)), f"{t}: equality maps to the value's bucket")
         return out(None, f"{t} only projects equality: bucket numbers do not preserve order")
-    if isinstance(p, StartsWith):
+    if isinstance(p, nodes.StartsWith):
         if p.negated:
             return out(None, f"not starts with {other_values}")
         if isinstance(t, TruncateTransform) and source == STRING:
             if len(p.prefix) <= t.width:
-                return out(StartsWith(part, p.prefix), f"{t} keeps prefixes of up to {t.width} characters")
-            return out(Compare("=", part, p.prefix[: t.width]), f"{t}: every match truncates to the same value")
+                return out(nodes.StartsWith(part, p.prefix), f"{t} keeps prefixes of up to {t.width} characters")
+            return out(nodes.Compare("=", part, p.prefix[: t.width]), f"{t}: every match truncates to the same value")
         return out(None, f"{t} does not preserve prefixes")
     if not isinstance(t, _ORDER_PRESERVING):
         return out(None, f"transform {t} is not understood here: no partition predicate")
@@ -179,67 +156,94 @@ def project_predicate(p: Predicate, pf: PartitionField, spec_id: int) -> FieldPr
     elif op == ">":
         op, bound = ">=", (p.value + step if step is not None else p.value)
     why = f"{t} preserves order: inclusive projection of {p.op} is {op} on the transformed bound"
-    return out(Compare(op, part, apply(bound)), why)
+    return out(nodes.Compare(op, part, apply(bound)), why)
 
 
 def project(expr: Expr, spec: PartitionSpec) -> SpecProjection:
     """Inclusive projection of a bound row filter onto ``spec``'s partition fields."""
     steps: list[FieldProjection] = []
-
-    def walk(e: Expr) -> Expr:
-        if isinstance(e, (AlwaysTrue, AlwaysFalse)):
-            return e
-        if isinstance(e, And):
-            return And(walk(e.left), walk(e.right))
-        if isinstance(e, Or):
-            return Or(walk(e.left), walk(e.right))
-        if isinstance(e, Not):  # cannot happen after push_not
-            return AlwaysTrue()
-        projected: Expr = AlwaysTrue()
-        for pf in spec.fields:
-            if e.ref.field_id not in pf.source_ids:
-                continue
-            step = project_predicate(e, pf, spec.spec_id)
-            steps.append(step)
-            if step.projected is not None:
-                projected = step.projected if isinstance(projected, AlwaysTrue) else And(projected, step.projected)
-        return projected
-
-    return SpecProjection(spec_id=spec.spec_id, expr=_simplify(walk(push_not(expr))), fields=tuple(steps))
+    projected = _simplify(_project(push_not(expr), spec, steps))
+    return SpecProjection(spec_id=spec.spec_id, expr=projected, fields=tuple(steps))
 
 
-def _simplify(expr: Expr) -> Expr:
-    if isinstance(expr, And):
-        left, right = _simplify(expr.left), _simplify(expr.right)
-        if isinstance(left, AlwaysFalse) or isinstance(right, AlwaysFalse):
-            return AlwaysFalse()
-        if isinstance(left, AlwaysTrue):
-            return right
-        return left if isinstance(right, AlwaysTrue) else And(left, right)
-    if isinstance(expr, Or):
-        left, right = _simplify(expr.left), _simplify(expr.right)
-        if isinstance(left, AlwaysTrue) or isinstance(right, AlwaysTrue):
-            return AlwaysTrue()
-        if isinstance(left, AlwaysFalse):
-            return right
-        return left if isinstance(right, AlwaysFalse) else Or(left, right)
+@visitor()
+def _project(expr: Expr, spec: PartitionSpec, steps: list[FieldProjection]) -> Expr:
+    """The partition filter of a row filter in negation normal form; each predicate's steps go to ``steps``."""
+    raise AssertionError  # never runs: see ``visitor``
+
+
+@_project.register
+def _(expr: Constant, spec: PartitionSpec, steps: list[FieldProjection]) -> Expr:
     return expr
 
 
+@_project.register
+def _(expr: Connective, spec: PartitionSpec, steps: list[FieldProjection]) -> Expr:
+    return type(expr)(_project(expr.left, spec, steps), _project(expr.right, spec, steps))
+
+
+@_project.register
+def _(expr: nodes.Not, spec: PartitionSpec, steps: list[FieldProjection]) -> Expr:
+    return nodes.AlwaysTrue()  # cannot happen after push_not
+
+
+@_project.register
+def _(expr: Predicate, spec: PartitionSpec, steps: list[FieldProjection]) -> Expr:
+    projected: Expr = nodes.AlwaysTrue()
+    for pf in spec.fields:
+        if expr.ref.field_id not in pf.source_ids:
+            continue
+        step = project_predicate(expr, pf, spec.spec_id)
+        steps.append(step)
+        if step.projected is not None:
+            projected = (
+                step.projected if isinstance(projected, nodes.AlwaysTrue) else nodes.And(projected, step.projected)
+            )
+    return projected
+
+
+# In an ``and``, false absorbs and true drops out; in an ``or``, the other way round.
+_ABSORBING: dict[type, type] = {nodes.And: nodes.AlwaysFalse, nodes.Or: nodes.AlwaysTrue}
+_NEUTRAL: dict[type, type] = {nodes.And: nodes.AlwaysTrue, nodes.Or: nodes.AlwaysFalse}
+
+
+def _simplify(expr: Expr) -> Expr:
+    if not isinstance(expr, (nodes.And, nodes.Or)):
+        return expr
+    kind = type(expr)
+    left, right = _simplify(expr.left), _simplify(expr.right)
+    if isinstance(left, _ABSORBING[kind]) or isinstance(right, _ABSORBING[kind]):
+        return _ABSORBING[kind]()  # type: ignore[no-any-return]
+    if isinstance(left, _NEUTRAL[kind]):
+        return right
+    return left if isinstance(right, _NEUTRAL[kind]) else kind(left, right)
+
+
+@visitor(covers=PREDICATE_NODES)
 def predicate_text(projected: Predicate, pf: PartitionField, source: IcebergType | None) -> str:
     """A partition predicate with values written as partition paths write them."""
-    name = pf.name
+    raise AssertionError  # never runs: see ``visitor``
 
-    def human(value: Any) -> str:
-        return pf.transform.to_human(value, source)
 
-    if isinstance(projected, Unary):
-        return f"{name} {'IS NULL' if projected.op == 'is_null' else 'IS NOT NULL'}"
-    if isinstance(projected, In):
-        return f"{name} {'NOT IN' if projected.negated else 'IN'} ({', '.join(human(v) for v in projected.values)})"
-    if isinstance(projected, StartsWith):
-        return f"{name} {'NOT STARTS WITH' if projected.negated else 'STARTS WITH'} {projected.prefix}"
-    return f"{name} {projected.op} {human(projected.value)}"
+@predicate_text.register
+def _(projected: nodes.Unary, pf: PartitionField, source: IcebergType | None) -> str:
+    return f"{pf.name} {'IS NULL' if projected.op == 'is_null' else 'IS NOT NULL'}"
+
+
+@predicate_text.register
+def _(projected: nodes.In, pf: PartitionField, source: IcebergType | None) -> str:
+    values = ", ".join(pf.transform.to_human(v, source) for v in projected.values)
+    return f"{pf.name} {'NOT IN' if projected.negated else 'IN'} ({values})"
+
+
+@predicate_text.register
+def _(projected: nodes.StartsWith, pf: PartitionField, source: IcebergType | None) -> str:
+    return f"{pf.name} {'NOT STARTS WITH' if projected.negated else 'STARTS WITH'} {projected.prefix}"
+
+
+@predicate_text.register
+def _(projected: nodes.Compare, pf: PartitionField, source: IcebergType | None) -> str:
+    return f"{pf.name} {projected.op} {pf.transform.to_human(projected.value, source)}"
 
 
 # ----------------------------------------------------------------- one predicate, every spec
@@ -279,22 +283,6 @@ def normalize_op(op: str) -> str:
     return key
 
 
-def _predicate(ref: Ref, t: IcebergType, op: str, value: Any) -> Predicate:
-    """``ref op value`` bound to type ``t``, ``value`` converted as a filter's literal is (``in``: a list)."""
-    if op in ("is_null", "not_null"):
-        return Unary(op, ref)
-    if op in ("in", "not_in"):
-        if isinstance(value, (str, bytes)) or not hasattr(value, "__iter__"):
-            raise FilterError(f"{op.replace('_', ' ')} needs a list of values, not {value!r}")
-        values = tuple(convert_literal(v, t, ref.name) for v in value)
-        return In(ref, values, negated=op == "not_in")
-    if op in ("starts_with", "not_starts_with"):
-        if t != STRING:
-            raise FilterError(f"column {ref.name!r} is {t}: 'starts with' needs a string column")
-        return StartsWith(ref, str(value), negated=op == "not_starts_with")
-    return Compare(op, ref, convert_literal(value, t, ref.name))
-
-
 def explain_in_spec(spec: PartitionSpec, schema: Schema, column: str, op: str, value: Any) -> list[Projection]:
     """Projections of ``column op value`` into one spec (one row per partition field on the column)."""
     op = normalize_op(op)
@@ -302,7 +290,7 @@ def explain_in_spec(spec: PartitionSpec, schema: Schema, column: str, op: str, v
     if field is None:
         raise NotFound(f"column {column!r}", available=schema.id_to_name().values())
     name = schema.find_column_name(field.field_id) or column
-    predicate = _predicate(Ref(name, field.field_id, field.type), field.type, op, value)
+    predicate = bind_predicate(Ref(name, field.field_id, field.type), op, value)
     matching = [pf for pf in spec.fields if field.field_id in pf.source_ids]
     if not matching:
         others = ", ".join(f"{pf.name}={pf.transform}" for pf in spec.fields) or "nothing"

@@ -19,19 +19,8 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from icebook.analysis.expr.expressions import (
-    AlwaysFalse,
-    AlwaysTrue,
-    And,
-    Compare,
-    Expr,
-    In,
-    Not,
-    Or,
-    StartsWith,
-    Unary,
-    push_not,
-)
+from icebook.analysis.expr import nodes
+from icebook.analysis.expr.nodes import PREDICATE_NODES, Constant, Expr, Predicate, push_not, visitor
 from icebook.spec.types import DOUBLE, FLOAT
 
 _ARROW_ERRORS = (pa.ArrowInvalid, pa.ArrowNotImplementedError, pa.ArrowTypeError, TypeError, ValueError, OverflowError)
@@ -201,60 +190,89 @@ def _member(arr: pa.Array, values: tuple[Any, ...]) -> np.ndarray:
 # ------------------------------------------------------------------------------------------ evaluation
 
 
+@visitor()
 def evaluate_columns(expr: Expr, stats: Mapping[int, StatsColumns], n: int) -> np.ndarray:
     """Per row, whether a row matching the bound expression (negation normal form) might be there:
     ``pruning.evaluate(expr, stats_of_row).might_match`` for every row at once."""
-    if isinstance(expr, AlwaysTrue):
-        return np.ones(n, dtype=bool)
-    if isinstance(expr, AlwaysFalse):
-        return np.zeros(n, dtype=bool)
-    if isinstance(expr, And):
-        return evaluate_columns(expr.left, stats, n) & evaluate_columns(expr.right, stats, n)
-    if isinstance(expr, Or):
-        return evaluate_columns(expr.left, stats, n) | evaluate_columns(expr.right, stats, n)
-    if isinstance(expr, Not):
-        return evaluate_columns(push_not(expr), stats, n)
+    raise AssertionError  # never runs: see ``visitor``
+
+
+@evaluate_columns.register
+def _(expr: Constant, stats: Mapping[int, StatsColumns], n: int) -> np.ndarray:
+    return np.full(n, isinstance(expr, nodes.AlwaysTrue), dtype=bool)
+
+
+@evaluate_columns.register
+def _(expr: nodes.And, stats: Mapping[int, StatsColumns], n: int) -> np.ndarray:
+    return evaluate_columns(expr.left, stats, n) & evaluate_columns(expr.right, stats, n)
+
+
+@evaluate_columns.register
+def _(expr: nodes.Or, stats: Mapping[int, StatsColumns], n: int) -> np.ndarray:
+    return evaluate_columns(expr.left, stats, n) | evaluate_columns(expr.right, stats, n)
+
+
+@evaluate_columns.register
+def _(expr: nodes.Not, stats: Mapping[int, StatsColumns], n: int) -> np.ndarray:
+    return evaluate_columns(push_not(expr), stats, n)
+
+
+@evaluate_columns.register
+def _(expr: Predicate, stats: Mapping[int, StatsColumns], n: int) -> np.ndarray:
     s = stats.get(expr.ref.field_id if expr.ref.field_id is not None else -1)
-    if s is None:
-        return np.ones(n, dtype=bool)
-    return ~_prunes(expr, s, n)
+    return np.ones(n, dtype=bool) if s is None else ~_prunes(expr, s, n)
 
 
-def _prunes(p: Any, s: StatsColumns, n: int) -> np.ndarray:
+@visitor(covers=PREDICATE_NODES)
+def _prunes(p: Predicate, s: StatsColumns, n: int) -> np.ndarray:
     """Rows the predicate rules out (``pruning._predicate`` returns a verdict that does not match)."""
-    if isinstance(p, Unary):
-        if p.op == "is_null":
-            return s.no_null.copy()
-        if p.op == "not_null":
-            return s.all_null.copy()
-        if p.op == "is_nan":
-            return s.all_null | s.no_nan
-        return np.zeros(n, dtype=bool)
-    prune = s.all_null.copy()
-    lo, hi = s.lower, s.upper
+    raise AssertionError  # never runs: see ``visitor``
+
+
+@_prunes.register
+def _(p: nodes.Unary, s: StatsColumns, n: int) -> np.ndarray:
+    if p.op == "is_null":
+        return s.no_null.copy()
+    if p.op == "not_null":
+        return s.all_null.copy()
+    if p.op == "is_nan":
+        return s.all_null | s.no_nan
+    return np.zeros(n, dtype=bool)
+
+
+@_prunes.register
+def _(p: nodes.StartsWith, s: StatsColumns, n: int) -> np.ndarray:
+    prune, lo, hi = s.all_null.copy(), s.lower, s.upper
+    if not (pa.types.is_string(lo.type) or pa.types.is_large_string(lo.type)):
+        return prune
     both = _valid(lo) & _valid(hi)
-    if isinstance(p, StartsWith):
-        if not (pa.types.is_string(lo.type) or pa.types.is_large_string(lo.type)):
-            return prune
-        starts = np.asarray(
-            pc.fill_null(pc.starts_with(lo, pattern=p.prefix), False).to_numpy(zero_copy_only=False), dtype=bool
-        )
-        if s.exact:
-            return prune | (both & (starts == p.negated))
-        if not p.negated:
-            prune |= both & ((_gt(lo, p.prefix) & ~starts) | _lt(hi, p.prefix))
-        return prune
-    if isinstance(p, In):
-        if s.exact:
-            return prune | (both & (_member(lo, p.values) == p.negated))
-        if not p.negated:
-            outside = np.ones(n, dtype=bool)
-            for v in p.values:
-                outside &= _gt(lo, v) | _lt(hi, v)
-            prune |= both & outside
-        return prune
-    assert isinstance(p, Compare)
-    v = p.value
+    starts = np.asarray(
+        pc.fill_null(pc.starts_with(lo, pattern=p.prefix), False).to_numpy(zero_copy_only=False), dtype=bool
+    )
+    if s.exact:
+        return prune | (both & (starts == p.negated))
+    if not p.negated:
+        prune |= both & ((_gt(lo, p.prefix) & ~starts) | _lt(hi, p.prefix))
+    return prune
+
+
+@_prunes.register
+def _(p: nodes.In, s: StatsColumns, n: int) -> np.ndarray:
+    prune, lo, hi = s.all_null.copy(), s.lower, s.upper
+    both = _valid(lo) & _valid(hi)
+    if s.exact:
+        return prune | (both & (_member(lo, p.values) == p.negated))
+    if not p.negated:
+        outside = np.ones(n, dtype=bool)
+        for v in p.values:
+            outside &= _gt(lo, v) | _lt(hi, v)
+        prune |= both & outside
+    return prune
+
+
+@_prunes.register
+def _(p: nodes.Compare, s: StatsColumns, n: int) -> np.ndarray:
+    prune, lo, hi, v = s.all_null.copy(), s.lower, s.upper, p.value
     if isinstance(v, float) and math.isnan(v):
         return prune
     rule = np.zeros(n, dtype=bool)
@@ -267,7 +285,7 @@ def _prunes(p: Any, s: StatsColumns, n: int) -> np.ndarray:
     elif p.op == ">=":
         rule = _lt(hi, v)
     elif p.op == "=":
-        rule = both & (_gt(lo, v) | _lt(hi, v))
+        rule = _valid(lo) & _valid(hi) & (_gt(lo, v) | _lt(hi, v))
     elif p.op == "!=" and s.exact:
         rule = _compare(pc.equal, lo, v)
     # Spark orders NaN above every number: a row that may hold NaN may match > and >=.

@@ -33,8 +33,6 @@ from icebook.spec.snapshots import Snapshot
 LiveRowReader = Callable[..., pa.Table]
 """``read(table, snapshot, files, *, schema) -> pa.Table`` with the schema's columns plus ``_file`` and ``_pos``."""
 
-CHANGE_COLUMNS = ("_change_type", "_change_ordinal", "_commit_snapshot_id")
-
 
 def snapshot_path(table: TableLike, a: Snapshot | int | None, b: Snapshot | int) -> list[Snapshot]:
     """Snapshots after ``a`` up to and including ``b``, oldest first; ``a`` must be an ancestor of ``b``
@@ -185,4 +183,4 @@ def _frame(records: list[dict[str, Any]], schema: Schema) -> pd.DataFrame:
     return table.to_pandas()
 
 
-__all__ = ["CHANGE_COLUMNS", "changes", "snapshot_path"]
+__all__ = ["changes", "snapshot_path"]

@@ -32,6 +32,8 @@ import pyarrow.compute as pc
 
 from icebook.analysis._frames import frame
 from icebook.analysis.history.field_changes import (
+    ChangeKind,
+    EpochKind,
     FieldChange,
     changes_frame_rows,
     property_changes,
@@ -114,9 +116,9 @@ class SnapshotDiff:
     def changes(self) -> pd.DataFrame:
         """Schema, partition spec, sort order and property changes in one frame."""
         rows = (
-            changes_frame_rows(self.schema_changes, "schema")
-            + changes_frame_rows(self.spec_changes, "partition spec")
-            + changes_frame_rows(self.sort_order_changes, "sort order")
+            changes_frame_rows(self.schema_changes, EpochKind.SCHEMA)
+            + changes_frame_rows(self.spec_changes, EpochKind.PARTITION_SPEC)
+            + changes_frame_rows(self.sort_order_changes, EpochKind.SORT_ORDER)
             + changes_frame_rows(self.property_changes, "property")
         )
         return frame(rows, ["what", "kind", "field_id", "name", "before", "after"], ints=("field_id",))
@@ -369,11 +371,15 @@ def _spec_changes(
     out: list[FieldChange] = []
     for sid in sorted(in_use[1] - in_use[0]):
         out.append(
-            FieldChange(kind="spec_now_used", field_id=None, name=f"spec {sid}", after=_spec_text(metadata, sid))
+            FieldChange(
+                kind=ChangeKind.SPEC_NOW_USED, field_id=None, name=f"spec {sid}", after=_spec_text(metadata, sid)
+            )
         )
     for sid in sorted(in_use[0] - in_use[1]):
         out.append(
-            FieldChange(kind="spec_no_longer_used", field_id=None, name=f"spec {sid}", before=_spec_text(metadata, sid))
+            FieldChange(
+                kind=ChangeKind.SPEC_NO_LONGER_USED, field_id=None, name=f"spec {sid}", before=_spec_text(metadata, sid)
+            )
         )
     old, new = states[0].spec, states[1].spec
     if old is None or new is None:

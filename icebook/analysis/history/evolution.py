@@ -13,6 +13,7 @@ is the table's first), and otherwise reported as unknown (never guessed).
 
 from __future__ import annotations
 
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -22,6 +23,7 @@ import pandas as pd
 from icebook.analysis._frames import frame
 from icebook.analysis.expr.projection import Projection, explain_in_spec, normalize_op
 from icebook.analysis.history.field_changes import (
+    EpochKind,
     FieldChange,
     property_changes,
     schema_changes,
@@ -42,8 +44,7 @@ from icebook.spec.snapshots import Snapshot
 class Epoch:
     """One schema, partition spec or sort order, and how it came to be."""
 
-    kind: str
-    """schema, partition spec or sort order."""
+    kind: EpochKind
     id: int
     definition: str
     previous_id: int | None
@@ -136,7 +137,7 @@ class Evolution:
         """Every schema, spec and sort order as one timeline."""
         rows = [
             {
-                "kind": e.kind,
+                "kind": e.kind.value,
                 "id": e.id,
                 "previous_id": e.previous_id,
                 "became_current_at": _ts(e.became_current_ms),
@@ -220,7 +221,7 @@ def _property_history(versions: list[MetadataVersion]) -> pd.DataFrame:
                 {
                     "timestamp": _ts(v.timestamp_ms),
                     "metadata_file": v.file,
-                    "kind": change.kind if previous is not None else "initial",
+                    "kind": change.kind.value if previous is not None else "initial",
                     "name": change.name,
                     "before": change.before,
                     "after": change.after,
@@ -354,86 +355,47 @@ def evolution(metadata: TableMetadata, store: ManifestStore | None = None, *, re
     if usage is None:
         notes.append("no manifest store: which specs hold files at each snapshot is unknown")
 
-    # ---- schemas
     first_schema_snapshot: dict[int, Snapshot] = {}
     for s in snaps:
         if s.schema_id is not None:
             first_schema_snapshot.setdefault(s.schema_id, s)
-    became = _became_current(versions, lambda state: state.current_schema_id)
-    schema_epochs = []
-    previous: int | None = None
-    for sid in sorted(metadata.schemas):
-        snap = first_schema_snapshot.get(sid)
-        v = became.get(sid)
-        schema_epochs.append(
-            Epoch(
-                kind="schema",
-                id=sid,
-                definition=str(metadata.schemas[sid].fields),
-                previous_id=previous,
-                changes=schema_changes(metadata.schemas[previous], metadata.schemas[sid])
-                if previous is not None
-                else (),
-                first_snapshot_id=snap.snapshot_id if snap else None,
-                first_snapshot_ms=snap.timestamp_ms if snap else None,
-                became_current_ms=v.timestamp_ms if v else None,
-                metadata_file=v.file if v else None,
-                is_current=sid == metadata.current_schema_id,
-            )
-        )
-        previous = sid
+    schemas, specs, orders = metadata.schemas, metadata.partition_specs, metadata.sort_orders
 
-    # ---- partition specs
-    became = _became_current(versions, lambda state: state.default_spec_id)
-    first_files = usage.first_with_files() if usage is not None else {}
-    spec_epochs = []
-    prev_spec: int | None = None
-    for spec_id in sorted(metadata.partition_specs):
-        spec = metadata.partition_specs[spec_id]
-        v = became.get(spec_id)
-        first = first_files.get(spec_id)
-        old = metadata.partition_specs[prev_spec] if prev_spec is not None else None
-        ids = [i for pf in (*spec.fields, *(old.fields if old else ())) for i in pf.source_ids]
-        spec_epochs.append(
-            Epoch(
-                kind="partition spec",
-                id=spec_id,
-                definition=_spec_definition(metadata, spec_id),
-                previous_id=prev_spec,
-                changes=spec_changes(old, spec, _naming_schema(metadata, ids)) if old is not None else (),
-                first_snapshot_id=first.snapshot_id if first else None,
-                first_snapshot_ms=first.timestamp_ms if first else None,
-                became_current_ms=v.timestamp_ms if v else None,
-                metadata_file=v.file if v else None,
-                is_current=spec_id == metadata.default_spec_id,
-            )
-        )
-        prev_spec = spec_id
+    def spec_diff(old: int, new: int) -> tuple[FieldChange, ...]:
+        ids = [i for pf in (*specs[new].fields, *specs[old].fields) for i in pf.source_ids]
+        return spec_changes(specs[old], specs[new], _naming_schema(metadata, ids))
 
-    # ---- sort orders
-    became = _became_current(versions, lambda state: state.default_sort_order_id)
-    order_epochs = []
-    prev_order: int | None = None
-    for order_id in sorted(metadata.sort_orders):
-        order = metadata.sort_orders[order_id]
-        old_order = metadata.sort_orders[prev_order] if prev_order is not None else None
-        ids = [i for f in (*order.fields, *(old_order.fields if old_order else ())) for i in f.source_ids]
-        v = became.get(order_id)
-        order_epochs.append(
-            Epoch(
-                kind="sort order",
-                id=order_id,
-                definition=str(order),
-                previous_id=prev_order,
-                changes=sort_order_changes(old_order, order, _naming_schema(metadata, ids)) if old_order else (),
-                first_snapshot_id=None,
-                first_snapshot_ms=None,
-                became_current_ms=v.timestamp_ms if v else None,
-                metadata_file=v.file if v else None,
-                is_current=order_id == metadata.default_sort_order_id,
-            )
-        )
-        prev_order = order_id
+    def order_diff(old: int, new: int) -> tuple[FieldChange, ...]:
+        ids = [i for f in (*orders[new].fields, *orders[old].fields) for i in f.source_ids]
+        return sort_order_changes(orders[old], orders[new], _naming_schema(metadata, ids))
+
+    schema_epochs = _epochs(
+        EpochKind.SCHEMA,
+        sorted(schemas),
+        current=metadata.current_schema_id,
+        became=_became_current(versions, lambda state: state.current_schema_id),
+        first=first_schema_snapshot,
+        definition=lambda i: str(schemas[i].fields),
+        diff=lambda old, new: schema_changes(schemas[old], schemas[new]),
+    )
+    spec_epochs = _epochs(
+        EpochKind.PARTITION_SPEC,
+        sorted(specs),
+        current=metadata.default_spec_id,
+        became=_became_current(versions, lambda state: state.default_spec_id),
+        first=usage.first_with_files() if usage is not None else {},
+        definition=lambda i: _spec_definition(metadata, i),
+        diff=spec_diff,
+    )
+    order_epochs = _epochs(
+        EpochKind.SORT_ORDER,
+        sorted(orders),
+        current=metadata.default_sort_order_id,
+        became=_became_current(versions, lambda state: state.default_sort_order_id),
+        first={},  # no snapshot records its sort order
+        definition=lambda i: str(orders[i]),
+        diff=order_diff,
+    )
 
     # ---- per snapshot
     rows = []
@@ -464,15 +426,47 @@ def evolution(metadata: TableMetadata, store: ManifestStore | None = None, *, re
     )
 
     return Evolution(
-        schemas=tuple(schema_epochs),
-        specs=tuple(spec_epochs),
-        sort_orders=tuple(order_epochs),
+        schemas=schema_epochs,
+        specs=spec_epochs,
+        sort_orders=order_epochs,
         snapshot_rows=snapshot_frame,
         usage=usage,
         property_history=_property_history(versions),
         notes=tuple(notes),
         metadata=metadata,
     )
+
+
+def _epochs(
+    kind: EpochKind,
+    ids: list[int],
+    *,
+    current: int | None,
+    became: Mapping[int, MetadataVersion | None],
+    first: Mapping[int, Snapshot],
+    definition: Callable[[int], str],
+    diff: Callable[[int, int], tuple[FieldChange, ...]],
+) -> tuple[Epoch, ...]:
+    """One timeline: each id (in id order) with what changed from the one before it, the first snapshot
+    that used it and when it became current."""
+    out: list[Epoch] = []
+    for previous, ident in zip([None, *ids], ids, strict=False):
+        snap, v = first.get(ident), became.get(ident)
+        out.append(
+            Epoch(
+                kind=kind,
+                id=ident,
+                definition=definition(ident),
+                previous_id=previous,
+                changes=diff(previous, ident) if previous is not None else (),
+                first_snapshot_id=snap.snapshot_id if snap else None,
+                first_snapshot_ms=snap.timestamp_ms if snap else None,
+                became_current_ms=v.timestamp_ms if v else None,
+                metadata_file=v.file if v else None,
+                is_current=ident == current,
+            )
+        )
+    return tuple(out)
 
 
 def _spec_definition(metadata: TableMetadata, spec_id: int) -> str:

@@ -9,6 +9,7 @@ new id. Comparing by id is therefore the only way to say what really happened. L
 from __future__ import annotations
 
 import difflib
+import enum
 from collections.abc import Iterable
 from dataclasses import dataclass
 
@@ -33,17 +34,43 @@ from icebook.spec.types import (
 )
 
 
+class EpochKind(enum.StrEnum):
+    """What evolves: a table's schemas, partition specs and sort orders."""
+
+    SCHEMA = "schema"
+    PARTITION_SPEC = "partition spec"
+    SORT_ORDER = "sort order"
+
+
+class ChangeKind(enum.StrEnum):
+    """What happened to one field (str-valued: frames show the plain word)."""
+
+    ADDED = "added"  # schemas, partition specs, sort orders
+    DROPPED = "dropped"  # schemas
+    RENAMED = "renamed"  # schemas, partition specs
+    TYPE_PROMOTED = "type_promoted"
+    TYPE_CHANGED = "type_changed"
+    MOVED = "moved"
+    NULLABILITY_CHANGED = "nullability_changed"
+    DOC_CHANGED = "doc_changed"
+    DEFAULT_CHANGED = "default_changed"
+    IDENTIFIER_FIELDS_CHANGED = "identifier_fields_changed"
+    REMOVED = "removed"  # partition specs, sort orders, properties
+    TRANSFORM_CHANGED = "transform_changed"  # partition specs
+    SOURCE_CHANGED = "source_changed"
+    VOIDED = "voided"
+    SPEC_NOW_USED = "spec_now_used"  # partition specs in a snapshot diff: files of it became live
+    SPEC_NO_LONGER_USED = "spec_no_longer_used"
+    CHANGED = "changed"  # sort orders, properties
+    REORDERED = "reordered"  # sort orders
+    SET = "set"  # properties
+
+
 @dataclass(frozen=True, slots=True, kw_only=True)
 class FieldChange:
-    """One change of one field, identified by id.
+    """One change of one field (schemas, partition specs), sort field (by position) or table property."""
 
-    ``kind`` is one of: added, dropped, renamed, type_promoted, type_changed, moved,
-    nullability_changed, doc_changed, default_changed, identifier_fields_changed (schemas);
-    added, removed, renamed, transform_changed, source_changed, voided (partition specs);
-    added, removed, changed, reordered (sort orders).
-    """
-
-    kind: str
+    kind: ChangeKind
     field_id: int | None
     """The field id (schemas), partition field id (specs), or position (sort orders); None for
     whole-object changes such as the identifier fields."""
@@ -89,18 +116,18 @@ def _parents(schema: Schema) -> dict[int, tuple[int, list[int]]]:
 _PROMOTIONS = {(INT, LONG), (FLOAT, DOUBLE), (DATE, TIMESTAMP), (DATE, TIMESTAMP_NS)}
 
 
-def _type_kind(old: IcebergType, new: IcebergType) -> str | None:
+def _type_kind(old: IcebergType, new: IcebergType) -> ChangeKind | None:
     """type_promoted for a promotion the spec allows, type_changed otherwise, None if equal."""
     if not (is_primitive(old) and is_primitive(new)):
         # Nested types are compared through their children's ids; only a change of kind counts.
-        return None if type(old) is type(new) else "type_changed"
+        return None if type(old) is type(new) else ChangeKind.TYPE_CHANGED
     if old == new:
         return None
     if (old, new) in _PROMOTIONS:
-        return "type_promoted"
+        return ChangeKind.TYPE_PROMOTED
     if isinstance(old, DecimalType) and isinstance(new, DecimalType):
-        return "type_promoted"  # decimal(P,S) -> decimal(P2,S) with P2 > P; Spark validates it
-    return "type_changed"
+        return ChangeKind.TYPE_PROMOTED  # decimal(P,S) -> decimal(P2,S) with P2 > P; Spark validates it
+    return ChangeKind.TYPE_CHANGED
 
 
 def schema_changes(old: Schema | None, new: Schema | None) -> tuple[FieldChange, ...]:
@@ -113,12 +140,12 @@ def schema_changes(old: Schema | None, new: Schema | None) -> tuple[FieldChange,
         if fid not in old_names:
             f = new.find_field(fid)
             assert f is not None
-            out.append(FieldChange(kind="added", field_id=fid, name=name, after=_describe(f)))
+            out.append(FieldChange(kind=ChangeKind.ADDED, field_id=fid, name=name, after=_describe(f)))
     for fid, name in old_names.items():
         if fid not in new_names:
             f = old.find_field(fid)
             assert f is not None
-            out.append(FieldChange(kind="dropped", field_id=fid, name=name, before=_describe(f)))
+            out.append(FieldChange(kind=ChangeKind.DROPPED, field_id=fid, name=name, before=_describe(f)))
     old_parents, new_parents = _parents(old), _parents(new)
     moved = _moved(old_parents, new_parents)
     for fid, name in new_names.items():
@@ -126,16 +153,18 @@ def schema_changes(old: Schema | None, new: Schema | None) -> tuple[FieldChange,
         if before is None or after is None:
             continue
         if before.name != after.name:
-            out.append(FieldChange(kind="renamed", field_id=fid, name=name, before=old_names[fid], after=name))
+            out.append(FieldChange(kind=ChangeKind.RENAMED, field_id=fid, name=name, before=old_names[fid], after=name))
         kind = _type_kind(before.type, after.type)
         if kind:
             out.append(FieldChange(kind=kind, field_id=fid, name=name, before=str(before.type), after=str(after.type)))
         if fid in moved:
-            out.append(FieldChange(kind="moved", field_id=fid, name=name, before=moved[fid][0], after=moved[fid][1]))
+            out.append(
+                FieldChange(kind=ChangeKind.MOVED, field_id=fid, name=name, before=moved[fid][0], after=moved[fid][1])
+            )
         if before.required != after.required:
             out.append(
                 FieldChange(
-                    kind="nullability_changed",
+                    kind=ChangeKind.NULLABILITY_CHANGED,
                     field_id=fid,
                     name=name,
                     before=_nullability(before),
@@ -143,11 +172,13 @@ def schema_changes(old: Schema | None, new: Schema | None) -> tuple[FieldChange,
                 )
             )
         if before.doc != after.doc:
-            out.append(FieldChange(kind="doc_changed", field_id=fid, name=name, before=before.doc, after=after.doc))
+            out.append(
+                FieldChange(kind=ChangeKind.DOC_CHANGED, field_id=fid, name=name, before=before.doc, after=after.doc)
+            )
         if (before.initial_default, before.write_default) != (after.initial_default, after.write_default):
             out.append(
                 FieldChange(
-                    kind="default_changed",
+                    kind=ChangeKind.DEFAULT_CHANGED,
                     field_id=fid,
                     name=name,
                     before=f"initial={before.initial_default!r} write={before.write_default!r}",
@@ -157,7 +188,7 @@ def schema_changes(old: Schema | None, new: Schema | None) -> tuple[FieldChange,
     if tuple(old.identifier_field_ids) != tuple(new.identifier_field_ids):
         out.append(
             FieldChange(
-                kind="identifier_fields_changed",
+                kind=ChangeKind.IDENTIFIER_FIELDS_CHANGED,
                 field_id=None,
                 name="identifier-field-ids",
                 before=_names(old, old.identifier_field_ids),
@@ -231,22 +262,26 @@ def spec_changes(
     for fid, f in new_ids.items():
         after = f"{f.transform}({_source_names(schema, f.source_ids)})"
         if fid not in old_ids:
-            out.append(FieldChange(kind="added", field_id=fid, name=f.name, after=after))
+            out.append(FieldChange(kind=ChangeKind.ADDED, field_id=fid, name=f.name, after=after))
             continue
         o = old_ids[fid]
         before = f"{o.transform}({_source_names(schema, o.source_ids)})"
         if o.name != f.name:
-            out.append(FieldChange(kind="renamed", field_id=fid, name=f.name, before=o.name, after=f.name))
+            out.append(FieldChange(kind=ChangeKind.RENAMED, field_id=fid, name=f.name, before=o.name, after=f.name))
         if f.transform.is_void and not o.transform.is_void:
-            out.append(FieldChange(kind="voided", field_id=fid, name=f.name, before=before, after=after))
+            out.append(FieldChange(kind=ChangeKind.VOIDED, field_id=fid, name=f.name, before=before, after=after))
         elif str(o.transform) != str(f.transform):
-            out.append(FieldChange(kind="transform_changed", field_id=fid, name=f.name, before=before, after=after))
+            out.append(
+                FieldChange(kind=ChangeKind.TRANSFORM_CHANGED, field_id=fid, name=f.name, before=before, after=after)
+            )
         if o.source_ids != f.source_ids:
-            out.append(FieldChange(kind="source_changed", field_id=fid, name=f.name, before=before, after=after))
+            out.append(
+                FieldChange(kind=ChangeKind.SOURCE_CHANGED, field_id=fid, name=f.name, before=before, after=after)
+            )
     for fid, o in old_ids.items():
         if fid not in new_ids:
             before = f"{o.transform}({_source_names(schema, o.source_ids)})"
-            out.append(FieldChange(kind="removed", field_id=fid, name=o.name, before=before))
+            out.append(FieldChange(kind=ChangeKind.REMOVED, field_id=fid, name=o.name, before=before))
     return tuple(out)
 
 
@@ -273,20 +308,26 @@ def sort_order_changes(old: SortOrder | None, new: SortOrder | None, schema: Sch
     for j, k in enumerate(new_keys):
         after = _sort_field_text(new, j, schema)
         if k not in old_keys:
-            out.append(FieldChange(kind="added", field_id=j + 1, name=_source_names(schema, k[1]), after=after))
+            out.append(
+                FieldChange(kind=ChangeKind.ADDED, field_id=j + 1, name=_source_names(schema, k[1]), after=after)
+            )
             continue
         i = old_keys.index(k)
         before = _sort_field_text(old, i, schema)
         if before != after:
             out.append(
                 FieldChange(
-                    kind="changed", field_id=j + 1, name=_source_names(schema, k[1]), before=before, after=after
+                    kind=ChangeKind.CHANGED,
+                    field_id=j + 1,
+                    name=_source_names(schema, k[1]),
+                    before=before,
+                    after=after,
                 )
             )
         if i != j:
             out.append(
                 FieldChange(
-                    kind="reordered",
+                    kind=ChangeKind.REORDERED,
                     field_id=j + 1,
                     name=_source_names(schema, k[1]),
                     before=str(i + 1),
@@ -297,7 +338,7 @@ def sort_order_changes(old: SortOrder | None, new: SortOrder | None, schema: Sch
         if k not in new_keys:
             out.append(
                 FieldChange(
-                    kind="removed",
+                    kind=ChangeKind.REMOVED,
                     field_id=i + 1,
                     name=_source_names(schema, k[1]),
                     before=_sort_field_text(old, i, schema),
@@ -313,17 +354,24 @@ def property_changes(old: dict[str, str] | None, new: dict[str, str] | None) -> 
     out: list[FieldChange] = []
     for k in sorted(set(old) | set(new)):
         if k not in old:
-            out.append(FieldChange(kind="set", field_id=None, name=k, after=new[k]))
+            out.append(FieldChange(kind=ChangeKind.SET, field_id=None, name=k, after=new[k]))
         elif k not in new:
-            out.append(FieldChange(kind="removed", field_id=None, name=k, before=old[k]))
+            out.append(FieldChange(kind=ChangeKind.REMOVED, field_id=None, name=k, before=old[k]))
         elif old[k] != new[k]:
-            out.append(FieldChange(kind="changed", field_id=None, name=k, before=old[k], after=new[k]))
+            out.append(FieldChange(kind=ChangeKind.CHANGED, field_id=None, name=k, before=old[k], after=new[k]))
     return tuple(out)
 
 
 def changes_frame_rows(changes: Iterable[FieldChange], what: str) -> list[dict[str, object]]:
-    """Rows for a DataFrame: what (schema, partition spec, ...), kind, field_id, name, before, after."""
+    """Rows for a DataFrame: what (an ``EpochKind``, or ``property``), kind, field_id, name, before, after."""
     return [
-        {"what": what, "kind": c.kind, "field_id": c.field_id, "name": c.name, "before": c.before, "after": c.after}
+        {
+            "what": str(what),
+            "kind": c.kind.value,
+            "field_id": c.field_id,
+            "name": c.name,
+            "before": c.before,
+            "after": c.after,
+        }
         for c in changes
     ]

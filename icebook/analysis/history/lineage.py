@@ -15,6 +15,7 @@ implementation's SnapshotSummary): ``source-snapshot-id`` (the picked snapshot),
 from __future__ import annotations
 
 import bisect
+import enum
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from types import MappingProxyType
@@ -24,7 +25,7 @@ import pandas as pd
 from icebook.analysis._frames import frame
 from icebook.analysis.ancestry import ancestor_ids
 from icebook.analysis.resolve import snapshot_id_from_text
-from icebook.spec.metadata import MAIN_BRANCH, TableMetadata
+from icebook.spec.metadata import TableMetadata, main_first
 from icebook.spec.snapshots import Branch, Snapshot
 
 SOURCE_SNAPSHOT_ID = "source-snapshot-id"
@@ -92,19 +93,27 @@ class LineageNode:
         return (self.snapshot.summary or {}).get(WAP_ID)
 
 
+class Relation(enum.StrEnum):
+    """How two snapshots relate through parent links."""
+
+    SAME = "same"
+    A_BEFORE_B = "a_before_b"
+    """a is an ancestor of b."""
+    B_BEFORE_A = "b_before_a"
+    DIVERGED = "diverged"
+    """They share a common ancestor (e.g. main and a branch)."""
+    UNRELATED = "unrelated"
+    """No common ancestor is left (e.g. expired)."""
+
+
 @dataclass(frozen=True, slots=True, kw_only=True)
 class HistoryPath:
-    """How two snapshots relate through parent links.
-
-    ``relation``: ``same``; ``a_before_b`` (a is an ancestor of b); ``b_before_a``; ``diverged``
-    (they share a common ancestor, e.g. main and a branch); ``unrelated`` (no common ancestor is
-    left, e.g. expired). ``a_side``/``b_side`` are the commits after the common ancestor leading
-    to a and to b, oldest first.
-    """
+    """How two snapshots relate through parent links. ``a_side``/``b_side`` are the commits after the
+    common ancestor leading to a and to b, oldest first."""
 
     a: int | None
     b: int | None
-    relation: str
+    relation: Relation
     common_ancestor: int | None
     a_side: tuple[Snapshot, ...]
     b_side: tuple[Snapshot, ...]
@@ -140,21 +149,20 @@ def history_path(metadata: TableMetadata, a: int | None, b: int | None) -> Histo
             out.append(known[sid])
         return tuple(reversed(out))
 
+    def path(relation: Relation, common: int | None) -> HistoryPath:
+        # A side whose snapshot is the common ancestor is empty: its walk stops at once.
+        a_side, b_side = side(anc_a, common), side(anc_b, common)
+        return HistoryPath(a=a, b=b, relation=relation, common_ancestor=common, a_side=a_side, b_side=b_side)
+
     if a == b:
-        return HistoryPath(a=a, b=b, relation="same", common_ancestor=a, a_side=(), b_side=())
+        return path(Relation.SAME, a)
     if a is not None and a in anc_b:
-        return HistoryPath(a=a, b=b, relation="a_before_b", common_ancestor=a, a_side=(), b_side=side(anc_b, a))
+        return path(Relation.A_BEFORE_B, a)
     if b is not None and b in anc_a:
-        return HistoryPath(a=a, b=b, relation="b_before_a", common_ancestor=b, a_side=side(anc_a, b), b_side=())
+        return path(Relation.B_BEFORE_A, b)
     set_a = set(anc_a)
     common = next((sid for sid in anc_b if sid in set_a), None)
-    if common is None:
-        return HistoryPath(
-            a=a, b=b, relation="unrelated", common_ancestor=None, a_side=side(anc_a, None), b_side=side(anc_b, None)
-        )
-    return HistoryPath(
-        a=a, b=b, relation="diverged", common_ancestor=common, a_side=side(anc_a, common), b_side=side(anc_b, common)
-    )
+    return path(Relation.DIVERGED if common is not None else Relation.UNRELATED, common)
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -259,7 +267,7 @@ class RefHeads:
 
 
 def branch_order(names: Iterable[str]) -> tuple[str, ...]:
-    return tuple(sorted(names, key=lambda n: (n != MAIN_BRANCH, n)))
+    return tuple(sorted(names, key=main_first))
 
 
 def _spans(roots: list[int], children: Mapping[int, list[int]]) -> dict[int, tuple[int, int]]:

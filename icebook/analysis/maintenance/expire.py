@@ -30,7 +30,7 @@ from icebook.analysis.ancestry import ancestor_ids
 from icebook.analysis.store.manifests import ManifestStore
 from icebook.analysis.store.reachable import FileKind, TableFile, reachable
 from icebook.errors import IcebookError, MetadataError
-from icebook.spec.metadata import TableMetadata
+from icebook.spec.metadata import MAIN_BRANCH, TableMetadata
 from icebook.spec.snapshots import Branch, Ref
 
 MAX_SNAPSHOT_AGE_MS = "history.expire.max-snapshot-age-ms"
@@ -40,7 +40,6 @@ GC_ENABLED = "gc.enabled"
 DEFAULT_MAX_SNAPSHOT_AGE_MS = 5 * 24 * 3600 * 1000
 DEFAULT_MIN_SNAPSHOTS_TO_KEEP = 1
 FOREVER_MS = 2**63 - 1  # Long.MAX_VALUE: the reference implementation's "no limit"
-MAIN = "main"
 
 
 class GcDisabled(IcebookError):
@@ -242,7 +241,7 @@ def expire_preview(
         limit = _ref_age_limit(ref, r)
         snap = known.get(ref.snapshot_id)
         age = None if snap is None else r.now_ms - snap.timestamp_ms
-        if name == MAIN:
+        if name == MAIN_BRANCH:
             removed, reason = False, "main is never removed"
         elif snap is None:
             removed, reason = True, "its snapshot no longer exists"

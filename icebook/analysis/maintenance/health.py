@@ -21,7 +21,6 @@ they do.
 
 from __future__ import annotations
 
-import datetime as _dt
 import time
 from dataclasses import dataclass
 
@@ -52,6 +51,7 @@ from icebook.analysis.store.table_like import TableLike
 from icebook.errors import IcebookError
 from icebook.io.fileio import FileIO
 from icebook.spec.snapshots import Snapshot
+from icebook.text import byte_size, duration, spark_timestamp
 
 MANY_MANIFESTS = 8
 LARGE_METADATA_BYTES = 4 * 1024 * 1024
@@ -132,27 +132,6 @@ class HealthReport:
 
     def __repr__(self) -> str:
         return f"<HealthReport {self.location} @ {self.snapshot_id}: {self.summary()}>"
-
-
-def _bytes(n: int) -> str:
-    size = float(n)
-    for unit in ("B", "KiB", "MiB", "GiB", "TiB"):
-        if size < 1024 or unit == "TiB":
-            return f"{int(size)} {unit}" if unit == "B" else f"{size:.1f} {unit}"
-        size /= 1024
-    return f"{n} B"
-
-
-def _age(ms: int) -> str:
-    seconds = ms / 1000
-    for unit, size in (("days", 86_400), ("hours", 3600), ("minutes", 60)):
-        if seconds >= size:
-            return f"{seconds / size:.1f} {unit}"
-    return f"{seconds:.1f} seconds"
-
-
-def _stamp(ms: int) -> str:
-    return _dt.datetime.fromtimestamp(ms / 1000, _dt.UTC).strftime("%Y-%m-%d %H:%M:%S.%f")[:-3]
 
 
 def health(
@@ -268,10 +247,10 @@ def _findings(
                 title=f"{len(compaction.rewritten_files)} small files could be {compaction.expected_output_files}",
                 detail=(
                     f"{files.small_files} of {files.data_files} data files are under the minimum size "
-                    f"({_bytes(files.min_file_size_bytes)}, 75% of the {_bytes(files.target_file_size_bytes)} target)"
+                    f"({byte_size(files.min_file_size_bytes)}, 75% of the {byte_size(files.target_file_size_bytes)} target)"
                     + (f"; most in {worst.partition} ({worst.small_files})" if worst and worst.small_files else "")
                     + f". Bin-pack compaction would rewrite {len(compaction.rewritten_files)} files "
-                    f"({_bytes(compaction.rewritten_bytes)}) in {len(compaction.groups)} groups."
+                    f"({byte_size(compaction.rewritten_bytes)}) in {len(compaction.groups)} groups."
                 ),
                 procedure=ProcedureCall(name="rewrite_data_files", icebook="t.rewrite_data_files()"),
             )
@@ -321,7 +300,7 @@ def _findings(
                 title=f"{manifests.manifests} manifests where {max(rewrite.added_manifests_at_most, 1)} would do",
                 detail=(
                     f"{manifests.data_manifests} data and {manifests.delete_manifests} delete manifests, "
-                    f"{_bytes(manifests.total_bytes)} in all (target {_bytes(manifests.target_size_bytes)} each), "
+                    f"{byte_size(manifests.total_bytes)} in all (target {byte_size(manifests.target_size_bytes)} each), "
                     f"{manifests.mean_entries:.1f} live entries per manifest{reach}."
                 ),
                 procedure=ProcedureCall(name="rewrite_manifests", icebook="t.rewrite_manifests()"),
@@ -336,12 +315,12 @@ def _findings(
                 title=f"{len(expirable.expired_snapshot_ids)} snapshots are past retention but still kept",
                 detail=(
                     f"{history.snapshots} snapshots; history.expire.max-snapshot-age-ms is "
-                    f"{_age(history.max_snapshot_age_ms)}, min-snapshots-to-keep {history.min_snapshots_to_keep}. "
-                    f"Expiring them frees {len(expirable.files)} files ({_bytes(expirable.bytes)})."
+                    f"{duration(history.max_snapshot_age_ms)}, min-snapshots-to-keep {history.min_snapshots_to_keep}. "
+                    f"Expiring them frees {len(expirable.files)} files ({byte_size(expirable.bytes)})."
                 ),
                 procedure=ProcedureCall(
                     name="expire_snapshots",
-                    args=(("older_than", f"TIMESTAMP '{_stamp(r.expire_older_than_ms)}'"),),
+                    args=(("older_than", spark_timestamp(r.expire_older_than_ms)),),
                     icebook="t.expire_snapshots()",
                 ),
             )
@@ -354,7 +333,7 @@ def _findings(
                     title=f"{ref.type} {ref.name!r} is past its max ref age",
                     detail=(
                         f"it points at snapshot {ref.snapshot_id}, "
-                        f"{_age(ref.age_ms or 0)} old; max ref age {_age(ref.max_ref_age_ms or 0)}. "
+                        f"{duration(ref.age_ms or 0)} old; max ref age {duration(ref.max_ref_age_ms or 0)}. "
                         "expire_snapshots removes the ref, and the snapshots only it kept."
                     ),
                     procedure=ProcedureCall(name="expire_snapshots", icebook="t.expire_snapshots()"),
@@ -364,7 +343,7 @@ def _findings(
         out.append(
             Finding(
                 area="metadata",
-                title=f"the metadata file is {_bytes(history.metadata_file_bytes)}",
+                title=f"the metadata file is {byte_size(history.metadata_file_bytes)}",
                 detail=f"every commit rewrites it; {history.snapshots} snapshots and their logs are in it.",
                 procedure=ProcedureCall(name="expire_snapshots", icebook="t.expire_snapshots()"),
             )
@@ -385,7 +364,7 @@ def _findings(
                 area="orphans",
                 title=f"{len(stray)} files under the table location are referenced by nothing",
                 detail=(
-                    f"{_bytes(sum(f.size_in_bytes for f in stray))} in all{note}. remove_orphan_files deletes those "
+                    f"{byte_size(sum(f.size_in_bytes for f in stray))} in all{note}. remove_orphan_files deletes those "
                     f"older than its cutoff (3 days by default; {len(orphans.files)} now); younger ones may "
                     "belong to a write in progress."
                 ),

@@ -358,25 +358,6 @@ class RefHealth:
     """Its snapshot is main's head or one of main's ancestors."""
 
 
-def refs_frame(refs: Sequence[RefHealth]) -> pd.DataFrame:
-    return frame(
-        (
-            {
-                "name": r.name,
-                "type": r.type,
-                "snapshot_id": r.snapshot_id,
-                "age_days": None if r.age_ms is None else round(r.age_ms / 86_400_000, 3),
-                "max_ref_age_days": None if r.max_ref_age_ms is None else round(r.max_ref_age_ms / 86_400_000, 6),
-                "expires": r.expires,
-                "on_main": r.on_main,
-            }
-            for r in refs
-        ),
-        ["name", "type", "snapshot_id", "age_days", "max_ref_age_days", "expires", "on_main"],
-        ints=["snapshot_id"],
-    )
-
-
 __all__ = [
     "FilesHealth",
     "HistoryHealth",
@@ -386,5 +367,4 @@ __all__ = [
     "files_health",
     "history_health",
     "manifests_health",
-    "refs_frame",
 ]

@@ -20,7 +20,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from icebook.analysis.arrow_types import arrow_type
-from icebook.analysis.expr.expressions import AlwaysTrue, Expr, referenced_ids
+from icebook.analysis.expr.nodes import AlwaysTrue, Expr, referenced_ids
 from icebook.analysis.expr.pruning import Stats
 from icebook.analysis.expr.pruning_arrow import (
     StatsColumns,

@@ -22,7 +22,8 @@ import pandas as pd
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from icebook.analysis.expr.expressions import Expr, FilterError, bind, push_not, referenced_ids
+from icebook.analysis.expr.binding import bind
+from icebook.analysis.expr.nodes import Expr, FilterError, push_not, referenced_ids
 from icebook.analysis.expr.projection import SpecProjection, project
 from icebook.analysis.expr.pruning import Stats, evaluate, value_stats
 from icebook.analysis.resolve import snapshot_schema
