@@ -2,9 +2,8 @@
 PyIceberg wrote through a SQL catalog, read back by icebook through the catalog and by URI.
 
 The server enforces credentials after setup (moto's IAM authentication), so wrong keys are
-refused as real S3 would refuse them. Spark cannot be the reference here: the Iceberg runtime
-jar has no AWS SDK and PySpark no hadoop-aws, so rows are compared with PyIceberg's own scan and
-with the rows the test wrote.
+refused as real S3 would refuse them. Rows are compared with PyIceberg's own scan and with the rows
+the test wrote; Spark on S3 is tested in test_spark_s3.py.
 """
 
 from __future__ import annotations
@@ -20,7 +19,7 @@ import pyarrow as pa
 import pytest
 
 import icebook
-from icebook.errors import CatalogError, EngineError, NotFound, StorageError, UnsupportedFeature
+from icebook.errors import CatalogError, NotFound, StorageError, UnsupportedFeature
 from icebook.io.filesystems import azure_options, gcs_options, hdfs_options, s3_options, split_location
 
 REGION = "us-east-1"
@@ -271,16 +270,3 @@ def test_other_stores_take_icebergs_property_names() -> None:
     assert hdfs_options({"hdfs.user": "etl"}, "namenode:8020") == {"host": "namenode", "port": 8020, "user": "etl"}
     loc = split_location("abfss://container@acct.dfs.core.windows.net/wh/db/t")
     assert (loc.scheme, loc.bucket, loc.key) == ("abfss", "container", "wh/db/t")
-
-
-def test_spark_without_an_s3_filesystem_says_what_is_missing(spark: Any, s3_catalog: str) -> None:
-    """PySpark ships no hadoop-aws and the runtime jar no AWS SDK: the Spark engine names the
-    scheme and the remedy instead of py4j's "An error occurred while calling o50.load"."""
-    t = icebook.open("s3lake.db.events")
-    for at in (None, t.snapshots[0].snapshot_id):
-        with pytest.raises(EngineError) as caught:
-            t.read(engine="spark", at=at)
-        first, *rest = str(caught.value).splitlines()
-        assert first.startswith("org.apache.iceberg.exceptions.RuntimeIOException: Failed to get file system")
-        assert "s3://lake/wh/db/events/metadata/" in first
-        assert "Spark has no filesystem for s3://" in rest[-1] and 'engine="arrow"' in rest[-1]
