@@ -255,8 +255,8 @@ _applied: dict[str, str] = {}
 def prepare(spark: Any, location: str, props: Mapping[str, str], *, probe: str | None = None) -> None:
     """Make ``location``'s store readable by the session: the connector is required, the table's
     properties set (never over a value the user set), and the bucket's file system created with them.
-    When the file system is new, ``probe`` (a file in that bucket) is looked up once, so wrong
-    credentials fail now, in one line, rather than after Iceberg's retries."""
+    ``probe`` (a file in that bucket) is looked up, so wrong credentials fail here, in one line and
+    before anything is written, rather than after Iceberg's retries."""
     connector, bucket = store_of(location)
     if connector is None:
         return
@@ -276,14 +276,9 @@ def prepare(spark: Any, location: str, props: Mapping[str, str], *, probe: str |
                 conf.set(key, value)
                 _applied[key] = value
                 changed = True
-        if changed or root not in _ready:
-            fs = _cache_filesystem(spark, conf, root, renew=changed, where=where)
-            if probe is not None and probe.startswith(root):
-                _probe(spark, fs, probe, where)
-            _ready.add(root)
-
-
-_ready: set[str] = set()
+        fs = _cache_filesystem(spark, conf, root, renew=changed, where=where)
+    if probe is not None and probe.startswith(root):
+        _probe(spark, fs, probe, where)
 
 
 def _cache_filesystem(spark: Any, conf: Any, root: str, *, renew: bool, where: str) -> Any:
