@@ -128,13 +128,13 @@ def gcs_options(props: Mapping[str, str]) -> dict[str, Any]:
 
     opts: dict[str, Any] = {}
     token = _first(props, "gcs.oauth2.token")
-    if token:
+    if _truthy(_first(props, "gcs.no-auth")) or _truthy(_first(props, "gcs.anonymous")):
+        opts["anonymous"] = True  # pyarrow refuses a token beside it
+    elif token:
         opts["access_token"] = token
         expires = _first(props, "gcs.oauth2.token-expires-at")
         if expires:
             opts["credential_token_expiration"] = _dt.datetime.fromtimestamp(int(expires) / 1000, _dt.UTC)
-    if _truthy(_first(props, "gcs.anonymous")):
-        opts["anonymous"] = True
     endpoint = _first(props, "gcs.service.host", "gcs.endpoint")
     if endpoint:
         opts["endpoint_override"], opts["scheme"] = _endpoint(endpoint)

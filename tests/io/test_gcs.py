@@ -2,7 +2,8 @@
 package bundles its binary) serves the GCS JSON API on 127.0.0.1. PyIceberg writes a table through
 a SQL catalog whose warehouse is ``gs://lake/wh``; icebook reads it through pyarrow's GCS file
 system, by catalog name and by URI. The server accepts any token, so credentials are not tested
-here (the S3 tests cover wrong credentials); a missing bucket and a missing file are.
+here (the S3 tests cover wrong credentials); a missing bucket and a missing file are. Spark reads
+through the GCS connector from PyPI, which takes no bare token: the catalog says ``gcs.no-auth``.
 """
 
 from __future__ import annotations
@@ -162,3 +163,21 @@ def test_missing_gcs_bucket_and_file(gcs: Gcs) -> None:
     with pytest.raises(NotFound) as missing:
         icebook.open("gs://lake/wh/db/events/metadata/99999-missing.metadata.json", properties=gcs.props())
     assert "99999-missing.metadata.json" in str(missing.value)
+
+
+def test_spark_reads_every_snapshot_of_a_gcs_table(
+    spark: Any, gcs: Gcs, gcs_catalog: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("PYICEBERG_CATALOG__GCSLAKE__GCS__NO_AUTH", "true")
+    t = icebook.open(f"{gcs_catalog}.db.events")
+    peer = gcs.writer.load_table("db.events")
+    for at in [*(s.snapshot_id for s in t.snapshots), "main", None]:
+        ours = t.read(at=at, engine="spark")
+        assert _rows(ours) == _rows(t.read(at=at)), at
+        snapshot_id = t.snapshot(at).snapshot_id if at is not None else None
+        assert _rows(ours) == _rows(peer.scan(snapshot_id=snapshot_id).to_arrow()), at
+    # by URI (no catalog): Spark loads the exact metadata file from the store
+    by_uri = icebook.open("gs://lake/wh/db/events", properties={**gcs.props(), "gcs.no-auth": "true"})
+    assert _rows(by_uri.read(at=t.snapshots[0].snapshot_id, engine="spark")) == _rows(
+        t.read(at=t.snapshots[0].snapshot_id)
+    )
