@@ -261,7 +261,7 @@ def prepare(spark: Any, location: str, props: Mapping[str, str], *, probe: str |
     if connector is None:
         return
     loc = split_location(location)
-    where = f"{loc.scheme}://{bucket}/ (bucket {bucket!r} on {connector.store})"
+    where = f"{loc.scheme}://{loc.authority}/ (bucket {bucket!r} on {connector.store})"
     require(spark, connector, needed_for=f"Reading {where}")
     conf = spark.sparkContext._jsc.hadoopConfiguration()
     wanted = {**SCHEME_IMPLS, **hadoop_settings(location, props)}

@@ -176,6 +176,16 @@ def azure_options(props: Mapping[str, str], authority: str) -> dict[str, Any]:
         endpoint, scheme = _endpoint(account_host)
         opts["blob_storage_authority"] = opts["dfs_storage_authority"] = endpoint
         opts["blob_storage_scheme"] = opts["dfs_storage_scheme"] = scheme
+    # PyIceberg's names for each endpoint on its own (an emulator such as Azurite: blob only)
+    for prop, arg in (
+        ("adls.blob-storage-authority", "blob_storage_authority"),
+        ("adls.dfs-storage-authority", "dfs_storage_authority"),
+        ("adls.blob-storage-scheme", "blob_storage_scheme"),
+        ("adls.dfs-storage-scheme", "dfs_storage_scheme"),
+    ):
+        value = _first(props, prop)
+        if value:
+            opts[arg] = value
     return opts
 
 
