@@ -200,8 +200,13 @@ def test_branch_tag_wap_and_rollback_commit_through_the_catalog(spark: Any, lake
 
     writer = lake.peer().load_table("db.ops")
     writer.append(pa_.table({"id": [200], "region": ["eu"], "amount": [2.0]}).cast(writer.schema().as_arrow()))
-    t = t.reopen()
-    assert 200 in t.read(engine="spark").column("id").to_pylist()
+    # icebook's object is now stale: its change commits on the catalog's newest state, losing nothing
+    stale = t
+    t = stale.create_tag("after-append")
+    peer = lake.peer().load_table("db.ops")
+    assert peer.metadata.refs["after-append"].snapshot_id == peer.current_snapshot().snapshot_id
+    assert 200 in peer.scan().to_arrow().column("id").to_pylist()
+    assert 200 in t.read(engine="spark").column("id").to_pylist() and 200 in t.read().column("id").to_pylist()
 
 
 def _age(bucket: str, prefix: str, days: int) -> None:
