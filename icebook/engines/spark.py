@@ -27,7 +27,7 @@ from icebook.engines.spark_session import (
     get_session,
     session_running,
 )
-from icebook.errors import EngineError, IcebookError, NotFound, StorageError
+from icebook.errors import EngineError, EnvironmentProblem, IcebookError, NotFound, StorageError
 from icebook.io.filesystems import split_location
 
 VIEW_NAME = "t"
@@ -186,7 +186,7 @@ def catalog_identifier(identifier: str, location: str) -> tuple[str | None, str]
     catalog = identifier.split(".", 1)[0]
     try:
         spark_catalogs.ensure(get_session(), catalog, table_location=location)
-    except spark_catalogs.CatalogUnavailable as exc:
+    except (spark_catalogs.CatalogUnavailable, EnvironmentProblem) as exc:  # e.g. no JDBC driver in the session
         return None, str(exc)
     return identifier, ""
 

@@ -22,7 +22,7 @@ import pytest
 import icebook
 from icebook.commands import Context, Session, build_parser, execute, parse_cell
 from icebook.engines import spark_storage
-from icebook.errors import EnvironmentProblem
+from icebook.errors import EngineError, EnvironmentProblem
 
 REGION = "us-east-1"
 CATALOG = "s3spark"
@@ -127,6 +127,9 @@ def lake(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Lake]:
         writer.create_namespace("db")
         for name in ("db.events", "db.ops", "db.maint"):
             _write(writer, name)
+        custom = SqlCatalog("s3custom", uri=f"sqlite:///{db}", warehouse="s3://lake/custom", **lake.props())
+        custom.create_namespace("db")
+        _write(custom, "db.custom")
         yield lake
     finally:
         server.stop()
@@ -259,6 +262,26 @@ def test_maintenance_procedures_through_the_catalog_match_the_previews(spark: An
     assert [p.split("://", 1)[1] for p in removed.output] == [f"lake/{orphan}"]
     assert f"s3://lake/{orphan}" not in lake.keys("lake", "wh/db/maint/")
     assert _rows(removed.table.read(engine="spark")) == _rows(lake.peer().load_table("db.maint").scan().to_arrow())
+
+
+def test_a_catalog_spark_cannot_have_reads_the_metadata_file_and_refuses_changes(
+    spark: Any, lake: Lake, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A catalog given as a Python class (``py-catalog-impl``) has no Spark counterpart."""
+    env = "PYICEBERG_CATALOG__S3CUSTOM__"
+    monkeypatch.setenv(env + "PY_CATALOG_IMPL", "pyiceberg.catalog.sql.SqlCatalog")
+    monkeypatch.setenv(env + "URI", f"sqlite:///{lake.catalog_db}")
+    for key, value in lake.props().items():
+        monkeypatch.setenv(env + key.upper().replace(".", "__").replace("-", "_"), value)
+    t = icebook.open("s3custom.db.custom")
+    assert t._spark_identifier() is None
+    for at in _points(t):
+        assert _rows(t.read(at=at, engine="spark")) == _rows(t.read(at=at)), at
+    with pytest.raises(EngineError) as info:
+        t.create_branch("never")
+    message = str(info.value)
+    assert "\n" not in message and "cannot configure a custom-type catalog in Spark" in message
+    assert "spark.sql.catalog.<name>" in message
 
 
 def test_a_missing_connector_is_one_line_naming_what_to_install(spark: Any) -> None:
