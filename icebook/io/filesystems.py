@@ -163,21 +163,16 @@ def azure_options(props: Mapping[str, str], authority: str) -> dict[str, Any]:
     sas = _first(props, "adls.sas-token") or _first(props, f"adls.sas-token.{host}")
     if sas:
         opts["sas_token"] = sas
-    for prop, arg in (
-        ("adls.tenant-id", "tenant_id"),
-        ("adls.client-id", "client_id"),
-        ("adls.client-secret", "client_secret"),
-    ):
-        value = _first(props, prop)
-        if value:
-            opts[arg] = value
     account_host = _first(props, "adls.account-host")
     if account_host:
         endpoint, scheme = _endpoint(account_host)
         opts["blob_storage_authority"] = opts["dfs_storage_authority"] = endpoint
         opts["blob_storage_scheme"] = opts["dfs_storage_scheme"] = scheme
-    # PyIceberg's names for each endpoint on its own (an emulator such as Azurite: blob only)
+    # the service principal, and PyIceberg's names for each endpoint on its own (Azurite: blob only)
     for prop, arg in (
+        ("adls.tenant-id", "tenant_id"),
+        ("adls.client-id", "client_id"),
+        ("adls.client-secret", "client_secret"),
         ("adls.blob-storage-authority", "blob_storage_authority"),
         ("adls.dfs-storage-authority", "dfs_storage_authority"),
         ("adls.blob-storage-scheme", "blob_storage_scheme"),

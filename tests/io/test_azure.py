@@ -15,8 +15,8 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-import pyarrow as pa
 import pytest
+from _lake import catalog_env, free_port, rows, stop, write_events
 
 import icebook
 from icebook.errors import EnvironmentProblem
@@ -29,12 +29,6 @@ ACCOUNT_KEY = "Eby8vdM02xNOcqFlqUwJPLlmEtlCDXJ1OUzFT50uSRZ6IFsuFq2UVErCz4I6tq/K1
 WAREHOUSE = "abfs://lake/wh"
 
 
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
-
-
 def _azurite() -> Path:
     exe = Path(sys.executable).resolve().parent.parent / "node" / "node_modules" / ".bin" / "azurite-blob"
     if not exe.exists():
@@ -42,10 +36,6 @@ def _azurite() -> Path:
     if not exe.exists():
         raise AssertionError(f"azurite-blob is not installed at {exe}: run `make env` (npm install azurite)")
     return exe
-
-
-def _rows(table: pa.Table) -> list[tuple[Any, ...]]:
-    return sorted((tuple(r.values()) for r in table.to_pylist()), key=repr)
 
 
 class Blob:
@@ -83,12 +73,8 @@ def _wait(port: int, proc: subprocess.Popen[bytes], log: Path) -> None:
 def blob(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Blob]:
     import pyarrow.fs as pafs
     from pyiceberg.catalog.sql import SqlCatalog
-    from pyiceberg.partitioning import PartitionField, PartitionSpec
-    from pyiceberg.schema import Schema
-    from pyiceberg.transforms import IdentityTransform
-    from pyiceberg.types import LongType, NestedField, StringType
 
-    port = _free_port()
+    port = free_port()
     base = tmp_path_factory.mktemp("azurite")
     log = base / "azurite.log"
     args = [str(_azurite()), "--blobHost", "127.0.0.1", "--blobPort", str(port), "--location", str(base / "data")]
@@ -115,32 +101,17 @@ def blob(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Blob]:
             **server.props(),
         )
         writer.create_namespace("db")
-        schema = Schema(NestedField(1, "id", LongType(), required=True), NestedField(2, "region", StringType()))
-        spec = PartitionSpec(PartitionField(source_id=2, field_id=1000, transform=IdentityTransform(), name="region"))
-        t = writer.create_table("db.events", schema=schema, partition_spec=spec)
-        arrow = t.schema().as_arrow()
-        t.append(pa.table({"id": [1, 2, 3], "region": ["us", "us", "eu"]}).cast(arrow))
-        t.append(pa.table({"id": [4], "region": ["eu"]}).cast(arrow))
-        t.delete("id = 2")
+        write_events(writer)
         server.writer = writer
         yield server
     finally:
-        proc.terminate()
-        try:
-            proc.wait(timeout=10)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-            proc.wait()
+        stop(proc)
 
 
 @pytest.fixture
 def az_catalog(blob: Blob, monkeypatch: pytest.MonkeyPatch) -> str:
-    monkeypatch.setenv("PYICEBERG_CATALOG__AZLAKE__TYPE", "sql")
-    monkeypatch.setenv("PYICEBERG_CATALOG__AZLAKE__URI", f"sqlite:///{blob.catalog_db}")
-    monkeypatch.setenv("PYICEBERG_CATALOG__AZLAKE__PY_IO_IMPL", "pyiceberg.io.pyarrow.PyArrowFileIO")
-    for key, value in blob.props().items():
-        monkeypatch.setenv("PYICEBERG_CATALOG__AZLAKE__" + key.upper().replace(".", "__").replace("-", "_"), value)
-    return "azlake"
+    impl = {"type": "sql", "uri": f"sqlite:///{blob.catalog_db}", "py-io-impl": "pyiceberg.io.pyarrow.PyArrowFileIO"}
+    return catalog_env(monkeypatch, "azlake", {**impl, **blob.props()})
 
 
 def test_open_tree_diff_and_read_every_snapshot_on_azure_blob(blob: Blob, az_catalog: str) -> None:
@@ -149,7 +120,7 @@ def test_open_tree_diff_and_read_every_snapshot_on_azure_blob(blob: Blob, az_cat
     peer = blob.writer.load_table("db.events")
     assert [s.operation for s in t.snapshots] == ["append", "append", "overwrite"]
     for snapshot in t.snapshots:
-        assert _rows(t.read(at=snapshot.snapshot_id)) == _rows(peer.scan(snapshot_id=snapshot.snapshot_id).to_arrow())
+        assert rows(t.read(at=snapshot.snapshot_id)) == rows(peer.scan(snapshot_id=snapshot.snapshot_id).to_arrow())
     files = t.inspect.files()
     assert set(files["file_path"]) == set(peer.inspect.files()["file_path"].to_pylist())
     html = t.tree()._repr_html_()  # the manifest list and manifests read from Azurite

@@ -8,27 +8,17 @@ the test wrote; Spark on S3 is tested in test_spark_s3.py.
 
 from __future__ import annotations
 
-import json
-import socket
-import urllib.request
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pyarrow as pa
 import pytest
+from _lake import REGION, check_credentials, moto_s3
 
 import icebook
 from icebook.errors import CatalogError, NotFound, StorageError, UnsupportedFeature
 from icebook.io.filesystems import azure_options, gcs_options, hdfs_options, s3_options, split_location
-
-REGION = "us-east-1"
-
-
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
 
 
 def _rows(table: pa.Table) -> list[tuple[Any, ...]]:
@@ -88,37 +78,18 @@ def _write_tables(catalog: Any, s3a_catalog: Any) -> None:
 
 @pytest.fixture(scope="module")
 def lake(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Lake]:
-    import boto3
-    from moto.server import ThreadedMotoServer
     from pyiceberg.catalog.sql import SqlCatalog
 
-    port = _free_port()
-    server = ThreadedMotoServer(ip_address="127.0.0.1", port=port, verbose=False)
-    server.start()
-    endpoint = f"http://127.0.0.1:{port}"
-    try:
-        admin = {"endpoint_url": endpoint, "aws_access_key_id": "setup", "aws_secret_access_key": "setup"}
-        boto3.client("s3", region_name=REGION, **admin).create_bucket(Bucket="lake")
-        iam = boto3.client("iam", region_name=REGION, **admin)
-        iam.create_user(UserName="reader")
-        policy = {"Version": "2012-10-17", "Statement": [{"Effect": "Allow", "Action": "s3:*", "Resource": "*"}]}
-        iam.put_user_policy(UserName="reader", PolicyName="lake", PolicyDocument=json.dumps(policy))
-        access = iam.create_access_key(UserName="reader")["AccessKey"]
+    with moto_s3(("lake",)) as (endpoint, key, secret):
         db = tmp_path_factory.mktemp("s3-catalog") / "catalog.db"
-        lake = Lake(endpoint, access["AccessKeyId"], access["SecretAccessKey"], db)
+        lake = Lake(endpoint, key, secret, db)
         props = {"type": "sql", "uri": f"sqlite:///{db}", **lake.props()}
         writer = SqlCatalog("s3lake", warehouse="s3://lake/wh", **props)
         s3a_writer = SqlCatalog("s3alake", warehouse="s3a://lake/s3a-wh", **props)
         _write_tables(writer, s3a_writer)
         lake.writer = writer
-        # From here on the server checks every request's signature against IAM's keys.
-        reset = urllib.request.Request(
-            f"{endpoint}/moto-api/reset-auth", data=b"0", method="POST", headers={"Content-Type": "text/plain"}
-        )
-        urllib.request.urlopen(reset, timeout=10).read()
+        check_credentials(endpoint)
         yield lake
-    finally:
-        server.stop()
 
 
 @pytest.fixture

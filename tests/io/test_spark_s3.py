@@ -10,32 +10,20 @@ server checks no credentials; wrong credentials are tested on SeaweedFS (test_re
 from __future__ import annotations
 
 import datetime as dt
-import json
-import socket
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pyarrow as pa
 import pytest
+from _lake import REGION, catalog_env, moto_s3, rows
 
 import icebook
 from icebook.commands import Context, Session, build_parser, execute, parse_cell
 from icebook.engines import spark_storage
 from icebook.errors import EngineError, EnvironmentProblem
 
-REGION = "us-east-1"
 CATALOG = "s3spark"
-
-
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
-
-
-def _rows(table: pa.Table) -> list[tuple[Any, ...]]:
-    return sorted((tuple(r.values()) for r in table.to_pylist()), key=repr)
 
 
 class Lake:
@@ -90,39 +78,26 @@ def _write(catalog: Any, name: str) -> Any:
     t = catalog.create_table(name, schema=schema, partition_spec=spec)
     arrow = t.schema().as_arrow()
 
-    def rows(ids: list[int], region: str) -> pa.Table:
+    def batch(ids: list[int], region: str) -> pa.Table:
         return pa.table({"id": ids, "region": [region] * len(ids), "amount": [i * 1.25 for i in ids]}).cast(arrow)
 
-    t.append(rows([1, 2, 3], "us"))
-    t.append(rows([4, 5], "eu"))
+    t.append(batch([1, 2, 3], "us"))
+    t.append(batch([4, 5], "eu"))
     t.manage_snapshots().create_tag(t.current_snapshot().snapshot_id, "v2").commit()
     t.delete("id = 2")
-    t.append(rows([6], "eu"))
+    t.append(batch([6], "eu"))
     t.manage_snapshots().create_branch(t.snapshots()[1].snapshot_id, "side").commit()
-    t.append(rows([7], "apac"), branch="side")
+    t.append(batch([7], "apac"), branch="side")
     return t
 
 
 @pytest.fixture(scope="module")
 def lake(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Lake]:
-    import boto3
-    from moto.server import ThreadedMotoServer
     from pyiceberg.catalog.sql import SqlCatalog
 
-    port = _free_port()
-    server = ThreadedMotoServer(ip_address="127.0.0.1", port=port, verbose=False)
-    server.start()
-    endpoint = f"http://127.0.0.1:{port}"
-    try:
-        admin = {"endpoint_url": endpoint, "aws_access_key_id": "setup", "aws_secret_access_key": "setup"}
-        boto3.client("s3", region_name=REGION, **admin).create_bucket(Bucket="lake")
-        iam = boto3.client("iam", region_name=REGION, **admin)
-        iam.create_user(UserName="etl")
-        policy = {"Version": "2012-10-17", "Statement": [{"Effect": "Allow", "Action": "s3:*", "Resource": "*"}]}
-        iam.put_user_policy(UserName="etl", PolicyName="lake", PolicyDocument=json.dumps(policy))
-        access = iam.create_access_key(UserName="etl")["AccessKey"]
+    with moto_s3(("lake",)) as (endpoint, key, secret):
         db = tmp_path_factory.mktemp("s3-spark-catalog") / "catalog.db"
-        lake = Lake(endpoint, access["AccessKeyId"], access["SecretAccessKey"], db)
+        lake = Lake(endpoint, key, secret, db)
         writer = SqlCatalog(CATALOG, uri=f"sqlite:///{db}", warehouse="s3://lake/wh", **lake.props())
         writer.create_namespace("db")
         for name in ("db.events", "db.ops", "db.maint"):
@@ -131,19 +106,11 @@ def lake(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Lake]:
         custom.create_namespace("db")
         _write(custom, "db.custom")
         yield lake
-    finally:
-        server.stop()
 
 
 @pytest.fixture
 def catalog(lake: Lake, monkeypatch: pytest.MonkeyPatch) -> str:
-    monkeypatch.setenv(f"PYICEBERG_CATALOG__{CATALOG.upper()}__TYPE", "sql")
-    monkeypatch.setenv(f"PYICEBERG_CATALOG__{CATALOG.upper()}__URI", f"sqlite:///{lake.catalog_db}")
-    for key, value in lake.props().items():
-        monkeypatch.setenv(
-            f"PYICEBERG_CATALOG__{CATALOG.upper()}__" + key.upper().replace(".", "__").replace("-", "_"), value
-        )
-    return CATALOG
+    return catalog_env(monkeypatch, CATALOG, {"type": "sql", "uri": f"sqlite:///{lake.catalog_db}", **lake.props()})
 
 
 def _points(t: icebook.table.Table) -> list[Any]:
@@ -161,9 +128,9 @@ def test_spark_reads_every_snapshot_tag_and_branch_like_arrow_and_pyiceberg(
     parser = build_parser(Context.NOTEBOOK)
     for at in _points(t):
         ours = t.read(at=at, engine="spark")
-        assert _rows(ours) == _rows(t.read(at=at, engine="arrow")), at
+        assert rows(ours) == rows(t.read(at=at, engine="arrow")), at
         snapshot_id = t.snapshot(at).snapshot_id if at is not None else None
-        assert _rows(ours) == _rows(peer.scan(snapshot_id=snapshot_id).to_arrow()), at
+        assert rows(ours) == rows(peer.scan(snapshot_id=snapshot_id).to_arrow()), at
         # %%ice: the sql command over the open table, pinned the same way
         option = ["--branch", at] if at in ("main", "side") else ["--tag", at] if at == "v2" else []
         option = option or (["--at", str(at)] if at is not None else [])
@@ -189,7 +156,7 @@ def test_branch_tag_wap_and_rollback_commit_through_the_catalog(spark: Any, lake
     peer = lake.peer().load_table("db.ops")
     assert peer.scan().to_arrow().num_rows == before  # main untouched
     assert peer.scan(snapshot_id=peer.metadata.refs["audit"].snapshot_id).to_arrow().num_rows == before + 1
-    assert _rows(t.read(at="audit", engine="spark")) == _rows(t.read(at="audit"))
+    assert rows(t.read(at="audit", engine="spark")) == rows(t.read(at="audit"))
     t = t.publish("audit")
     peer = lake.peer().load_table("db.ops")
     assert peer.current_snapshot().snapshot_id == peer.metadata.refs["audit"].snapshot_id
@@ -261,22 +228,19 @@ def test_maintenance_procedures_through_the_catalog_match_the_previews(spark: An
     removed = t.remove_orphan_files(older_than=cutoff)
     assert [p.split("://", 1)[1] for p in removed.output] == [f"lake/{orphan}"]
     assert f"s3://lake/{orphan}" not in lake.keys("lake", "wh/db/maint/")
-    assert _rows(removed.table.read(engine="spark")) == _rows(lake.peer().load_table("db.maint").scan().to_arrow())
+    assert rows(removed.table.read(engine="spark")) == rows(lake.peer().load_table("db.maint").scan().to_arrow())
 
 
 def test_a_catalog_spark_cannot_have_reads_the_metadata_file_and_refuses_changes(
     spark: Any, lake: Lake, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """A catalog given as a Python class (``py-catalog-impl``) has no Spark counterpart."""
-    env = "PYICEBERG_CATALOG__S3CUSTOM__"
-    monkeypatch.setenv(env + "PY_CATALOG_IMPL", "pyiceberg.catalog.sql.SqlCatalog")
-    monkeypatch.setenv(env + "URI", f"sqlite:///{lake.catalog_db}")
-    for key, value in lake.props().items():
-        monkeypatch.setenv(env + key.upper().replace(".", "__").replace("-", "_"), value)
+    impl = {"py-catalog-impl": "pyiceberg.catalog.sql.SqlCatalog", "uri": f"sqlite:///{lake.catalog_db}"}
+    catalog_env(monkeypatch, "s3custom", {**impl, **lake.props()})
     t = icebook.open("s3custom.db.custom")
     assert t._spark_identifier() is None
     for at in _points(t):
-        assert _rows(t.read(at=at, engine="spark")) == _rows(t.read(at=at)), at
+        assert rows(t.read(at=at, engine="spark")) == rows(t.read(at=at)), at
     with pytest.raises(EngineError) as info:
         t.create_branch("never")
     message = str(info.value)
