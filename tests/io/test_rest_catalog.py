@@ -115,6 +115,7 @@ def _write(catalog: Any) -> None:
     arrow = t.schema().as_arrow()
     t.append(pa.table({"id": [1, 2, 3], "shop": ["a", "a", "b"]}).cast(arrow))
     t.append(pa.table({"id": [4], "shop": ["c"]}).cast(arrow))
+    t.manage_snapshots().create_tag(t.current_snapshot().snapshot_id, "before-delete").commit()
     t.delete("id = 2")
 
 
@@ -229,10 +230,12 @@ def test_spark_with_wrong_credentials_is_one_line_and_writes_nothing(spark: Any,
 def test_spark_reads_and_branches_through_the_rest_catalog(spark: Any, rest: Rest, rest_catalog: str) -> None:
     t = icebook.open(f"{rest_catalog}.db.orders")
     peer = rest.writer.load_table("db.orders")
-    for snapshot in t.snapshots:
-        ours = t.read(at=snapshot.snapshot_id, engine="spark")
-        assert _rows(ours) == _rows(t.read(at=snapshot.snapshot_id)), snapshot.snapshot_id
-        assert _rows(ours) == _rows(peer.scan(snapshot_id=snapshot.snapshot_id).to_arrow())
+    assert set(t.refs) == {"main", "before-delete"}
+    for at in [*(s.snapshot_id for s in t.snapshots), *sorted(t.refs), None]:
+        ours = t.read(at=at, engine="spark")
+        assert _rows(ours) == _rows(t.read(at=at)), at
+        snapshot_id = t.snapshot(at).snapshot_id if at is not None else None
+        assert _rows(ours) == _rows(peer.scan(snapshot_id=snapshot_id).to_arrow()), at
     assert t._spark_identifier() == f"{rest_catalog}.db.orders"
     assert spark.conf.get(f"spark.sql.catalog.{rest_catalog}.type") == "rest"
     first = t.snapshots[0].snapshot_id
@@ -249,5 +252,6 @@ def test_spark_reads_and_branches_through_the_rest_catalog(spark: Any, rest: Res
     assert sorted(rest.writer.load_table("db.orders").scan().to_arrow().column("id").to_pylist()) == [1, 3, 4, 10]
     t = t.rollback(first).drop_branch("dev").drop_tag("t0")
     peer = rest.writer.load_table("db.orders")
-    assert peer.current_snapshot().snapshot_id == first and set(peer.metadata.refs) == {"main", "audit"}
+    assert peer.current_snapshot().snapshot_id == first
+    assert set(peer.metadata.refs) == {"main", "audit", "before-delete"}
     assert _rows(t.read(engine="spark")) == _rows(peer.scan().to_arrow())
