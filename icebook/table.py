@@ -160,9 +160,17 @@ class Table:
     def _spark_identifier(self) -> str | None:
         """The name Spark reads this table by, when Spark's session has its catalog; else None (Spark
         then reads the exact metadata file icebook opened)."""
+        return self._spark_target()[0]
+
+    def _spark_target(self) -> tuple[str | None, str]:
+        """Prepares Spark for this table's store; the name Spark reads it by (or None) and, when None
+        for a catalog table, why Spark cannot have its catalog."""
+        spark_engine.prepare_table(self.location, self.metadata_location, getattr(self.fileio, "properties", {}))
         if self.identifier is None:
-            return None
-        return self.identifier if spark_engine.has_catalog(self.identifier.split(".", 1)[0]) else None
+            return None, ""
+        if self.catalog_kind == "pyiceberg":
+            return spark_engine.catalog_identifier(self.identifier, self.location)
+        return (self.identifier, "") if spark_engine.has_catalog(self.identifier.split(".", 1)[0]) else (None, "")
 
     def spark_point(self, at: At = None) -> spark_engine.SparkPoint:
         """How Spark pins ``at``; None pins this object's current state, so reads are repeatable.
@@ -240,16 +248,16 @@ class Table:
     # ------------------------------------------------------------------ changes (only when asked)
 
     def _writable(self) -> str:
-        identifier = self._spark_identifier()
+        identifier, why = self._spark_target()
         if identifier is not None:
             return identifier
         parsed = parse_metadata_file_name(self.metadata_location)
         if parsed is None or parsed.style != "hadoop" or self.identifier is not None:
             raise EngineError(
-                f"cannot change {self.identifier or self.location} through Spark: its metadata file "
-                f"{self.metadata_location} belongs to a catalog Spark's session does not have; configure that "
-                "catalog in Spark (icebook.spark.session(conf={'spark.sql.catalog.<name>': ...})) and open the "
-                "table by that name"
+                f"cannot change {self.identifier or self.location} through Spark: "
+                f"{why or f'its metadata file {self.metadata_location} belongs to a catalog Spark does not have'}; "
+                "configure that catalog in Spark (icebook.spark.session(conf={'spark.sql.catalog.<name>': ...})) "
+                "and open the table by that name"
             )
         return spark_engine.writable_identifier(self.location, None)
 

@@ -177,7 +177,8 @@ def run_sql(session: Session, current: Table, query: str, at: Any, engine: str) 
 
     for name, table in session.tables.items():  # every open table by its name, same point
         if name != "t":
-            df = spark_engine.dataframe(table.location, table.spark_point(at), identifier=table.identifier)
+            point = table.spark_point(at)
+            df = spark_engine.dataframe(table.metadata_location, point, identifier=table._spark_identifier())
             df.createOrReplaceTempView(name)
     result: pd.DataFrame = current.sql(query, at=at)
     return result

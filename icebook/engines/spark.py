@@ -11,13 +11,14 @@ from __future__ import annotations
 import datetime as _dt
 import hashlib
 import re
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Any
 
 import pyarrow as pa
 
+from icebook.engines import spark_catalogs, spark_storage
 from icebook.engines.spark_session import (
     active_session,
     add_catalog,
@@ -26,7 +27,8 @@ from icebook.engines.spark_session import (
     get_session,
     session_running,
 )
-from icebook.errors import EngineError, NotFound
+from icebook.errors import EngineError, EnvironmentProblem, IcebookError, NotFound, StorageError
+from icebook.io.filesystems import split_location
 
 VIEW_NAME = "t"
 _IDENTIFIER = re.compile(r"^[A-Za-z_][\w]*(\.[A-Za-z_][\w-]*){2,}$")
@@ -85,7 +87,7 @@ def spark_errors(action: str) -> Iterator[None]:
     """Re-raise Spark and py4j failures as EngineError whose first line is Spark's message."""
     try:
         yield
-    except (NotFound, EngineError):
+    except IcebookError:
         raise
     except Exception as exc:  # pyspark raises AnalysisException, Py4JJavaError, IllegalArgumentException ...
         if type(exc).__module__.startswith(("pyspark", "py4j")):
@@ -170,6 +172,25 @@ def has_catalog(name: str) -> bool:
         return False
 
 
+def prepare_table(location: str, metadata_location: str, properties: Mapping[str, str]) -> None:
+    """Give the session what it needs to reach a table's files: the store's connector (one line naming
+    what to install when it is missing) and the table's FileIO properties as Hadoop settings."""
+    spark = get_session()
+    for place in dict.fromkeys((metadata_location, location)):
+        spark_storage.prepare(spark, place, properties, probe=metadata_location)
+
+
+def catalog_identifier(identifier: str, location: str) -> tuple[str | None, str]:
+    """For a table opened through a PyIceberg catalog: its catalog configured in the session under the
+    same name, and the name Spark reads it by; or None and why Spark cannot have that catalog."""
+    catalog = identifier.split(".", 1)[0]
+    try:
+        spark_catalogs.ensure(get_session(), catalog, table_location=location)
+    except (spark_catalogs.CatalogUnavailable, EnvironmentProblem) as exc:  # e.g. no JDBC driver in the session
+        return None, str(exc)
+    return identifier, ""
+
+
 def dataframe(location: str, point: SparkPoint, *, identifier: str | None = None) -> Any:
     """A Spark DataFrame of the table at ``point``: by catalog name when given, else ``location``,
     a metadata file (Iceberg's Spark source loads it as a static table, so tables of any catalog
@@ -184,18 +205,36 @@ def dataframe(location: str, point: SparkPoint, *, identifier: str | None = None
                 spark.sql(f"REFRESH TABLE {identifier}")
             return reader.load(identifier or location)
     except EngineError as exc:
-        scheme = location.split("://", 1)[0] if "://" in location else "file"
-        if scheme != "file" and any(m in str(exc) for m in _NO_FILESYSTEM):
-            raise EngineError(
-                f"{exc}\nSpark has no filesystem for {scheme}:// (the Iceberg runtime jar has no AWS, GCS or Azure "
-                "SDK): give it one with icebook.spark.session(packages=[...], conf={...}), or read with "
-                'engine="arrow"'
-            ) from exc
-        raise
+        raise storage_problem(exc, location) from exc
 
 
 # Spark's messages when no Hadoop FileSystem or Iceberg FileIO handles a location's scheme.
 _NO_FILESYSTEM = ("Failed to get file system for path", "No FileSystem for scheme", "UnsupportedFileSystemException")
+# ... and when the store refuses the credentials.
+_DENIED = ("AccessDenied", "Access Denied", "403", "Forbidden", "InvalidAccessKeyId", "SignatureDoesNotMatch")
+
+
+def storage_problem(exc: EngineError, location: str) -> IcebookError:
+    """Spark's failure to reach an object store as one line naming the store, the bucket and the fix;
+    any other failure unchanged."""
+    loc = split_location(location)
+    text = str(exc)
+    connector, bucket = spark_storage.store_of(location)
+    if connector is None:
+        return exc
+    where = f"{loc.scheme}://{bucket}/ (bucket {bucket!r} on {connector.store})"
+    if any(m in text for m in _NO_FILESYSTEM):
+        return EngineError(
+            f"Spark has no filesystem for {where}: install its connector (`{connector.install}`) and restart "
+            f'Python, or read with engine="arrow"; Spark said: {first_line(exc)}'
+        )
+    if any(m in text for m in _DENIED):
+        keys = "fs.s3a.bucket.<bucket>.access.key/secret.key" if connector is spark_storage.S3A else "its credentials"
+        return StorageError(
+            f"Spark was refused by {where}: access denied; check the table's FileIO credentials (and any {keys} "
+            f"set in your Spark session, which icebook never overrides); Spark said: {first_line(exc)}"
+        )
+    return exc
 
 
 def to_arrow(df: Any) -> pa.Table:

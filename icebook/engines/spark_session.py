@@ -23,6 +23,7 @@ from importlib import metadata as importlib_metadata
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from icebook.engines.spark_storage import installed_jars
 from icebook.errors import EnvironmentProblem
 
 if TYPE_CHECKING:
@@ -239,6 +240,7 @@ def _start(
     progress: bool,
 ) -> SparkSession:
     find_java()
+    conf = dict(conf)
     os.environ.setdefault("SPARK_LOCAL_IP", "127.0.0.1")
     # PySpark picks the Python of the driver for workers only when told.
     os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
@@ -250,13 +252,19 @@ def _start(
     builder = SparkSession.builder.appName("icebook").master(
         master or os.environ.get("ICEBOOK_SPARK_MASTER", "local[2]")
     )
+    # The object-store connectors and JDBC drivers installed from PyPI go on the classpath now: it is
+    # fixed once the JVM starts (spark_storage says which packages ship them).
+    jars = installed_jars()
     if packages:
         builder = builder.config("spark.jars.packages", ",".join(packages))
     else:
         jar_path = Path(jar) if jar else iceberg_runtime_jar()
         if not jar_path.is_file():
             raise EnvironmentProblem(f"Iceberg runtime jar not found: {jar_path}")
-        builder = builder.config("spark.jars", str(jar_path))
+        jars.insert(0, str(jar_path))
+    own_jars = conf.pop("spark.jars", "")
+    if own_jars or jars:
+        builder = builder.config("spark.jars", ",".join(j for j in (own_jars, *jars) if j))
     settings = {
         "spark.sql.extensions": "org.apache.iceberg.spark.extensions.IcebergSparkSessionExtensions",
         "spark.ui.enabled": "false",

