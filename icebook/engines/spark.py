@@ -26,7 +26,7 @@ from icebook.engines.spark_session import (
     get_session,
     session_running,
 )
-from icebook.errors import EngineError, NotFound
+from icebook.errors import EngineError, NotFound, OptionError
 
 VIEW_NAME = "t"
 _IDENTIFIER = re.compile(r"^[A-Za-z_][\w]*(\.[A-Za-z_][\w-]*){2,}$")
@@ -291,7 +291,7 @@ def retention_sql(ms: int | _dt.timedelta | None) -> str:
     for unit, size in (("DAYS", 86_400_000), ("HOURS", 3_600_000), ("MINUTES", 60_000)):
         if total_ms % size == 0 and total_ms > 0:
             return f"{total_ms // size} {unit}"
-    raise ValueError(f"retention {ms} must be a positive whole number of minutes")
+    raise OptionError(f"retention {ms} must be a positive whole number of minutes")
 
 
 def split_identifier(identifier: str) -> tuple[str, str]:
