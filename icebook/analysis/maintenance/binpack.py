@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Self
 
 from icebook.analysis.scan.model import ScanFile, ScanTask
 from icebook.errors import OptionError, UnsupportedFeature
@@ -27,16 +27,16 @@ DEFAULT_MIN_INPUT_FILES = 5
 DEFAULT_MAX_GROUP_SIZE = 100 * 1024 * 1024 * 1024
 DEFAULT_DELETE_FILE_THRESHOLD = 2**31 - 1  # Integer.MAX_VALUE: never, unless asked
 DEFAULT_DELETE_RATIO_THRESHOLD = 0.3
-OPTION_NAMES = (
+# The options both procedures take; rewrite_data_files adds the delete thresholds.
+SIZE_OPTION_NAMES = (
     "target-file-size-bytes",
     "min-file-size-bytes",
     "max-file-size-bytes",
     "min-input-files",
     "rewrite-all",
     "max-file-group-size-bytes",
-    "delete-file-threshold",
-    "delete-ratio-threshold",
 )
+OPTION_NAMES = (*SIZE_OPTION_NAMES, "delete-file-threshold", "delete-ratio-threshold")
 # Options of the procedure that change how groups run or commit, not which files they hold.
 EXECUTION_OPTIONS = (
     "partial-progress.enabled",
@@ -220,16 +220,28 @@ def why_not(group: Sequence[CandidateFile], o: CompactionOptions) -> str:
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class Packed:
-    """One packed group of a partition, and why it is rewritten (or not)."""
+    """One packed group of candidate files of a partition, and whether it is rewritten."""
 
     partition: str
     files: tuple[CandidateFile, ...]
     rewritten: bool
     reasons: tuple[str, ...]
+    """Why it is rewritten, or (when not) why not."""
 
     @property
-    def size(self) -> int:
+    def input_size(self) -> int:
         return sum(f.file_size_in_bytes for f in self.files)
+
+    @property
+    def paths(self) -> frozenset[str]:
+        return frozenset(f.file_path for f in self.files)
+
+    @classmethod
+    def extend(cls, packed: Packed, **extra: Any) -> Self:
+        """``packed`` as a group of this class, with the fields it adds."""
+        return cls(
+            partition=packed.partition, files=packed.files, rewritten=packed.rewritten, reasons=packed.reasons, **extra
+        )
 
 
 def pack_partitions(

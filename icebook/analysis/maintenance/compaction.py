@@ -34,6 +34,7 @@ from icebook.analysis.maintenance.binpack import (
     TOO_MANY_DELETES,
     CandidateFile,
     CompactionOptions,
+    Packed,
     bin_pack,
     compaction_options,
     pack_partitions,
@@ -46,23 +47,10 @@ from icebook.spec.snapshots import Snapshot
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
-class FileGroup:
-    """A bin of candidate files of one partition, and whether it is rewritten."""
+class FileGroup(Packed):
+    """A bin of candidate data files of one partition, and whether it is rewritten."""
 
-    partition: str
-    files: tuple[CandidateFile, ...]
-    rewritten: bool
-    reasons: tuple[str, ...]
-    """Why it is rewritten, or (when not) why not."""
     expected_output_files: int
-
-    @property
-    def input_size(self) -> int:
-        return sum(f.file_size_in_bytes for f in self.files)
-
-    @property
-    def paths(self) -> frozenset[str]:
-        return frozenset(f.file_path for f in self.files)
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -197,13 +185,7 @@ def compaction_preview(
     groups: list[FileGroup] = []
     skipped: list[FileGroup] = []
     for packed in pack_partitions(by_partition, labels, o):
-        group = FileGroup(
-            partition=packed.partition,
-            files=packed.files,
-            rewritten=packed.rewritten,
-            reasons=packed.reasons,
-            expected_output_files=o.expected_output_files(packed.size),
-        )
+        group = FileGroup.extend(packed, expected_output_files=o.expected_output_files(packed.input_size))
         (groups if group.rewritten else skipped).append(group)
     return CompactionPreview(
         snapshot_id=snapshot.snapshot_id,

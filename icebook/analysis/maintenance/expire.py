@@ -216,7 +216,7 @@ def expire_preview(
     """The snapshots and files ``expire_snapshots(older_than, retain_last, snapshot_ids)`` would remove."""
     if not gc_enabled(metadata):
         raise GcDisabled(
-            f"table {metadata.location} has gc.enabled=false: expire_snapshots refuses to run "
+            f"table {metadata.location} has {properties.GC_ENABLED.name}=false: expire_snapshots refuses to run "
             "(deleting files may corrupt other tables that share them)"
         )
     r = retention(metadata, older_than_ms=older_than_ms, retain_last=retain_last, now_ms=now_ms)

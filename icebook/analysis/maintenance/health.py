@@ -394,7 +394,7 @@ def _findings(
                 area=Area.HISTORY,
                 title=f"{len(expirable.expired_snapshot_ids)} snapshots are past retention but still kept",
                 detail=(
-                    f"{history.snapshots} snapshots; history.expire.max-snapshot-age-ms is "
+                    f"{history.snapshots} snapshots; {properties.MAX_SNAPSHOT_AGE_MS.name} is "
                     f"{_age(history.max_snapshot_age_ms)}, min-snapshots-to-keep {history.min_snapshots_to_keep}. "
                     f"Expiring them frees {len(expirable.files)} files ({_bytes(expirable.bytes)})."
                 ),
@@ -434,7 +434,7 @@ def _findings(
         note = (
             f"; {old_metadata} are metadata files dropped from the metadata log "
             f"({len(metadata.metadata_log)} of at most {history.previous_versions_max} kept"
-            + ("" if history.delete_after_commit else ", write.metadata.delete-after-commit.enabled is false")
+            + ("" if history.delete_after_commit else f", {properties.DELETE_AFTER_COMMIT.name} is false")
             + ")"
             if old_metadata
             else ""

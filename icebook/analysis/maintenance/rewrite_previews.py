@@ -24,8 +24,10 @@ import pandas as pd
 
 from icebook.analysis._frames import frame
 from icebook.analysis.maintenance.binpack import (
+    SIZE_OPTION_NAMES,
     CandidateFile,
     CompactionOptions,
+    Packed,
     compaction_options,
     dangling_deletes,
     pack_partitions,
@@ -37,15 +39,6 @@ from icebook.spec import properties
 from icebook.spec.manifest import FileContent, ManifestContent, ManifestFile
 from icebook.spec.metadata import TableMetadata
 from icebook.spec.snapshots import Snapshot
-
-DELETE_OPTION_NAMES = (
-    "target-file-size-bytes",
-    "min-file-size-bytes",
-    "max-file-size-bytes",
-    "min-input-files",
-    "rewrite-all",
-    "max-file-group-size-bytes",
-)
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -138,17 +131,11 @@ def manifest_rewrite_preview(
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
-class DeleteGroup:
-    partition: str
-    files: tuple[CandidateFile, ...]
-    rewritten: bool
-    reasons: tuple[str, ...]
+class DeleteGroup(Packed):
+    """A bin of candidate position delete files of one partition, and whether it is rewritten."""
+
     dangling: int
     """Files of the group that apply to no live data file (the rewrite drops them)."""
-
-    @property
-    def paths(self) -> frozenset[str]:
-        return frozenset(f.file_path for f in self.files)
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -211,7 +198,7 @@ def delete_rewrite_preview(
         table.metadata.properties,
         options,
         target=properties.DELETE_TARGET_FILE_SIZE_BYTES,
-        names=DELETE_OPTION_NAMES,
+        names=SIZE_OPTION_NAMES,
     )
     if snapshot is None:
         return DeleteRewritePreview(
@@ -247,13 +234,7 @@ def delete_rewrite_preview(
     groups: list[DeleteGroup] = []
     skipped: list[DeleteGroup] = []
     for packed in pack_partitions(by_partition, labels, o):
-        group = DeleteGroup(
-            partition=packed.partition,
-            files=packed.files,
-            rewritten=packed.rewritten,
-            reasons=packed.reasons,
-            dangling=sum(f.file_path in dangling for f in packed.files),
-        )
+        group = DeleteGroup.extend(packed, dangling=sum(f.file_path in dangling for f in packed.files))
         (groups if group.rewritten else skipped).append(group)
     return DeleteRewritePreview(
         snapshot_id=snapshot.snapshot_id,

@@ -210,18 +210,8 @@ def match_deletes_columns(
     schema the equality field ids name; the entries must hold the column statistics) also which
     equality deletes the statistics rule out."""
     data, deletes = _kept(scans, True), _kept(scans, False)
-    empty = np.zeros(0, dtype=np.int64)
-    none = empty.astype(bool)
     if not len(deletes) or not len(data):
-        return DeleteJoin(
-            data=data,
-            deletes=deletes,
-            data_index=empty,
-            delete_index=empty,
-            kind=empty,
-            applies=none,
-            disjoint=None if equality_stats is None else none,
-        )
+        return _join(data, deletes, [], equality_stats)
     content = np.asarray(deletes.column("content").to_numpy(zero_copy_only=False), dtype=np.int32)
     puffin = _numpy(pc.equal(pc.utf8_upper(deletes.column("file_format")), FileFormat.PUFFIN.value))
     unpartitioned = {sid for sid, spec in metadata.partition_specs.items() if spec.is_unpartitioned}
@@ -304,20 +294,19 @@ def match_deletes_columns(
         xi = np.tile(global_, len(data))
         pairs.append((di, xi, np.full(len(xi), GLOBAL_EQUALITY, dtype=np.int8), f_seq[di] < d_seq[xi]))
 
-    if not pairs:
-        return DeleteJoin(
-            data=data,
-            deletes=deletes,
-            data_index=empty,
-            delete_index=empty,
-            kind=empty,
-            applies=none,
-            disjoint=None if equality_stats is None else none,
-        )
-    data_index = np.concatenate([p[0] for p in pairs])
-    delete_index = np.concatenate([p[1] for p in pairs])
-    kinds = np.concatenate([p[2] for p in pairs])
-    applies = np.concatenate([p[3] for p in pairs])
+    return _join(data, deletes, pairs, equality_stats)
+
+
+def _join(
+    data: FileRows,
+    deletes: FileRows,
+    pairs: list[tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]],
+    equality_stats: Schema | None,
+) -> DeleteJoin:
+    """The join of (data index, delete index, kind, applies) pair arrays, sorted as ``DeleteJoin`` says."""
+    empty = np.zeros(0, dtype=np.int64)
+    data_index, delete_index, kinds = (np.concatenate([empty, *(p[i] for p in pairs)]) for i in range(3))
+    applies = np.concatenate([empty.astype(bool), *(p[3] for p in pairs)])
     order = np.lexsort((delete_index, kinds, data_index))
     data_index, delete_index, kinds, applies = data_index[order], delete_index[order], kinds[order], applies[order]
     disjoint = None

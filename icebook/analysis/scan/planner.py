@@ -49,6 +49,7 @@ from icebook.analysis.scan.model import (
 )
 from icebook.analysis.store.manifests import parallel_map, spec_partition_type
 from icebook.analysis.store.table_like import TableLike
+from icebook.errors import OptionError
 from icebook.spec.manifest import FileContent, ManifestContent, ManifestFile
 from icebook.spec.metadata import TableMetadata
 from icebook.spec.schema import Schema
@@ -223,7 +224,7 @@ class ScanPlan:
             if self.join is None or not len(self.join.data):
                 cached = ()
             elif self.join.disjoint is None:
-                raise ValueError("reference_tasks needs a plan made with equality_stats=True")
+                raise OptionError("reference_tasks needs a plan made with equality_stats=True")
             else:
                 cached = tuple(self._tasks(np.arange(len(self.join.data)), like_reference=True))
             self._views["reference_tasks"] = cached
@@ -461,8 +462,9 @@ def plan_scan(
     """Plan a read of ``snapshot``: prune, then match deletes to data files (spec: "Scan Planning").
 
     ``schema`` defaults to the snapshot's schema; filters and columns are bound to it. With
-    ``equality_stats`` the plan reads every entry's column statistics, so that ``reference_tasks``
-    can rule out equality deletes by them as the reference implementation does.
+    ``equality_stats`` the plan reads the column statistics of delete entries, and of data entries
+    when an equality delete file is live, so that ``reference_tasks`` can rule out equality deletes
+    by them as the reference implementation does.
     """
     metadata, store = table.metadata, table.store
     schema = schema or snapshot_schema(metadata, snapshot)
@@ -477,13 +479,25 @@ def plan_scan(
     partition_filters = {spec_id: p.expr for spec_id, p in projected.items()}
     kept, no_live = prune_manifests(metadata, manifests, partition_filters)
 
-    def one(m: ManifestFile) -> ManifestScan:
-        partition_filter = partition_filters[m.partition_spec_id]
-        return scan_manifest(store, metadata, m, schema, row_filter, partition_filter, stats=equality_stats)
+    def scan_all(chosen: list[ManifestFile], stats: bool) -> dict[str, ManifestScan]:
+        def one(m: ManifestFile) -> ManifestScan:
+            partition_filter = partition_filters[m.partition_spec_id]
+            return scan_manifest(store, metadata, m, schema, row_filter, partition_filter, stats=stats)
 
-    scans = parallel_map(
-        one, [m for m, k in zip(manifests, kept, strict=True) if k], progress=progress, label="manifests"
-    )
+        done = parallel_map(one, chosen, progress=progress, label="manifests")
+        return {s.manifest.manifest_path: s for s in done}
+
+    to_scan = [m for m, k in zip(manifests, kept, strict=True) if k]
+    if equality_stats:  # delete manifests first: data entries' statistics matter only with equality deletes
+        delete_manifests = [m for m in to_scan if m.content == ManifestContent.DELETES]
+        scanned = scan_all(delete_manifests, True)
+        equality = any(
+            bool((s.kept & (s.content == int(FileContent.EQUALITY_DELETES))).any()) for s in scanned.values()
+        )
+        scanned |= scan_all([m for m in to_scan if m.content != ManifestContent.DELETES], equality)
+    else:
+        scanned = scan_all(to_scan, False)
+    scans = [scanned[m.manifest_path] for m in to_scan]
     store.verify_snapshot(snapshot)  # the summary's totals, once every manifest of the snapshot was read
     return ScanPlan(
         snapshot_id=snapshot.snapshot_id,
