@@ -31,7 +31,6 @@ from icebook.analysis.scan.columns import row_column_stats
 from icebook.analysis.scan.delete_index import (
     EQUALITY,
     GLOBAL_EQUALITY,
-    FileRows,
     delete_matches,
     equality_disjoint,
 )
@@ -39,7 +38,6 @@ from icebook.analysis.scan.planner import (
     Evidence,
     Level,
     ScanFile,
-    ScanPlan,
     partition_summary_stats,
     partition_value_stats,
     plan_scan,
@@ -126,11 +124,6 @@ def test_delete_join_equals_the_scope_rules(scenario_locations: dict[str, Path],
             assert plan.explain_line_count() == len(plan.explain().splitlines())
 
 
-def _entry_stats(plan: ScanPlan, rows: FileRows, position: int, ids: set[int], schema: Schema) -> dict[int, Stats]:
-    scan = plan.scans[int(rows.scan_index[position])]
-    return row_column_stats(scan.entries, int(rows.rows[position]), schema, ids, scan.manifest.manifest_path)
-
-
 @pytest.mark.parametrize("name", list(SCENARIOS))
 def test_equality_statistics_rule_in_columns_equals_it_in_words(scenario_locations: dict[str, Path], name: str) -> None:
     """Every equality delete the scope rules apply to every data file of every snapshot: the columnar
@@ -149,9 +142,7 @@ def test_equality_statistics_rule_in_columns_equals_it_in_words(scenario_locatio
                 deletes[x] = plan._files(join.deletes, np.array([x]))[0]
             fields = [f for i in deletes[x].equality_ids or () if (f := schema.find_field(i)) is not None]
             ids = {f.field_id for f in fields}
-            words = equality_disjoint(
-                _entry_stats(plan, join.data, d, ids, schema), _entry_stats(plan, join.deletes, x, ids, schema), fields
-            )
+            words = equality_disjoint(join.data.stats(d, schema, ids), join.deletes.stats(x, schema, ids), fields)
             assert (words is not None) == bool(join.disjoint[p]), (snapshot.snapshot_id, p, words)
             checked += 1
             ruled_out += words is not None

@@ -30,7 +30,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from icebook.analysis.expr.pruning import Stats
-from icebook.analysis.scan.columns import STAT_MAPS, ManifestScan, bound_columns, utf8_column
+from icebook.analysis.scan.columns import STAT_MAPS, ManifestScan, bound_columns, row_column_stats, utf8_column
 from icebook.analysis.scan.model import DeleteMatch, ScanFile, ScanTask
 from icebook.analysis.store.metrics import MapColumn
 from icebook.spec.manifest import FileContent, FileFormat
@@ -87,6 +87,12 @@ class FileRows:
         ordered = FileRows(self.scans, sub.scan_index[order], sub.rows[order])
         values = ordered.column(name)
         return values.take(pa.array(np.argsort(order, kind="stable")))
+
+    def stats(self, position: int, schema: Schema, ids: set[int]) -> dict[int, Stats]:
+        """The column stats of the entry at ``position`` for the field ids ``ids``, in the scalar
+        evaluator's form (for reasons in words)."""
+        scan = self.scans[int(self.scan_index[position])]
+        return row_column_stats(scan.entries, int(self.rows[position]), schema, ids, scan.manifest.manifest_path)
 
     @cached_property
     def paths(self) -> pa.Array:

@@ -273,14 +273,9 @@ class ScanPlan:
         schema = self.metadata.current_schema()
         fields = [x for i in d.equality_ids or () if (x := schema.find_field(i)) is not None]
         ids = {x.field_id for x in fields}
-        stats = [
-            row_column_stats(self.scans[int(rows.scan_index[p])].entries, int(rows.rows[p]), schema, ids, path)
-            for rows, p, path in (
-                (self.join.data, data_position, "plan"),
-                (self.join.deletes, delete_positions[d.file_path], d.manifest_path),
-            )
-        ]
-        return equality_disjoint(stats[0], stats[1], fields) or "statistics rule it out"
+        data = self.join.data.stats(data_position, schema, ids)
+        delete = self.join.deletes.stats(delete_positions[d.file_path], schema, ids)
+        return equality_disjoint(data, delete, fields) or "statistics rule it out"
 
     def _files(self, rows: Any, positions: np.ndarray) -> list[ScanFile]:
         """ScanFiles for ``positions`` of a ``FileRows``, in that order."""
