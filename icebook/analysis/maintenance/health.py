@@ -271,8 +271,8 @@ def _property_finding(error: PropertyError) -> Finding:
         title=f"table property {error.name} is invalid: {error.value!r}",
         detail=(
             f"{error.problem}. This report measures with its default where it needs it and leaves out "
-            "the preview that reads it; Spark's procedures that read it fail or misread it. "
-            "Set it to a valid value or unset it."
+            "the preview that reads it; what reads it (Spark's procedures and readers included) fails "
+            "or misreads it. Set it to a valid value or unset it."
         ),
     )
 
