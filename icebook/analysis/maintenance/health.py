@@ -200,6 +200,10 @@ def health(
         # Measure with the defaults of the invalid properties; leave out the previews that need them.
         usable = {k: v for k, v in metadata.properties.items() if k not in bad}
         metadata = replace(metadata, properties=usable)
+    # Whole entries first (the manifests section reads every column): the plan is then served from them,
+    # so each manifest is decoded once.
+    target = properties.MANIFEST_TARGET_SIZE_BYTES.read(metadata.properties)
+    manifests = manifests_health(metadata, store, snapshot, target)
     options = compaction_options(metadata.properties)
     plan = plan_scan(table, snapshot, equality_stats=True) if snapshot is not None else None
     if plan is not None:
@@ -211,8 +215,6 @@ def health(
     compaction = None
     if properties.TARGET_FILE_SIZE_BYTES.name not in bad:
         compaction = compaction_preview(table, current, plan=plan if is_current else None)
-    target = properties.MANIFEST_TARGET_SIZE_BYTES.read(metadata.properties)
-    manifests = manifests_health(metadata, store, snapshot, target)
     rewrite = None
     if properties.MANIFEST_TARGET_SIZE_BYTES.name not in bad:
         rewrite = manifest_rewrite_preview(metadata, store, current)
