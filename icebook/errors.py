@@ -28,6 +28,23 @@ class MetadataError(IcebookError):
         super().__init__(f"{where}: {field}: {problem}" if field else f"{where}: {problem}")
 
 
+class PropertyError(IcebookError):
+    """A table property icebook reads holds a value it cannot use.
+
+    The message reads ``table property <name>=<value>: <problem>``.
+    """
+
+    def __init__(self, name: str, value: str, problem: str) -> None:
+        self.name = name
+        self.value = value
+        self.problem = problem
+        super().__init__(f"table property {name}={value!r}: {problem}")
+
+
+class OptionError(IcebookError):
+    """An option or argument a procedure would reject, with the procedure's own reason."""
+
+
 class NotFound(IcebookError):
     """A file, snapshot, branch, tag or table that does not exist.
 

@@ -6,6 +6,7 @@ from __future__ import annotations
 from icebook.analysis.maintenance.health import Finding, HealthReport
 from icebook.display._base import badge, esc, frame, frame_table_html, human_count, kv_table
 from icebook.display.frames import frame_text
+from icebook.spec import properties
 from icebook.text import byte_size, duration, utc_text
 
 ROWS = 50
@@ -17,26 +18,26 @@ def _history_rows(r: HealthReport) -> list[tuple[str, str, str]]:
     return [
         ("snapshots", human_count(h.snapshots), f"oldest {utc_text(h.oldest_ms)}, newest {utc_text(h.newest_ms)}"),
         (
-            "history.expire.max-snapshot-age-ms",
+            properties.MAX_SNAPSHOT_AGE_MS.name,
             duration(h.max_snapshot_age_ms),
             f"{h.past_retention} snapshots are older than this",
         ),
         (
-            "history.expire.min-snapshots-to-keep",
+            properties.MIN_SNAPSHOTS_TO_KEEP.name,
             str(h.min_snapshots_to_keep),
             "kept on every branch whatever their age",
         ),
         (
             "expirable now",
             "–" if expirable is None else human_count(len(expirable.expired_snapshot_ids)),
-            "gc.enabled is false"
+            f"{properties.GC_ENABLED.name} is false"
             if expirable is None
             else f"{len(expirable.files)} files ({byte_size(expirable.bytes)}) would be deleted",
         ),
         (
             "metadata log",
             f"{h.metadata_log_entries} of {h.previous_versions_max}",
-            "write.metadata.previous-versions-max; older files "
+            f"{properties.PREVIOUS_VERSIONS_MAX.name}; older files "
             + ("are deleted on commit" if h.delete_after_commit else "stay on storage (delete-after-commit is off)"),
         ),
         ("metadata file", byte_size(h.metadata_file_bytes), "rewritten by every commit"),

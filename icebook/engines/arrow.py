@@ -31,6 +31,7 @@ from icebook.errors import EngineError, IcebookError, MetadataError, NotFound, U
 from icebook.io.datafiles import field_id, open_data_file
 from icebook.io.fileio import FileIO
 from icebook.io.puffin import read_deletion_vector
+from icebook.spec import properties
 from icebook.spec.metadata import TableMetadata
 from icebook.spec.schema import DELETE_FILE_PATH_ID, DELETE_POS_ID, Schema
 from icebook.spec.snapshots import Snapshot
@@ -348,14 +349,10 @@ def _ids_of(schema: pa.Schema, metadata: TableMetadata, path: str) -> dict[int, 
 
 
 def _name_mapping(metadata: TableMetadata) -> dict[str, int]:
-    import json
-
-    raw = metadata.properties.get("schema.name-mapping.default")
-    if raw:
-        try:
-            return {name: int(m["field-id"]) for m in json.loads(raw) for name in m.get("names", []) if "field-id" in m}
-        except (ValueError, KeyError, TypeError):
-            pass
+    """Top-level column name -> field id: the table's name mapping, else the current schema's names."""
+    mapping = properties.NAME_MAPPING.read(metadata.properties)
+    if mapping:
+        return {name: m.field_id for m in mapping if m.field_id is not None for name in m.names}
     return {f.name: f.field_id for f in metadata.current_schema().columns}
 
 

@@ -27,7 +27,7 @@ from icebook.engines.spark_session import (
     get_session,
     session_running,
 )
-from icebook.errors import EngineError, EnvironmentProblem, IcebookError, NotFound, StorageError
+from icebook.errors import EngineError, EnvironmentProblem, IcebookError, NotFound, OptionError, StorageError
 from icebook.io.filesystems import split_location
 
 VIEW_NAME = "t"
@@ -330,7 +330,7 @@ def retention_sql(ms: int | _dt.timedelta | None) -> str:
     for unit, size in (("DAYS", 86_400_000), ("HOURS", 3_600_000), ("MINUTES", 60_000)):
         if total_ms % size == 0 and total_ms > 0:
             return f"{total_ms // size} {unit}"
-    raise ValueError(f"retention {ms} must be a positive whole number of minutes")
+    raise OptionError(f"retention {ms} must be a positive whole number of minutes")
 
 
 def split_identifier(identifier: str) -> tuple[str, str]:

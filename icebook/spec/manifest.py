@@ -10,8 +10,10 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
-from enum import IntEnum
+from enum import IntEnum, StrEnum
 from typing import Any, ClassVar
+
+from icebook.errors import MetadataError
 
 
 class ManifestContent(IntEnum):
@@ -37,6 +39,28 @@ class FileContent(IntEnum):
     def label(self) -> str:
         """``data``, ``position deletes`` or ``equality deletes``."""
         return self.name.lower().replace("_", " ")
+
+
+class FileFormat(StrEnum):
+    """data_file.file_format (101): the file's format, as the reference implementation names it.
+
+    The spec spells the names in lower case and writers in upper case; ``parse`` reads either."""
+
+    PARQUET = "PARQUET"
+    ORC = "ORC"
+    AVRO = "AVRO"
+    PUFFIN = "PUFFIN"
+
+    @classmethod
+    def parse(cls, text: str, *, file: str) -> FileFormat:
+        """The format named by ``text`` in any case; an unknown name is a ``MetadataError`` naming ``file``."""
+        try:
+            return cls(text.upper())
+        except ValueError:
+            known = ", ".join(f.value for f in cls)
+            raise MetadataError(
+                file, "file_format", f"unknown file format {text!r} ({known})", kind="manifest"
+            ) from None
 
 
 class EntryStatus(IntEnum):
@@ -408,6 +432,7 @@ __all__ = [
     "DataFile",
     "EntryStatus",
     "FileContent",
+    "FileFormat",
     "Inherited",
     "ManifestContent",
     "ManifestEntry",

@@ -9,7 +9,7 @@ import pytest
 
 from icebook.analysis.maintenance.compaction import CandidateFile, OptionError, bin_pack, compaction_options
 from icebook.analysis.maintenance.orphans import walk
-from icebook.errors import UnsupportedFeature
+from icebook.errors import IcebookError, UnsupportedFeature
 from icebook.io.fileio import ArrowFileIO
 
 MB = 1024 * 1024
@@ -67,6 +67,12 @@ def test_expected_output_files_keeps_or_spreads_the_remainder() -> None:
 def test_options_the_procedure_rejects_are_rejected(options: dict[str, object], message: str) -> None:
     with pytest.raises(OptionError, match=message):
         compaction_options({}, options)
+
+
+def test_option_errors_are_icebook_errors() -> None:
+    from icebook.errors import OptionError as Public
+
+    assert Public is OptionError and issubclass(OptionError, IcebookError)
 
 
 def test_max_files_to_rewrite_is_refused_rather_than_guessed() -> None:

@@ -3,8 +3,10 @@ snapshot of every scenario table:
 
 - file verdicts (partition values, then column bounds and counts) and manifest verdicts (partition
   summaries) of ``pruning_arrow.evaluate_columns`` equal ``pruning.evaluate`` row by row;
-- the delete join (``delete_matching``) applies exactly the delete files that ``scan.match_deletes``
-  (the scope rules one pair at a time) applies, and considers the same ones;
+- the delete index's join (``match_deletes_columns``) applies exactly the delete files that
+  ``delete_matches`` (the scope rules one data file at a time, in words) applies, and considers the
+  same ones; its statistics rule in columns (``DeleteJoin.disjoint``) rules out exactly the equality
+  deletes that ``equality_disjoint`` (the same rule over ``pruning.Stats``, in words) rules out;
 - on synthetic stats, every predicate kind and edge (NaN, all-null, empty ``in``, non-ASCII prefixes);
 - a plan from the planner's own projection of the entries (no metric maps without a filter) equals a
   plan from whole entries: the same tasks, decisions, delete matches and reasons.
@@ -27,10 +29,16 @@ from icebook.analysis.expr.nodes import push_not, referenced_ids
 from icebook.analysis.expr.pruning import Stats, evaluate, value_stats
 from icebook.analysis.expr.pruning_arrow import StatsColumns, comparable, evaluate_columns, exact_stats
 from icebook.analysis.scan.columns import row_column_stats
+from icebook.analysis.scan.delete_index import (
+    EQUALITY,
+    GLOBAL_EQUALITY,
+    delete_matches,
+    equality_disjoint,
+)
 from icebook.analysis.scan.planner import (
     Evidence,
     Level,
-    match_deletes,
+    ScanFile,
     partition_summary_stats,
     partition_value_stats,
     plan_scan,
@@ -99,19 +107,53 @@ def test_delete_join_equals_the_scope_rules(scenario_locations: dict[str, Path],
             kept = [d.file for d in plan.decisions if d.kept and d.file is not None]
             data = [f for f in kept if f.content == FileContent.DATA]
             deletes = [f for f in kept if f.content != FileContent.DATA]
-            expected = match_deletes(data, deletes, t.metadata)
+            unpartitioned = {s for s, spec in t.metadata.partition_specs.items() if spec.is_unpartitioned}
+            expected = {f.file_path: delete_matches(f, deletes, unpartitioned) for f in data}
             tasks = plan.tasks
-            assert [task.file for task in tasks] == [task.file for task in expected]
-            for got, want in zip(tasks, expected, strict=True):
-                assert got.deletes == want.deletes, (snapshot.snapshot_id, got.file.file_path)
+            assert [task.file for task in tasks] == data
+            for got in tasks:
+                want = expected[got.file.file_path]
+                assert got.deletes == tuple(m.delete for m in want if m.applies), (snapshot.snapshot_id, got.file)
                 assert [(m.delete, m.applies, m.reason) for m in got.matches] == [
-                    (m.delete, m.applies, m.reason) for m in want.matches
+                    (m.delete, m.applies, m.reason) for m in want
                 ]
-            assert plan.applied_deletes() == {
-                task.file.file_path: frozenset(d.file_path for d in task.deletes) for task in expected
+            applied = {
+                path: frozenset(m.delete.file_path for m in want if m.applies) for path, want in expected.items()
             }
-            assert plan.delete_file_count == len({d.file_path for task in expected for d in task.deletes})
+            assert plan.applied_deletes() == applied
+            assert plan.delete_file_count == len(frozenset().union(*applied.values()))
             assert plan.explain_line_count() == len(plan.explain().splitlines())
+
+
+@pytest.mark.parametrize("name", list(SCENARIOS))
+def test_equality_statistics_rule_in_columns_equals_it_in_words(scenario_locations: dict[str, Path], name: str) -> None:
+    """Every equality delete the scope rules apply to every data file of every snapshot: the columnar
+    statistics rule and the one in words agree, and ``reference_tasks`` attaches the rest."""
+    t = icebook.open(scenario_locations[name])
+    schema = t.metadata.current_schema()
+    checked = ruled_out = 0
+    for snapshot in t.snapshots:
+        plan = plan_scan(t, snapshot, equality_stats=True)
+        join = plan.join
+        assert join is not None and join.disjoint is not None
+        deletes: dict[int, ScanFile] = {}
+        for p in np.flatnonzero(join.applies & np.isin(join.kind, [EQUALITY, GLOBAL_EQUALITY])):
+            d, x = int(join.data_index[p]), int(join.delete_index[p])
+            if x not in deletes:
+                deletes[x] = plan._files(join.deletes, np.array([x]))[0]
+            fields = [f for i in deletes[x].equality_ids or () if (f := schema.find_field(i)) is not None]
+            ids = {f.field_id for f in fields}
+            words = equality_disjoint(join.data.stats(d, schema, ids), join.deletes.stats(x, schema, ids), fields)
+            assert (words is not None) == bool(join.disjoint[p]), (snapshot.snapshot_id, p, words)
+            checked += 1
+            ruled_out += words is not None
+        for task, reference in zip(plan.tasks, plan.reference_tasks, strict=True):
+            assert reference.file == task.file and reference.candidates == task.candidates
+            assert reference.deletes == tuple(d for d in task.deletes if d.file_path not in reference.ruled_out)
+            not_attached = [m for m in reference.matches if m.delete.file_path in reference.ruled_out]
+            assert all(not m.applies and "column statistics rule it out" in m.reason for m in not_attached)
+    if name == "equality_deletes":  # statistics rule some of this scenario's deletes out
+        assert checked and ruled_out, (checked, ruled_out)
 
 
 SCHEMA = Schema(

@@ -4,10 +4,10 @@ The reference implementation's bin-pack planner, step by step:
 
 1. Plan the current snapshot's files (optionally filtered by ``where``), each with the delete files
    that apply to it (spec: "Scan Planning"), less equality deletes its column statistics rule out
-   (see ``delete_index``).
+   (``ScanPlan.reference_tasks``: the delete index's statistics rule).
 2. Group files by partition; a file written with another spec than the table's default spec goes
    to one group with no partition values (its rows may belong to several partitions of the new spec).
-3. In each partition keep the files that are outside [min-file-size-bytes, max-file-size-bytes]
+3. In each partition keep the files (``binpack``) that are outside [min-file-size-bytes, max-file-size-bytes]
    (defaults 0.75 and 1.8 times target-file-size-bytes, which defaults to the table property
    ``write.target-file-size-bytes``), or have at least ``delete-file-threshold`` delete files, or
    whose file-scoped deletes remove at least ``delete-ratio-threshold`` (0.3) of their rows.
@@ -22,192 +22,35 @@ A file's size is its ``file_size_in_bytes``.
 
 from __future__ import annotations
 
-import math
-from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from collections.abc import Mapping
+from dataclasses import dataclass
 from typing import Any
 
 import pandas as pd
 
 from icebook.analysis._frames import frame
-from icebook.analysis.scan.delete_index import attach_like_reference
-from icebook.analysis.scan.planner import ScanFile, ScanTask, plan_scan
+from icebook.analysis.maintenance.binpack import (
+    HIGH_DELETE_RATIO,
+    TOO_MANY_DELETES,
+    CandidateFile,
+    CompactionOptions,
+    Packed,
+    bin_pack,
+    compaction_options,
+    pack_partitions,
+)
+from icebook.analysis.scan.planner import ScanFile, ScanPlan, ScanTask, plan_scan
 from icebook.analysis.store.table_like import TableLike
-from icebook.errors import UnsupportedFeature
+from icebook.errors import OptionError
 from icebook.spec.manifest import FileContent
 from icebook.spec.snapshots import Snapshot
 
-TARGET_FILE_SIZE_PROPERTY = "write.target-file-size-bytes"
-DEFAULT_TARGET_FILE_SIZE = 512 * 1024 * 1024
-MIN_FILE_SIZE_RATIO = 0.75
-MAX_FILE_SIZE_RATIO = 1.80
-DEFAULT_MIN_INPUT_FILES = 5
-DEFAULT_MAX_GROUP_SIZE = 100 * 1024 * 1024 * 1024
-DEFAULT_DELETE_FILE_THRESHOLD = 2**31 - 1  # Integer.MAX_VALUE: never, unless asked
-DEFAULT_DELETE_RATIO_THRESHOLD = 0.3
-OPTION_NAMES = (
-    "target-file-size-bytes",
-    "min-file-size-bytes",
-    "max-file-size-bytes",
-    "min-input-files",
-    "rewrite-all",
-    "max-file-group-size-bytes",
-    "delete-file-threshold",
-    "delete-ratio-threshold",
-)
-# Options of the procedure that change how groups run or commit, not which files they hold.
-EXECUTION_OPTIONS = (
-    "partial-progress.enabled",
-    "partial-progress.max-commits",
-    "partial-progress.max-failed-commits",
-    "max-concurrent-file-group-rewrites",
-    "use-starting-sequence-number",
-    "rewrite-job-order",
-    "remove-dangling-deletes",
-    "output-spec-id",
-)
-
-
-class OptionError(ValueError):
-    """An option the procedure would reject, with its own reason."""
-
 
 @dataclass(frozen=True, slots=True, kw_only=True)
-class CompactionOptions:
-    target_file_size_bytes: int
-    min_file_size_bytes: int
-    max_file_size_bytes: int
-    min_input_files: int
-    rewrite_all: bool
-    max_file_group_size_bytes: int
-    delete_file_threshold: int
-    delete_ratio_threshold: float
-    given: Mapping[str, str] = field(default_factory=dict)
-    """The options as passed (the rest are defaults)."""
+class FileGroup(Packed):
+    """A bin of candidate data files of one partition, and whether it is rewritten."""
 
-    @property
-    def write_max_file_size(self) -> int:
-        """The size at which the writer rolls to a new file: halfway from target to max."""
-        return int(self.target_file_size_bytes + (self.max_file_size_bytes - self.target_file_size_bytes) * 0.5)
-
-    def expected_output_files(self, input_size: int) -> int:
-        target = self.target_file_size_bytes
-        if input_size < target:
-            return 1
-        with_remainder = -(-input_size // target)
-        without_remainder = input_size // target
-        if input_size % target > self.min_file_size_bytes:
-            return with_remainder
-        if input_size / without_remainder < min(1.1 * target, float(self.write_max_file_size)):
-            return without_remainder
-        return with_remainder
-
-
-def compaction_options(
-    properties: Mapping[str, str],
-    options: Mapping[str, Any] | None = None,
-    *,
-    target_property: str = TARGET_FILE_SIZE_PROPERTY,
-    default_target: int = DEFAULT_TARGET_FILE_SIZE,
-    names: tuple[str, ...] = OPTION_NAMES,
-) -> CompactionOptions:
-    """The planner's settings from the procedure's ``options`` map and the table properties
-    (``target_property``, else ``default_target``, gives the target file size)."""
-    given = {str(k): str(v) for k, v in (options or {}).items()}
-    unknown = [k for k in given if k not in names and k not in EXECUTION_OPTIONS]
-    if "max-files-to-rewrite" in given:
-        raise UnsupportedFeature(
-            "max-files-to-rewrite cuts the plan in the order Spark iterates partitions (a hash order), "
-            "which a preview cannot reproduce; preview without it"
-        )
-    if unknown:
-        raise OptionError(f"cannot use options {sorted(unknown)}; valid: {', '.join(names)}")
-
-    def as_int(name: str, default: int) -> int:
-        try:
-            return int(given[name]) if name in given else default
-        except ValueError:
-            raise OptionError(f"option {name}={given[name]!r} is not an integer") from None
-
-    raw_target = properties.get(target_property)
-    try:
-        table_target = int(raw_target) if raw_target is not None else default_target
-    except ValueError:
-        raise OptionError(f"table property {target_property}={raw_target!r} is not an integer") from None
-    target = as_int("target-file-size-bytes", table_target)
-    minimum = as_int("min-file-size-bytes", int(target * MIN_FILE_SIZE_RATIO))
-    maximum = as_int("max-file-size-bytes", int(target * MAX_FILE_SIZE_RATIO))
-    if target <= 0:
-        raise OptionError(f"'target-file-size-bytes' is set to {target} but must be > 0")
-    if minimum < 0:
-        raise OptionError(f"'min-file-size-bytes' is set to {minimum} but must be >= 0")
-    if not target > minimum:
-        raise OptionError(f"'target-file-size-bytes' ({target}) must be > 'min-file-size-bytes' ({minimum})")
-    if not target < maximum:
-        raise OptionError(f"'target-file-size-bytes' ({target}) must be < 'max-file-size-bytes' ({maximum})")
-    min_input = as_int("min-input-files", DEFAULT_MIN_INPUT_FILES)
-    if min_input <= 0:
-        raise OptionError(f"'min-input-files' is set to {min_input} but must be > 0")
-    group = as_int("max-file-group-size-bytes", DEFAULT_MAX_GROUP_SIZE)
-    if group <= 0:
-        raise OptionError(f"'max-file-group-size-bytes' is set to {group} but must be > 0")
-    threshold = as_int("delete-file-threshold", DEFAULT_DELETE_FILE_THRESHOLD)
-    if threshold < 0:
-        raise OptionError(f"'delete-file-threshold' is set to {threshold} but must be >= 0")
-    try:
-        ratio = float(given.get("delete-ratio-threshold", DEFAULT_DELETE_RATIO_THRESHOLD))
-    except ValueError:
-        raise OptionError(
-            f"option delete-ratio-threshold={given['delete-ratio-threshold']!r} is not a number"
-        ) from None
-    if not 0 < ratio <= 1:
-        raise OptionError(f"'delete-ratio-threshold' is set to {ratio} but must be > 0 and <= 1")
-    return CompactionOptions(
-        target_file_size_bytes=target,
-        min_file_size_bytes=minimum,
-        max_file_size_bytes=maximum,
-        min_input_files=min_input,
-        rewrite_all=given.get("rewrite-all", "false").strip().lower() == "true",
-        max_file_group_size_bytes=group,
-        delete_file_threshold=threshold,
-        delete_ratio_threshold=ratio,
-        given=given,
-    )
-
-
-@dataclass(frozen=True, slots=True, kw_only=True)
-class CandidateFile:
-    """A data file of the plan with what the planner weighs."""
-
-    file_path: str
-    spec_id: int
-    partition: str
-    file_size_in_bytes: int
-    record_count: int
-    delete_files: int
-    file_scoped_deleted_records: int
-    reasons: tuple[str, ...]
-    """Why the file is a candidate: "too small", "too large", "too many deletes", "high delete ratio"."""
-
-
-@dataclass(frozen=True, slots=True, kw_only=True)
-class FileGroup:
-    """A bin of candidate files of one partition, and whether it is rewritten."""
-
-    partition: str
-    files: tuple[CandidateFile, ...]
-    rewritten: bool
-    reasons: tuple[str, ...]
-    """Why it is rewritten, or (when not) why not."""
     expected_output_files: int
-
-    @property
-    def input_size(self) -> int:
-        return sum(f.file_size_in_bytes for f in self.files)
-
-    @property
-    def paths(self) -> frozenset[str]:
-        return frozenset(f.file_path for f in self.files)
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -280,15 +123,11 @@ def _candidate(task: ScanTask, o: CompactionOptions) -> CandidateFile:
     f = task.file
     deletes = task.deletes
     scoped = sum(d.record_count for d in deletes if _file_scoped(d))
-    reasons = []
-    if f.file_size_in_bytes < o.min_file_size_bytes:
-        reasons.append("too small")
-    if f.file_size_in_bytes > o.max_file_size_bytes:
-        reasons.append("too large")
+    reasons = list(o.size_reasons(f.file_size_in_bytes))
     if len(deletes) >= o.delete_file_threshold:
-        reasons.append("too many deletes")
+        reasons.append(TOO_MANY_DELETES)
     if deletes and f.record_count and min(scoped, f.record_count) / f.record_count >= o.delete_ratio_threshold:
-        reasons.append("high delete ratio")
+        reasons.append(HIGH_DELETE_RATIO)
     return CandidateFile(
         file_path=f.file_path,
         spec_id=f.spec_id,
@@ -312,58 +151,27 @@ def _file_scoped(d: ScanFile) -> bool:
     return lo is not None and lo == hi
 
 
-def bin_pack(items: Sequence[CandidateFile], capacity: int) -> list[list[CandidateFile]]:
-    """First fit with a look-back of one bin (the reference implementation's ListPacker(capacity, 1, false))."""
-    bins: list[tuple[list[CandidateFile], list[int]]] = []
-    out: list[list[CandidateFile]] = []
-    for item in items:
-        weight = item.file_size_in_bytes
-        target = next((b for b in bins if b[1][0] + weight <= capacity), None)
-        if target is not None:
-            target[0].append(item)
-            target[1][0] += weight
-            continue
-        bins.append(([item], [weight]))
-        if len(bins) > 1:
-            out.append(bins.pop(0)[0])
-    out.extend(b[0] for b in bins)
-    return out
-
-
-def _group_reasons(group: list[CandidateFile], o: CompactionOptions) -> list[str]:
-    size = sum(f.file_size_in_bytes for f in group)
-    reasons = []
-    if len(group) > 1 and len(group) >= o.min_input_files:
-        reasons.append(f"{len(group)} files >= min-input-files {o.min_input_files}")
-    if len(group) > 1 and size > o.target_file_size_bytes:
-        reasons.append(f"{size} bytes > target {o.target_file_size_bytes}")
-    if size > o.max_file_size_bytes:
-        reasons.append(f"{size} bytes > max file size {o.max_file_size_bytes}")
-    if any("too many deletes" in f.reasons for f in group):
-        reasons.append(f"a file has >= {o.delete_file_threshold} delete files")
-    if any("high delete ratio" in f.reasons for f in group):
-        reasons.append(f"a file has >= {o.delete_ratio_threshold:.0%} of its rows deleted")
-    return reasons
-
-
 def compaction_preview(
     table: TableLike,
     snapshot: Snapshot | None,
     options: Mapping[str, Any] | None = None,
     *,
     where: str | None = None,
+    plan: ScanPlan | None = None,
 ) -> CompactionPreview:
-    """The groups ``rewrite_data_files(strategy => 'binpack', options => ..., where => ...)`` would rewrite."""
+    """The groups ``rewrite_data_files(strategy => 'binpack', options => ..., where => ...)`` would rewrite.
+    ``plan``: the snapshot's unfiltered plan with equality statistics, when the caller has it."""
     o = compaction_options(table.metadata.properties, options)
     if snapshot is None:
         return CompactionPreview(
             snapshot_id=None, options=o, groups=(), skipped_groups=(), files_planned=0, partitions=0
         )
-    plan = plan_scan(table, snapshot, where)
-    tasks = attach_like_reference(plan.tasks, table.metadata, table.store, snapshot)
+    if plan is None or where is not None:
+        plan = plan_scan(table, snapshot, where, equality_stats=True)
+    tasks = plan.reference_tasks
     default_spec = table.metadata.default_spec_id
     width = len(table.metadata.default_spec().fields)
-    by_partition: dict[tuple[Any, ...], list[ScanTask]] = {}
+    by_partition: dict[tuple[Any, ...], list[CandidateFile]] = {}
     labels: dict[tuple[Any, ...], str] = {}
     for task in tasks:
         f = task.file
@@ -373,45 +181,20 @@ def compaction_preview(
         else:
             key = (None,) * width
             labels.setdefault(key, "files of older partition specs" if width else "unpartitioned")
-        by_partition.setdefault(key, []).append(task)
+        by_partition.setdefault(key, []).append(_candidate(task, o))
     groups: list[FileGroup] = []
     skipped: list[FileGroup] = []
-    for key in sorted(by_partition, key=lambda k: labels[k]):
-        candidates = [_candidate(t, o) for t in by_partition[key]]
-        if not o.rewrite_all:
-            candidates = [c for c in candidates if c.reasons]
-        for packed in bin_pack(candidates, o.max_file_group_size_bytes):
-            size = sum(f.file_size_in_bytes for f in packed)
-            reasons = ["rewrite-all"] if o.rewrite_all else _group_reasons(packed, o)
-            group = FileGroup(
-                partition=labels[key],
-                files=tuple(packed),
-                rewritten=bool(reasons),
-                reasons=tuple(reasons) if reasons else (_why_not(packed, o),),
-                expected_output_files=o.expected_output_files(size),
-            )
-            (groups if group.rewritten else skipped).append(group)
+    for packed in pack_partitions(by_partition, labels, o):
+        group = FileGroup.extend(packed, expected_output_files=o.expected_output_files(packed.input_size))
+        (groups if group.rewritten else skipped).append(group)
     return CompactionPreview(
         snapshot_id=snapshot.snapshot_id,
         options=o,
         groups=tuple(groups),
         skipped_groups=tuple(skipped),
-        files_planned=len(plan.tasks),
+        files_planned=len(tasks),
         partitions=len(by_partition),
     )
-
-
-def _why_not(group: list[CandidateFile], o: CompactionOptions) -> str:
-    size = sum(f.file_size_in_bytes for f in group)
-    return (
-        f"only {len(group)} file{'s' if len(group) != 1 else ''} (< min-input-files {o.min_input_files}) "
-        f"and {size} bytes (<= target {o.target_file_size_bytes})"
-    )
-
-
-def ideal_file_count(total_bytes: int, target: int) -> int:
-    """Files of the target size the bytes would fill (at least one when there are any)."""
-    return max(1, math.ceil(total_bytes / target)) if total_bytes else 0
 
 
 __all__ = [
@@ -423,5 +206,4 @@ __all__ = [
     "bin_pack",
     "compaction_options",
     "compaction_preview",
-    "ideal_file_count",
 ]

@@ -29,36 +29,18 @@ from icebook.analysis._frames import frame
 from icebook.analysis.ancestry import ancestor_ids
 from icebook.analysis.store.manifests import ManifestStore
 from icebook.analysis.store.reachable import FileKind, TableFile, reachable
-from icebook.errors import IcebookError, MetadataError
+from icebook.errors import IcebookError, OptionError
+from icebook.spec import properties
 from icebook.spec.metadata import MAIN_BRANCH, TableMetadata
 from icebook.spec.snapshots import Branch, Ref
-
-MAX_SNAPSHOT_AGE_MS = "history.expire.max-snapshot-age-ms"
-MIN_SNAPSHOTS_TO_KEEP = "history.expire.min-snapshots-to-keep"
-MAX_REF_AGE_MS = "history.expire.max-ref-age-ms"
-GC_ENABLED = "gc.enabled"
-DEFAULT_MAX_SNAPSHOT_AGE_MS = 5 * 24 * 3600 * 1000
-DEFAULT_MIN_SNAPSHOTS_TO_KEEP = 1
-FOREVER_MS = 2**63 - 1  # Long.MAX_VALUE: the reference implementation's "no limit"
 
 
 class GcDisabled(IcebookError):
     """The table forbids deleting files (``gc.enabled=false``); Spark refuses to expire or remove orphans."""
 
 
-def table_int(metadata: TableMetadata, name: str, default: int, *, file: str = "") -> int:
-    """An integer table property, or ``default`` when unset; a malformed value names the property."""
-    raw = metadata.properties.get(name)
-    if raw is None:
-        return default
-    try:
-        return int(raw.strip())
-    except ValueError:
-        raise MetadataError(file or metadata.location, f"properties.{name}", f"not an integer: {raw!r}") from None
-
-
 def gc_enabled(metadata: TableMetadata) -> bool:
-    return metadata.properties.get(GC_ENABLED, "true").strip().lower() != "false"
+    return properties.GC_ENABLED.read(metadata.properties)
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -82,22 +64,24 @@ def retention(
         cutoff = int(older_than_ms)
         sources["older_than"] = "older_than argument"
     else:
-        age = table_int(metadata, MAX_SNAPSHOT_AGE_MS, DEFAULT_MAX_SNAPSHOT_AGE_MS)
+        age_property = properties.MAX_SNAPSHOT_AGE_MS
+        age = age_property.read(metadata.properties)
         cutoff = now - age
-        sources["older_than"] = f"now - {MAX_SNAPSHOT_AGE_MS} ({age} ms)" + (
-            "" if MAX_SNAPSHOT_AGE_MS in metadata.properties else ", the default"
+        sources["older_than"] = f"now - {age_property.name} ({age} ms)" + (
+            "" if age_property.name in metadata.properties else ", the default"
         )
     if retain_last is not None:
         if retain_last < 1:
-            raise ValueError(f"retain_last must be at least 1, not {retain_last}")
+            raise OptionError(f"retain_last must be at least 1, not {retain_last}")
         keep = int(retain_last)
         sources["min_snapshots_to_keep"] = "retain_last argument"
     else:
-        keep = table_int(metadata, MIN_SNAPSHOTS_TO_KEEP, DEFAULT_MIN_SNAPSHOTS_TO_KEEP)
-        sources["min_snapshots_to_keep"] = MIN_SNAPSHOTS_TO_KEEP + (
-            "" if MIN_SNAPSHOTS_TO_KEEP in metadata.properties else " (default)"
+        keep_property = properties.MIN_SNAPSHOTS_TO_KEEP
+        keep = keep_property.read(metadata.properties)
+        sources["min_snapshots_to_keep"] = keep_property.name + (
+            "" if keep_property.name in metadata.properties else " (default)"
         )
-    max_ref_age = table_int(metadata, MAX_REF_AGE_MS, FOREVER_MS)
+    max_ref_age = properties.MAX_REF_AGE_MS.read(metadata.properties)
     return Retention(
         now_ms=now, expire_older_than_ms=cutoff, min_snapshots_to_keep=keep, max_ref_age_ms=max_ref_age, sources=sources
     )
@@ -230,7 +214,7 @@ def expire_preview(
     """The snapshots and files ``expire_snapshots(older_than, retain_last, snapshot_ids)`` would remove."""
     if not gc_enabled(metadata):
         raise GcDisabled(
-            f"table {metadata.location} has gc.enabled=false: expire_snapshots refuses to run "
+            f"table {metadata.location} has {properties.GC_ENABLED.name}=false: expire_snapshots refuses to run "
             "(deleting files may corrupt other tables that share them)"
         )
     r = retention(metadata, older_than_ms=older_than_ms, retain_last=retain_last, now_ms=now_ms)
@@ -265,7 +249,7 @@ def expire_preview(
     explicit = set(snapshot_ids)
     for name, ref in kept_refs.items():
         if ref.snapshot_id in explicit:
-            raise ValueError(f"cannot expire {ref.snapshot_id}: still referenced by ref {name!r}")
+            raise OptionError(f"cannot expire {ref.snapshot_id}: still referenced by ref {name!r}")
 
     why: dict[int, str] = {}
     for name, ref in kept_refs.items():
@@ -299,36 +283,21 @@ def expire_preview(
     for s in sorted(metadata.snapshots, key=lambda s: (s.timestamp_ms, s.sequence_number or 0)):
         keep_reason = why.get(s.snapshot_id)
         if s.snapshot_id in explicit:
-            fates.append(
-                SnapshotFate(
-                    snapshot_id=s.snapshot_id,
-                    timestamp_ms=s.timestamp_ms,
-                    operation=s.operation,
-                    expires=True,
-                    reason="named in snapshot_ids",
-                )
-            )
+            expires, reason = True, "named in snapshot_ids"
         elif keep_reason is not None:
-            fates.append(
-                SnapshotFate(
-                    snapshot_id=s.snapshot_id,
-                    timestamp_ms=s.timestamp_ms,
-                    operation=s.operation,
-                    expires=False,
-                    reason=keep_reason,
-                )
-            )
+            expires, reason = False, keep_reason
         else:
-            rule = "on no kept ref" if s.snapshot_id not in referenced else "older than its branch's retention"
-            fates.append(
-                SnapshotFate(
-                    snapshot_id=s.snapshot_id,
-                    timestamp_ms=s.timestamp_ms,
-                    operation=s.operation,
-                    expires=True,
-                    reason=rule,
-                )
+            expires = True
+            reason = "on no kept ref" if s.snapshot_id not in referenced else "older than its branch's retention"
+        fates.append(
+            SnapshotFate(
+                snapshot_id=s.snapshot_id,
+                timestamp_ms=s.timestamp_ms,
+                operation=s.operation,
+                expires=expires,
+                reason=reason,
             )
+        )
     expired = [f.snapshot_id for f in fates if f.expires]
     files: list[TableFile] = []
     if expired:

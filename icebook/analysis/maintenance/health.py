@@ -13,7 +13,10 @@ Findings, each naming the procedure (with its arguments) that addresses it:
   table's settings) -> ``expire_snapshots``;
 - stale refs: refs older than their max-ref-age, which ``expire_snapshots`` removes;
 - metadata: a metadata file over ``LARGE_METADATA_BYTES``;
-- orphans: files under the location that nothing references -> ``remove_orphan_files``.
+- orphans: files under the location that nothing references -> ``remove_orphan_files``;
+- properties: a table property icebook reads whose value cannot be used (``spec/properties.py``).
+  The report still answers: measurements use the property's default, and the preview that needs it
+  (compaction, manifest rewrite, expiry) is left out, as the procedure would fail or misread it.
 
 The thresholds are conventions of this report, named here; the procedures' own rules decide what
 they do.
@@ -22,13 +25,15 @@ they do.
 from __future__ import annotations
 
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
+from enum import StrEnum
 
 import pandas as pd
 
 from icebook.analysis._frames import frame
 from icebook.analysis.ancestry import ancestor_ids
-from icebook.analysis.maintenance.compaction import CompactionPreview, compaction_options, compaction_preview
+from icebook.analysis.maintenance.binpack import compaction_options
+from icebook.analysis.maintenance.compaction import CompactionPreview, compaction_preview
 from icebook.analysis.maintenance.expire import ExpirePreview, GcDisabled, expire_preview, retention
 from icebook.analysis.maintenance.health_sections import (
     FilesHealth,
@@ -40,16 +45,13 @@ from icebook.analysis.maintenance.health_sections import (
     manifests_health,
 )
 from icebook.analysis.maintenance.orphans import OrphanReport, find_orphans
-from icebook.analysis.maintenance.rewrite_previews import (
-    DEFAULT_MANIFEST_TARGET,
-    MANIFEST_TARGET_PROPERTY,
-    manifest_rewrite_preview,
-)
-from icebook.analysis.scan.delete_index import attach_like_reference
+from icebook.analysis.maintenance.rewrite_previews import ManifestRewritePreview, manifest_rewrite_preview
 from icebook.analysis.scan.planner import Level, plan_scan
 from icebook.analysis.store.table_like import TableLike
-from icebook.errors import IcebookError
+from icebook.errors import IcebookError, PropertyError
 from icebook.io.fileio import FileIO
+from icebook.spec import properties
+from icebook.spec.metadata import TableMetadata
 from icebook.spec.snapshots import Snapshot
 from icebook.text import byte_size, duration, spark_timestamp
 
@@ -73,9 +75,22 @@ class ProcedureCall:
         return f"CALL {catalog}.system.{self.name}({', '.join(rendered)})"
 
 
+class Area(StrEnum):
+    """What a finding is about."""
+
+    SMALL_FILES = "small files"
+    DELETE_DEBT = "delete debt"
+    MANIFESTS = "manifests"
+    HISTORY = "history"
+    REFS = "refs"
+    METADATA = "metadata"
+    ORPHANS = "orphans"
+    PROPERTIES = "properties"
+
+
 @dataclass(frozen=True, slots=True, kw_only=True)
 class Finding:
-    area: str
+    area: Area
     title: str
     detail: str
     procedure: ProcedureCall | None = None
@@ -92,7 +107,8 @@ class HealthReport:
     is_current: bool
     now_ms: int
     files: FilesHealth
-    compaction: CompactionPreview
+    compaction: CompactionPreview | None
+    """None when ``write.target-file-size-bytes`` is invalid (see ``invalid_properties``)."""
     manifests: ManifestsHealth
     history: HistoryHealth
     refs: tuple[RefHealth, ...]
@@ -100,6 +116,8 @@ class HealthReport:
     """None when listing was not asked for (``list_files=False``)."""
     findings: tuple[Finding, ...]
     notes: tuple[str, ...] = ()
+    invalid_properties: tuple[PropertyError, ...] = ()
+    """Table properties icebook reads whose values cannot be used; each is also a finding."""
 
     @property
     def healthy(self) -> bool:
@@ -110,7 +128,7 @@ class HealthReport:
         return frame(
             (
                 {
-                    "area": f.area,
+                    "area": f.area.value,
                     "finding": f.title,
                     "detail": f.detail,
                     "procedure": f.procedure.sql(self.identifier) if f.procedure else None,
@@ -155,33 +173,52 @@ def health(
     notes: list[str] = []
     if not is_current:
         notes.append("procedures act on the current snapshot, not on the one this report measures")
+    invalid = properties.invalid_properties(metadata.properties)
+    bad = {e.name for e in invalid}
+    if bad:
+        # Measure with the defaults of the invalid properties; leave out the previews that need them.
+        usable = {k: v for k, v in metadata.properties.items() if k not in bad}
+        metadata = replace(metadata, properties=usable)
+    # Whole entries first (the manifests section reads every column): the plan is then served from them,
+    # so each manifest is decoded once.
+    target = properties.MANIFEST_TARGET_SIZE_BYTES.read(metadata.properties)
+    manifests = manifests_health(metadata, store, snapshot, target)
     options = compaction_options(metadata.properties)
-    if snapshot is not None:
-        plan = plan_scan(table, snapshot)
-        tasks = attach_like_reference(plan.tasks, metadata, store, snapshot)
+    plan = plan_scan(table, snapshot, equality_stats=True) if snapshot is not None else None
+    if plan is not None:
+        tasks = plan.reference_tasks
         deletes = [d.file for d in plan.decisions if d.level == Level.DELETE_FILE and d.file is not None]
     else:
         tasks, deletes = (), []
     files = files_health(tasks, deletes, options)
-    compaction = compaction_preview(table, current)
-    raw_target = metadata.properties.get(MANIFEST_TARGET_PROPERTY, "")
-    target = int(raw_target) if raw_target.strip().isdigit() else DEFAULT_MANIFEST_TARGET
-    manifests = manifests_health(metadata, store, snapshot, target)
-    try:
-        expirable: ExpirePreview | None = expire_preview(metadata, store, now_ms=now, progress=False)
-    except GcDisabled as exc:
-        expirable = None
-        notes.append(str(exc))
+    compaction = None
+    if properties.TARGET_FILE_SIZE_BYTES.name not in bad:
+        compaction = compaction_preview(table, current, plan=plan if is_current else None)
+    rewrite = None
+    if properties.MANIFEST_TARGET_SIZE_BYTES.name not in bad:
+        rewrite = manifest_rewrite_preview(metadata, store, current)
+    expirable: ExpirePreview | None = None
+    retention_names = {p.name for p in _RETENTION}
+    if bad & retention_names:
+        notes.append("expiry is not previewed: " + ", ".join(sorted(bad & retention_names)) + " is invalid")
+    else:
+        try:
+            expirable = expire_preview(metadata, store, now_ms=now, progress=False)
+        except GcDisabled as exc:
+            notes.append(str(exc))
     try:
         metadata_bytes: int | None = fileio.size(metadata_location)
     except (IcebookError, OSError):
         metadata_bytes = None
     history = history_health(metadata, expirable, metadata_bytes, now)
-    refs = _refs(table, expirable, now)
+    refs = _refs(metadata, expirable, now)
     orphans = None
     if list_files:
         orphans = find_orphans(metadata, metadata_location, store, fileio, now_ms=now, progress=False)
-    findings = _findings(table, current, files, compaction, manifests, history, refs, orphans)
+    findings = [
+        *_findings(metadata, files, compaction, manifests, rewrite, history, refs, orphans),
+        *(_property_finding(e) for e in invalid),
+    ]
     return HealthReport(
         location=metadata.location,
         identifier=name,
@@ -196,6 +233,28 @@ def health(
         orphans=orphans,
         findings=tuple(findings),
         notes=tuple(notes),
+        invalid_properties=invalid,
+    )
+
+
+# The properties an expiry preview reads: with one of them invalid, the report leaves it out.
+_RETENTION = (
+    properties.GC_ENABLED,
+    properties.MAX_SNAPSHOT_AGE_MS,
+    properties.MIN_SNAPSHOTS_TO_KEEP,
+    properties.MAX_REF_AGE_MS,
+)
+
+
+def _property_finding(error: PropertyError) -> Finding:
+    return Finding(
+        area=Area.PROPERTIES,
+        title=f"table property {error.name} is invalid: {error.value!r}",
+        detail=(
+            f"{error.problem}. This report measures with its default where it needs it and leaves out "
+            "the preview that reads it; what reads it (Spark's procedures and readers included) fails "
+            "or misreads it. Set it to a valid value or unset it."
+        ),
     )
 
 
@@ -204,8 +263,7 @@ def _path_identifier(location: str) -> str:
     return f"<catalog>.{parts[-2]}.{parts[-1]}" if len(parts) >= 2 else "<catalog>.<db>.<table>"
 
 
-def _refs(table: TableLike, expirable: ExpirePreview | None, now: int) -> tuple[RefHealth, ...]:
-    metadata = table.metadata
+def _refs(metadata: TableMetadata, expirable: ExpirePreview | None, now: int) -> tuple[RefHealth, ...]:
     main = set(ancestor_ids(metadata, metadata.current_snapshot_id))
     known = {s.snapshot_id: s for s in metadata.snapshots}
     fates = {r.name: r for r in expirable.refs} if expirable else {}
@@ -229,21 +287,21 @@ def _refs(table: TableLike, expirable: ExpirePreview | None, now: int) -> tuple[
 
 
 def _findings(
-    table: TableLike,
-    current: Snapshot | None,
+    metadata: TableMetadata,
     files: FilesHealth,
-    compaction: CompactionPreview,
+    compaction: CompactionPreview | None,
     manifests: ManifestsHealth,
+    rewrite: ManifestRewritePreview | None,
     history: HistoryHealth,
     refs: tuple[RefHealth, ...],
     orphans: OrphanReport | None,
 ) -> list[Finding]:
     out: list[Finding] = []
-    if compaction.groups:
+    if compaction is not None and compaction.groups:
         worst = max(files.partitions, key=lambda p: p.small_files, default=None)
         out.append(
             Finding(
-                area="small files",
+                area=Area.SMALL_FILES,
                 title=f"{len(compaction.rewritten_files)} small files could be {compaction.expected_output_files}",
                 detail=(
                     f"{files.small_files} of {files.data_files} data files are under the minimum size "
@@ -260,7 +318,7 @@ def _findings(
         debt = max(files.partitions, key=lambda p: p.delete_ratio)
         out.append(
             Finding(
-                area="delete debt",
+                area=Area.DELETE_DEBT,
                 title=f"{files.files_with_deletes} data files carry deletes every read must merge",
                 detail=(
                     f"{files.delete_files} delete files ({eq} equality delete files still apply); worst partition "
@@ -277,7 +335,7 @@ def _findings(
     if files.dangling_deletes:
         out.append(
             Finding(
-                area="delete debt",
+                area=Area.DELETE_DEBT,
                 title=f"{files.dangling_deletes} delete files apply to no live data file",
                 detail="Their data files were rewritten or removed; readers still open them while planning. "
                 "Rewriting position delete files drops them.",
@@ -286,8 +344,11 @@ def _findings(
                 ),
             )
         )
-    rewrite = manifest_rewrite_preview(table.metadata, table.store, current)
-    if manifests.manifests >= MANY_MANIFESTS and manifests.manifests >= 2 * max(rewrite.added_manifests_at_most, 1):
+    if (
+        rewrite is not None
+        and manifests.manifests >= MANY_MANIFESTS
+        and manifests.manifests >= 2 * max(rewrite.added_manifests_at_most, 1)
+    ):
         widest = manifests.worst_reach
         reach = (
             f"; a filter on one partition opens up to {widest[1]} manifests ({widest[0]}: its files are in {widest[2]})"
@@ -296,7 +357,7 @@ def _findings(
         )
         out.append(
             Finding(
-                area="manifests",
+                area=Area.MANIFESTS,
                 title=f"{manifests.manifests} manifests where {max(rewrite.added_manifests_at_most, 1)} would do",
                 detail=(
                     f"{manifests.data_manifests} data and {manifests.delete_manifests} delete manifests, "
@@ -308,13 +369,13 @@ def _findings(
         )
     expirable = history.expirable
     if expirable is not None and expirable.expired_snapshot_ids:
-        r = retention(table.metadata, older_than_ms=None, retain_last=None, now_ms=expirable.retention.now_ms)
+        r = retention(metadata, older_than_ms=None, retain_last=None, now_ms=expirable.retention.now_ms)
         out.append(
             Finding(
-                area="history",
+                area=Area.HISTORY,
                 title=f"{len(expirable.expired_snapshot_ids)} snapshots are past retention but still kept",
                 detail=(
-                    f"{history.snapshots} snapshots; history.expire.max-snapshot-age-ms is "
+                    f"{history.snapshots} snapshots; {properties.MAX_SNAPSHOT_AGE_MS.name} is "
                     f"{duration(history.max_snapshot_age_ms)}, min-snapshots-to-keep {history.min_snapshots_to_keep}. "
                     f"Expiring them frees {len(expirable.files)} files ({byte_size(expirable.bytes)})."
                 ),
@@ -329,7 +390,7 @@ def _findings(
         if ref.expires:
             out.append(
                 Finding(
-                    area="refs",
+                    area=Area.REFS,
                     title=f"{ref.type} {ref.name!r} is past its max ref age",
                     detail=(
                         f"it points at snapshot {ref.snapshot_id}, "
@@ -342,7 +403,7 @@ def _findings(
     if history.metadata_file_bytes is not None and history.metadata_file_bytes > LARGE_METADATA_BYTES:
         out.append(
             Finding(
-                area="metadata",
+                area=Area.METADATA,
                 title=f"the metadata file is {byte_size(history.metadata_file_bytes)}",
                 detail=f"every commit rewrites it; {history.snapshots} snapshots and their logs are in it.",
                 procedure=ProcedureCall(name="expire_snapshots", icebook="t.expire_snapshots()"),
@@ -353,15 +414,15 @@ def _findings(
         old_metadata = sum(f.path.endswith(".metadata.json") for f in stray)
         note = (
             f"; {old_metadata} are metadata files dropped from the metadata log "
-            f"({len(table.metadata.metadata_log)} of at most {history.previous_versions_max} kept"
-            + ("" if history.delete_after_commit else ", write.metadata.delete-after-commit.enabled is false")
+            f"({len(metadata.metadata_log)} of at most {history.previous_versions_max} kept"
+            + ("" if history.delete_after_commit else f", {properties.DELETE_AFTER_COMMIT.name} is false")
             + ")"
             if old_metadata
             else ""
         )
         out.append(
             Finding(
-                area="orphans",
+                area=Area.ORPHANS,
                 title=f"{len(stray)} files under the table location are referenced by nothing",
                 detail=(
                     f"{byte_size(sum(f.size_in_bytes for f in stray))} in all{note}. remove_orphan_files deletes those "
@@ -374,4 +435,4 @@ def _findings(
     return out
 
 
-__all__ = ["Finding", "HealthReport", "ProcedureCall", "health"]
+__all__ = ["Area", "Finding", "HealthReport", "ProcedureCall", "health"]

@@ -14,24 +14,15 @@ from typing import Any
 import pandas as pd
 
 from icebook.analysis._frames import frame
-from icebook.analysis.maintenance.compaction import CompactionOptions
-from icebook.analysis.maintenance.expire import (
-    DEFAULT_MAX_SNAPSHOT_AGE_MS,
-    DEFAULT_MIN_SNAPSHOTS_TO_KEEP,
-    MAX_SNAPSHOT_AGE_MS,
-    MIN_SNAPSHOTS_TO_KEEP,
-    ExpirePreview,
-    table_int,
-)
-from icebook.analysis.scan.planner import ScanTask
+from icebook.analysis.maintenance.binpack import TOO_LARGE, TOO_SMALL, CompactionOptions, dangling_deletes
+from icebook.analysis.maintenance.expire import ExpirePreview
+from icebook.analysis.scan.planner import ScanFile, ScanTask
 from icebook.analysis.store.manifests import ManifestStore
+from icebook.spec import properties
 from icebook.spec.manifest import FileContent, ManifestContent, ManifestFile
 from icebook.spec.metadata import TableMetadata
 from icebook.spec.snapshots import Snapshot
 
-PREVIOUS_VERSIONS_MAX = "write.metadata.previous-versions-max"
-DEFAULT_PREVIOUS_VERSIONS_MAX = 100
-DELETE_AFTER_COMMIT = "write.metadata.delete-after-commit.enabled"
 SIZE_BUCKETS = (
     ("< 1% of target", 0.0, 0.01),
     ("1-10%", 0.01, 0.10),
@@ -147,7 +138,7 @@ class FilesHealth:
         return frame(rows, columns, ints=ints)
 
 
-def files_health(tasks: Sequence[ScanTask], deletes: Sequence[Any], options: CompactionOptions) -> FilesHealth:
+def files_health(tasks: Sequence[ScanTask], deletes: Sequence[ScanFile], options: CompactionOptions) -> FilesHealth:
     """Per-partition file sizes and delete debt from a scan plan's tasks (deletes attached as the
     reference implementation attaches them) and every live delete file of the snapshot."""
     groups: dict[tuple[int, str], dict[str, Any]] = defaultdict(
@@ -171,6 +162,7 @@ def files_health(tasks: Sequence[ScanTask], deletes: Sequence[Any], options: Com
             if d.content == FileContent.EQUALITY_DELETES:
                 g["eq_applying"].add(d.file_path)
     applied_anywhere = {d.file_path for t in tasks for d in t.deletes}
+    dangling = dangling_deletes(tasks, deletes)
     for d in deletes:
         groups[(d.spec_id, d.partition_text)]["deletes"][d.file_path + f"#{d.content_offset}"] = d
     partitions = []
@@ -185,8 +177,8 @@ def files_health(tasks: Sequence[ScanTask], deletes: Sequence[Any], options: Com
                 data_files=len(data),
                 data_bytes=sum(f.file_size_in_bytes for f in data),
                 records=sum(f.record_count for f in data),
-                small_files=sum(f.file_size_in_bytes < options.min_file_size_bytes for f in data),
-                large_files=sum(f.file_size_in_bytes > options.max_file_size_bytes for f in data),
+                small_files=sum(TOO_SMALL in options.size_reasons(f.file_size_in_bytes) for f in data),
+                large_files=sum(TOO_LARGE in options.size_reasons(f.file_size_in_bytes) for f in data),
                 position_delete_files=sum(
                     d.content == FileContent.POSITION_DELETES and not d.is_deletion_vector for d in own_deletes
                 ),
@@ -195,10 +187,7 @@ def files_health(tasks: Sequence[ScanTask], deletes: Sequence[Any], options: Com
                 delete_records=sum(d.record_count for d in applying),
                 files_with_deletes=g["with_deletes"],
                 equality_deletes_applying=len(g["eq_applying"]),
-                dangling_deletes=sum(
-                    d.content == FileContent.POSITION_DELETES and d.file_path not in applied_anywhere
-                    for d in own_deletes
-                ),
+                dangling_deletes=sum(d.file_path in dangling for d in own_deletes),
             )
         )
     return FilesHealth(
@@ -327,19 +316,20 @@ class HistoryHealth:
 def history_health(
     metadata: TableMetadata, expirable: ExpirePreview | None, metadata_file_bytes: int | None, now_ms: int
 ) -> HistoryHealth:
-    age = table_int(metadata, MAX_SNAPSHOT_AGE_MS, DEFAULT_MAX_SNAPSHOT_AGE_MS)
+    props = metadata.properties
+    age = properties.MAX_SNAPSHOT_AGE_MS.read(props)
     stamps = [s.timestamp_ms for s in metadata.snapshots]
     return HistoryHealth(
         snapshots=len(stamps),
         oldest_ms=min(stamps, default=None),
         newest_ms=max(stamps, default=None),
         max_snapshot_age_ms=age,
-        min_snapshots_to_keep=table_int(metadata, MIN_SNAPSHOTS_TO_KEEP, DEFAULT_MIN_SNAPSHOTS_TO_KEEP),
+        min_snapshots_to_keep=properties.MIN_SNAPSHOTS_TO_KEEP.read(props),
         past_retention=sum(ts < now_ms - age for ts in stamps),
         expirable=expirable,
         metadata_log_entries=len(metadata.metadata_log),
-        previous_versions_max=table_int(metadata, PREVIOUS_VERSIONS_MAX, DEFAULT_PREVIOUS_VERSIONS_MAX),
-        delete_after_commit=metadata.properties.get(DELETE_AFTER_COMMIT, "false").strip().lower() == "true",
+        previous_versions_max=properties.PREVIOUS_VERSIONS_MAX.read(props),
+        delete_after_commit=properties.DELETE_AFTER_COMMIT.read(props),
         metadata_file_bytes=metadata_file_bytes,
     )
 

@@ -29,7 +29,6 @@ from icebook.io.fileio import FileInfo, FileIO
 from icebook.spec.metadata import TableMetadata
 
 DEFAULT_AGE_MS = 3 * 24 * 3600 * 1000
-MIN_SAFE_AGE_MS = 24 * 3600 * 1000  # the procedure refuses a shorter interval
 VERSION_HINT = "version-hint.text"
 _EQUAL_SCHEMES = {"s3n": "s3", "s3a": "s3"}
 
@@ -204,4 +203,4 @@ def find_orphans(
     )
 
 
-__all__ = ["MIN_SAFE_AGE_MS", "OrphanFile", "OrphanReport", "PrefixConflict", "find_orphans", "walk"]
+__all__ = ["OrphanFile", "OrphanReport", "PrefixConflict", "find_orphans", "walk"]

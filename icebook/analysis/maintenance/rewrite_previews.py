@@ -23,26 +23,22 @@ from typing import Any
 import pandas as pd
 
 from icebook.analysis._frames import frame
-from icebook.analysis.maintenance.compaction import CandidateFile, CompactionOptions, bin_pack, compaction_options
+from icebook.analysis.maintenance.binpack import (
+    SIZE_OPTION_NAMES,
+    CandidateFile,
+    CompactionOptions,
+    Packed,
+    compaction_options,
+    dangling_deletes,
+    pack_partitions,
+)
 from icebook.analysis.scan.planner import Level, plan_scan
-from icebook.analysis.store.manifests import ManifestStore
+from icebook.analysis.store.manifests import ManifestStore, table_partition_type
 from icebook.analysis.store.table_like import TableLike
+from icebook.spec import properties
 from icebook.spec.manifest import FileContent, ManifestContent, ManifestFile
 from icebook.spec.metadata import TableMetadata
 from icebook.spec.snapshots import Snapshot
-
-MANIFEST_TARGET_PROPERTY = "commit.manifest.target-size-bytes"
-DEFAULT_MANIFEST_TARGET = 8 * 1024 * 1024
-DELETE_TARGET_PROPERTY = "write.delete.target-file-size-bytes"
-DEFAULT_DELETE_TARGET = 64 * 1024 * 1024
-DELETE_OPTION_NAMES = (
-    "target-file-size-bytes",
-    "min-file-size-bytes",
-    "max-file-size-bytes",
-    "min-input-files",
-    "rewrite-all",
-    "max-file-group-size-bytes",
-)
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -115,8 +111,7 @@ def manifest_rewrite_preview(
     metadata: TableMetadata, store: ManifestStore, snapshot: Snapshot | None, *, spec_id: int | None = None
 ) -> ManifestRewritePreview:
     spec = metadata.default_spec_id if spec_id is None else spec_id
-    raw = metadata.properties.get(MANIFEST_TARGET_PROPERTY)
-    target = int(raw) if raw is not None and raw.strip().isdigit() else DEFAULT_MANIFEST_TARGET
+    target = properties.MANIFEST_TARGET_SIZE_BYTES.read(metadata.properties)
     manifests = store.manifest_list(snapshot) if snapshot is not None else ()
     parts = []
     for content, label in ((ManifestContent.DATA, "data"), (ManifestContent.DELETES, "deletes")):
@@ -136,17 +131,11 @@ def manifest_rewrite_preview(
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
-class DeleteGroup:
-    partition: str
-    files: tuple[CandidateFile, ...]
-    rewritten: bool
-    reasons: tuple[str, ...]
+class DeleteGroup(Packed):
+    """A bin of candidate position delete files of one partition, and whether it is rewritten."""
+
     dangling: int
     """Files of the group that apply to no live data file (the rewrite drops them)."""
-
-    @property
-    def paths(self) -> frozenset[str]:
-        return frozenset(f.file_path for f in self.files)
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -208,23 +197,21 @@ def delete_rewrite_preview(
     o = compaction_options(
         table.metadata.properties,
         options,
-        target_property=DELETE_TARGET_PROPERTY,
-        default_target=DEFAULT_DELETE_TARGET,
-        names=DELETE_OPTION_NAMES,
+        target=properties.DELETE_TARGET_FILE_SIZE_BYTES,
+        names=SIZE_OPTION_NAMES,
     )
     if snapshot is None:
         return DeleteRewritePreview(
             snapshot_id=None, options=o, groups=(), skipped_groups=(), position_delete_files=0, dangling=()
         )
     plan = plan_scan(table, snapshot)
-    applied = {d.file_path for t in plan.tasks for d in t.deletes}
     deletes = [
         d.file
         for d in plan.decisions
         if d.level == Level.DELETE_FILE and d.file is not None and d.file.content == FileContent.POSITION_DELETES
     ]
-    dangling = tuple(sorted({f.file_path for f in deletes if f.file_path not in applied}))
-    names = _unified_names(table.metadata)
+    dangling = dangling_deletes(plan.tasks, deletes)
+    names = [f.name for f in table_partition_type(table.metadata).fields]
     by_partition: dict[tuple[Any, ...], list[CandidateFile]] = {}
     labels: dict[tuple[Any, ...], str] = {}
     for f in deletes:
@@ -232,11 +219,6 @@ def delete_rewrite_preview(
         key = tuple(values.get(n) for n in names)
         labels.setdefault(key, "/".join(f"{n}={values.get(n)}" for n in names) or "unpartitioned")
         size = f.content_size_in_bytes if f.is_deletion_vector and f.content_size_in_bytes else f.file_size_in_bytes
-        reasons = []
-        if size < o.min_file_size_bytes:
-            reasons.append("too small")
-        if size > o.max_file_size_bytes:
-            reasons.append("too large")
         by_partition.setdefault(key, []).append(
             CandidateFile(
                 file_path=f.file_path,
@@ -246,47 +228,22 @@ def delete_rewrite_preview(
                 record_count=f.record_count,
                 delete_files=0,
                 file_scoped_deleted_records=0,
-                reasons=tuple(reasons),
+                reasons=o.size_reasons(size),
             )
         )
     groups: list[DeleteGroup] = []
     skipped: list[DeleteGroup] = []
-    dangling_set = set(dangling)
-    for key in sorted(by_partition, key=lambda k: labels[k]):
-        candidates = by_partition[key] if o.rewrite_all else [c for c in by_partition[key] if c.reasons]
-        for packed in bin_pack(candidates, o.max_file_group_size_bytes):
-            size = sum(f.file_size_in_bytes for f in packed)
-            reasons = []
-            if o.rewrite_all:
-                reasons.append("rewrite-all")
-            if len(packed) > 1 and len(packed) >= o.min_input_files:
-                reasons.append(f"{len(packed)} files >= min-input-files {o.min_input_files}")
-            if len(packed) > 1 and size > o.target_file_size_bytes:
-                reasons.append(f"{size} bytes > target {o.target_file_size_bytes}")
-            if size > o.max_file_size_bytes:
-                reasons.append(f"{size} bytes > max file size {o.max_file_size_bytes}")
-            group = DeleteGroup(
-                partition=labels[key],
-                files=tuple(packed),
-                rewritten=bool(reasons),
-                reasons=tuple(reasons) or (f"only {len(packed)} files, {size} bytes",),
-                dangling=sum(f.file_path in dangling_set for f in packed),
-            )
-            (groups if group.rewritten else skipped).append(group)
+    for packed in pack_partitions(by_partition, labels, o):
+        group = DeleteGroup.extend(packed, dangling=sum(f.file_path in dangling for f in packed.files))
+        (groups if group.rewritten else skipped).append(group)
     return DeleteRewritePreview(
         snapshot_id=snapshot.snapshot_id,
         options=o,
         groups=tuple(groups),
         skipped_groups=tuple(skipped),
         position_delete_files=len(deletes),
-        dangling=dangling,
+        dangling=tuple(sorted(dangling)),
     )
-
-
-def _unified_names(metadata: TableMetadata) -> list[str]:
-    from icebook.analysis.store.manifests import table_partition_type
-
-    return [f.name for f in table_partition_type(metadata).fields]
 
 
 __all__ = [

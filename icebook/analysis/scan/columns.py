@@ -32,7 +32,7 @@ from icebook.analysis.expr.pruning_arrow import (
 from icebook.analysis.scan.model import ScanFile
 from icebook.analysis.store.manifests import ManifestStore, source_schema_for, spec_partition_type
 from icebook.analysis.store.metrics import MapColumn, decode_bound_column
-from icebook.spec.manifest import EntryStatus, FileContent, ManifestContent, ManifestFile
+from icebook.spec.manifest import EntryStatus, FileContent, FileFormat, ManifestContent, ManifestFile
 from icebook.spec.metadata import TableMetadata
 from icebook.spec.schema import DELETE_FILE_PATH_ID, Schema
 from icebook.spec.transforms import IdentityTransform, human_value
@@ -42,7 +42,7 @@ from icebook.spec.values import decode_value
 KEPT, BY_PARTITION, BY_STATS = 0, 1, 2
 """Evidence codes of a file decision: kept, skipped by its partition value, skipped by its column stats."""
 
-_STAT_MAPS = ("lower_bounds", "upper_bounds", "null_value_counts", "value_counts", "nan_value_counts")
+STAT_MAPS = ("lower_bounds", "upper_bounds", "null_value_counts", "value_counts", "nan_value_counts")
 
 
 @dataclass(frozen=True, slots=True, kw_only=True, eq=False)
@@ -127,11 +127,14 @@ def scan_manifest(
     schema: Schema,
     row_filter: Expr,
     partition_filter: Expr,
+    *,
+    stats: bool = False,
 ) -> ManifestScan:
     """Decide every live entry of ``manifest``: partition values against ``partition_filter`` first,
     then (except for position delete files, whose bounds are of file_path and pos) column stats
-    against ``row_filter`` (negation normal form, bound to ``schema``)."""
-    entries = store.entries(manifest, plan_columns(manifest, row_filter))
+    against ``row_filter`` (negation normal form, bound to ``schema``). ``stats``: keep every entry's
+    column stats even without a row filter (the delete index's statistics rule reads them)."""
+    entries = store.entries(manifest, plan_columns(manifest, row_filter, stats=stats))
     status = np.asarray(entries.column("status").to_numpy())
     live = status != int(EntryStatus.DELETED)
     if not live.all():  # filtering copies every nested column: only when there is something to drop
@@ -148,20 +151,21 @@ def scan_manifest(
         content = np.asarray(entries.column("content").to_numpy())
         undecided = ~by_partition & (content != int(FileContent.POSITION_DELETES))
         if undecided.any():
-            stats = bound_columns(entries, schema, referenced_ids(row_filter), manifest.manifest_path)
-            by_stats = undecided & ~evaluate_columns(row_filter, stats, n)
+            bounds = bound_columns(entries, schema, referenced_ids(row_filter), manifest.manifest_path)
+            by_stats = undecided & ~evaluate_columns(row_filter, bounds, n)
             evidence[by_stats] = BY_STATS
     return ManifestScan(manifest=manifest, entries=entries, evidence=evidence)
 
 
-def plan_columns(manifest: ManifestFile, row_filter: Expr) -> tuple[str, ...]:
+def plan_columns(manifest: ManifestFile, row_filter: Expr, *, stats: bool = False) -> tuple[str, ...]:
     """The entry columns a plan reads of ``manifest``: what a ``ScanFile`` holds, the ``file_path`` bounds
-    of position delete files (delete matching), and the column stats only when there is a row filter."""
+    of position delete files (delete matching), and the column stats only when there is a row filter
+    or ``stats`` asks for them."""
     columns: tuple[str, ...] = ("status", "spec_id", "partition", *_SCALARS)
+    if stats or not isinstance(row_filter, AlwaysTrue):
+        return columns + STAT_MAPS
     if manifest.content == ManifestContent.DELETES:
         columns += ("lower_bounds", "upper_bounds")
-    if not isinstance(row_filter, AlwaysTrue):
-        columns += _STAT_MAPS
     return columns
 
 
@@ -175,13 +179,13 @@ def partition_columns(metadata: TableMetadata, manifest: ManifestFile, entries: 
 
 def bound_columns(entries: pa.Table, schema: Schema, ids: set[int], file: str) -> dict[int, StatsColumns]:
     """Each entry's column bounds and null/value/NaN counts for the field ids ``ids``."""
-    maps = {name: MapColumn(entries.column(name)) for name in _STAT_MAPS}
+    maps = {name: MapColumn(entries.column(name)) for name in STAT_MAPS}
     out: dict[int, StatsColumns] = {}
     for fid in sorted(ids):
         t = schema.find_type(fid)
         if t is None:
             continue
-        lower, upper, nulls, values, nans = (maps[name].lookup(fid) for name in _STAT_MAPS)
+        lower, upper, nulls, values, nans = (maps[name].lookup(fid) for name in STAT_MAPS)
         out[fid] = bound_stats(decode_column(lower, t, file), decode_column(upper, t, file), nulls, values, nans)
     return out
 
@@ -217,8 +221,8 @@ def decode_or_none(raw: bytes | None, t: IcebergType, file: str) -> Any:
 
 def row_column_stats(entries: pa.Table, row: int, schema: Schema, ids: set[int], file: str) -> dict[int, Stats]:
     """One entry's column stats for ``ids`` as the scalar evaluator reads them (for reasons in words)."""
-    record = entries.slice(row, 1).select(list(_STAT_MAPS)).to_pylist()[0]
-    maps = {name: dict(record[name] or []) for name in _STAT_MAPS}
+    record = entries.slice(row, 1).select(list(STAT_MAPS)).to_pylist()[0]
+    maps = {name: dict(record[name] or []) for name in STAT_MAPS}
     stats: dict[int, Stats] = {}
     for fid in ids:
         t = schema.find_type(fid)
@@ -289,7 +293,7 @@ class FileBuilder:
                 ScanFile(
                     content=FileContent(cols["content"][i]),
                     file_path=cols["file_path"][i],
-                    file_format=cols["file_format"][i],
+                    file_format=FileFormat.parse(cols["file_format"][i], file=m.manifest_path),
                     spec_id=m.partition_spec_id,
                     partition=partition,
                     record_count=cols["record_count"][i],
@@ -370,6 +374,7 @@ __all__ = [
     "BY_PARTITION",
     "BY_STATS",
     "KEPT",
+    "STAT_MAPS",
     "FileBuilder",
     "ManifestScan",
     "bound_columns",

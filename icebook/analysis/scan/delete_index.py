@@ -1,159 +1,480 @@
-"""Which equality delete files the reference implementation attaches to a data file.
+"""The delete index: which delete files apply to which data files (spec: "Scan Planning",
+"Row-level Deletes", "Sequence Numbers"), in columns for the planner and in words for explanations.
 
-The spec's scope rules (see ``scan.match_deletes``) say an equality delete file *may* apply to every
-older data file of its partition (or of the whole table, for a global delete). The reference
-implementation's delete index then drops pairs that column statistics prove disjoint, field by
-equality field: a data file whose values are all null and a delete file with no null; a delete
-file of only nulls and a data file with no null; or value ranges (lower..upper bounds) that do not
-overlap. Rows are the same either way; the count of delete files per data file is not, and the
-maintenance planners decide by that count (``delete-file-threshold``).
+Two rules, each written twice and held equal by ``tests/analysis/test_scan_columns.py`` on every data
+file of every snapshot of every scenario table:
+
+- the spec's scope rules: ``match_deletes_columns`` (one columnar join over a plan's kept files) and
+  ``delete_matches`` (one data file at a time, in words). Data and delete files are keyed by (spec id,
+  partition tuple), each tuple turned into an integer code; pairs are formed by equal keys (position
+  and equality deletes), by ``referenced_data_file`` (deletion vectors) and with every data file
+  (equality deletes of an unpartitioned spec, which are global); then the sequence-number rules are
+  numpy comparisons over the pairs;
+- the reference implementation's statistics rule (its ``DeleteFileIndex``): an equality delete file the
+  scope rules apply is not attached to a data file when, for one of its equality fields, the column
+  statistics prove no row of one equals a row of the other (the data all null and the deletes without
+  null, or the reverse, or value ranges that do not overlap). Rows are the same either way; the count
+  of delete files per data file is not, and the maintenance planners decide by that count. Columns:
+  ``DeleteJoin.disjoint``, from the statistics the plan read (``plan_scan(equality_stats=True)``);
+  words: ``equality_disjoint`` over ``expr.pruning.Stats``.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from dataclasses import dataclass, replace
-from typing import Any
+from collections.abc import Collection, Mapping, Sequence
+from dataclasses import dataclass
+from functools import cached_property
 
+import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from icebook.analysis.scan.planner import ScanFile, ScanTask
-from icebook.analysis.store.manifests import ManifestStore
-from icebook.spec.manifest import FileContent
+from icebook.analysis.expr.pruning import Stats
+from icebook.analysis.scan.columns import STAT_MAPS, ManifestScan, bound_columns, row_column_stats, utf8_column
+from icebook.analysis.scan.model import DeleteMatch, ScanFile, ScanTask
+from icebook.analysis.store.metrics import MapColumn
+from icebook.spec.manifest import FileContent, FileFormat
 from icebook.spec.metadata import TableMetadata
-from icebook.spec.snapshots import Snapshot
-from icebook.spec.types import DecimalType, FixedType, NestedField, PrimitiveType
-from icebook.spec.values import decode_value
+from icebook.spec.schema import DELETE_FILE_PATH_ID, Schema
+from icebook.spec.types import NestedField, is_primitive
 
-_STATS = ("lower_bounds", "upper_bounds", "null_value_counts", "value_counts")
-
-
-@dataclass(frozen=True, slots=True, kw_only=True)
-class ColumnStats:
-    """One file's statistics for some field ids; a map absent from the manifest entry is None."""
-
-    lower: dict[int, bytes] | None
-    upper: dict[int, bytes] | None
-    nulls: dict[int, int] | None
-    values: dict[int, int] | None
+# Kinds of delete file, and the order in which a data file's matches are listed.
+DV, POSITION, EQUALITY, GLOBAL_EQUALITY = 0, 1, 2, 3
 
 
-def _stats_by_path(store: ManifestStore, snapshot: Snapshot, paths: set[str], ids: set[int]) -> dict[str, ColumnStats]:
-    out: dict[str, ColumnStats] = {}
-    for manifest in store.manifest_list(snapshot):
-        table = store.entries(manifest)
-        if table.num_rows == 0:
+class FileRows:
+    """Kept files of a plan as positions (manifest scan, row) in its manifest scans, with the columns
+    delete matching reads gathered once."""
+
+    def __init__(self, scans: Sequence[ManifestScan], scan_index: np.ndarray, rows: np.ndarray) -> None:
+        self.scans = scans
+        self.scan_index = scan_index
+        self.rows = rows
+
+    def __len__(self) -> int:
+        return len(self.rows)
+
+    def _parts(self) -> list[tuple[int, np.ndarray]]:
+        """(scan index, rows of that scan) in order: consecutive runs of one scan."""
+        if len(self.rows) == 0:
+            return []
+        cuts = np.flatnonzero(np.diff(self.scan_index)) + 1
+        starts = np.concatenate([[0], cuts])
+        ends = np.concatenate([cuts, [len(self.rows)]])
+        return [(int(self.scan_index[s]), self.rows[s:e]) for s, e in zip(starts, ends, strict=True)]
+
+    def chunks(self, name: str) -> list[tuple[int, pa.Array]]:
+        """(scan index, column ``name`` at these rows of that scan), in order; no copy where a scan's
+        rows are all of its entries."""
+        out = []
+        for i, rows in self._parts():
+            column = _array(self.scans[i].entries.column(name))
+            whole = len(rows) == len(column) and bool((rows == np.arange(len(rows))).all())
+            out.append((i, column if whole else column.take(pa.array(rows))))
+        return out
+
+    def column(self, name: str) -> pa.Array:
+        """Column ``name`` of the entries, for these rows, in order."""
+        chunks = [chunk for _, chunk in self.chunks(name)]
+        if not chunks:
+            return pa.array([], self.scans[0].entries.schema.field(name).type) if self.scans else pa.array([])
+        return chunks[0] if len(chunks) == 1 else pa.concat_arrays(chunks)
+
+    def gather(self, name: str, positions: np.ndarray) -> pa.Array:
+        """Column ``name`` at ``positions`` of these rows (only those are copied)."""
+        sub = FileRows(self.scans, self.scan_index[positions], self.rows[positions])
+        order = np.argsort(sub.scan_index, kind="stable")
+        ordered = FileRows(self.scans, sub.scan_index[order], sub.rows[order])
+        values = ordered.column(name)
+        return values.take(pa.array(np.argsort(order, kind="stable")))
+
+    def stats(self, position: int, schema: Schema, ids: set[int]) -> dict[int, Stats]:
+        """The column stats of the entry at ``position`` for the field ids ``ids``, in the scalar
+        evaluator's form (for reasons in words)."""
+        scan = self.scans[int(self.scan_index[position])]
+        return row_column_stats(scan.entries, int(self.rows[position]), schema, ids, scan.manifest.manifest_path)
+
+    @cached_property
+    def paths(self) -> pa.Array:
+        return self.column("file_path") if len(self) else pa.array([], pa.string())
+
+    @cached_property
+    def sequence_numbers(self) -> np.ndarray:
+        if not len(self):
+            return np.zeros(0, dtype=np.int64)
+        parts = [np.asarray(pc.fill_null(c, 0).to_numpy(), dtype=np.int64) for _, c in self.chunks("sequence_number")]
+        return np.concatenate(parts)
+
+    @cached_property
+    def spec_ids(self) -> np.ndarray:
+        ids = np.array([s.manifest.partition_spec_id for s in self.scans], dtype=np.int64)
+        return ids[self.scan_index] if len(self) else np.zeros(0, dtype=np.int64)
+
+
+@dataclass(frozen=True, slots=True, kw_only=True, eq=False)
+class DeleteJoin:
+    """Every (data file, delete file) pair the scope rules consider, and whether the delete applies.
+
+    Pairs are sorted by data file, then kind (deletion vectors, position deletes, equality deletes of
+    the partition, global equality deletes), then delete file order in the plan."""
+
+    data: FileRows
+    deletes: FileRows
+    data_index: np.ndarray
+    delete_index: np.ndarray
+    kind: np.ndarray
+    applies: np.ndarray
+    """The scope rules' verdict on each pair."""
+    disjoint: np.ndarray | None = None
+    """Per pair: an equality delete the scope rules apply that column statistics rule out (the
+    reference implementation's delete index); None when the plan did not read the statistics."""
+
+    @property
+    def applied(self) -> tuple[np.ndarray, np.ndarray]:
+        """(data index, delete index) of the pairs whose delete applies."""
+        return self.data_index[self.applies], self.delete_index[self.applies]
+
+
+def _array(column: pa.ChunkedArray) -> pa.Array:
+    return column.chunk(0) if column.num_chunks == 1 else column.combine_chunks()
+
+
+def _lookup(values: pa.Array, dictionary: pa.Array) -> np.ndarray:
+    """Position of each value in ``dictionary`` (nulls equal to nulls), -1 where it is not there."""
+    try:
+        if values.type != dictionary.type:
+            values = values.cast(dictionary.type)
+        found = pc.index_in(values, value_set=dictionary, skip_nulls=False)
+        return np.asarray(pc.fill_null(found, -1).to_numpy(zero_copy_only=False), dtype=np.int64)
+    except (pa.ArrowNotImplementedError, pa.ArrowInvalid, pa.ArrowTypeError):
+        known = {repr(v): i for i, v in enumerate(dictionary.to_pylist())}
+        return np.array([known.get(repr(v), -1) for v in values.to_pylist()], dtype=np.int64)
+
+
+def _partition_codes(delete_parts: pa.Array, data_parts: list[pa.Array]) -> tuple[np.ndarray, list[np.ndarray]]:
+    """Integer codes of partition tuples (structs of one spec): equal codes for equal tuples (nulls equal),
+    -1 for a data file whose partition holds no delete file. Only delete partitions are hashed; each
+    data file is looked up among them, one field at a time."""
+    n = len(delete_parts)
+    delete_code = np.zeros(n, dtype=np.int64)
+    data_code = [np.zeros(len(p), dtype=np.int64) for p in data_parts]
+    data_ok = [np.ones(len(p), dtype=bool) for p in data_parts]
+    for i in range(delete_parts.type.num_fields):
+        child = delete_parts.field(i)
+        try:
+            dictionary = pc.unique(child)
+        except (pa.ArrowNotImplementedError, pa.ArrowInvalid, pa.ArrowTypeError):
+            dictionary = pa.array(list({repr(v): v for v in child.to_pylist()}.values()), child.type)
+        size = max(len(dictionary), 1)
+        known = np.unique(delete_code * size + _lookup(child, dictionary))
+        delete_code = np.searchsorted(known, delete_code * size + _lookup(child, dictionary))
+        for j, part in enumerate(data_parts):
+            index = _lookup(part.field(i), dictionary) if i < part.type.num_fields else np.full(len(part), -1)
+            combined = data_code[j] * size + np.maximum(index, 0)
+            position = np.minimum(np.searchsorted(known, combined), len(known) - 1)
+            hit = (index >= 0) & (known[position] == combined)
+            data_ok[j] &= hit
+            data_code[j] = np.where(hit, position, 0)
+    return delete_code, [np.where(ok, code, -1) for code, ok in zip(data_code, data_ok, strict=True)]
+
+
+def _equal_key_pairs(data_keys: np.ndarray, delete_keys: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Every (data row, delete row) with equal keys; delete rows in their order for each data row."""
+    order = np.argsort(delete_keys, kind="stable")
+    ordered = delete_keys[order]
+    lo = np.searchsorted(ordered, data_keys, side="left")
+    hi = np.searchsorted(ordered, data_keys, side="right")
+    counts = hi - lo
+    total = int(counts.sum())
+    data_index = np.repeat(np.arange(len(data_keys), dtype=np.int64), counts)
+    starts = np.repeat(lo - (np.cumsum(counts) - counts), counts)
+    delete_index = order[starts + np.arange(total, dtype=np.int64)] if total else np.zeros(0, dtype=np.int64)
+    return data_index, delete_index.astype(np.int64)
+
+
+def _kept(scans: Sequence[ManifestScan], data: bool) -> FileRows:
+    scan_parts, row_parts = [], []
+    for i, scan in enumerate(scans):
+        content = scan.content
+        mask = scan.kept & ((content == int(FileContent.DATA)) if data else (content != int(FileContent.DATA)))
+        rows = np.flatnonzero(mask)
+        scan_parts.append(np.full(len(rows), i, dtype=np.int64))
+        row_parts.append(rows.astype(np.int64))
+    if not scan_parts:
+        return FileRows(scans, np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.int64))
+    return FileRows(scans, np.concatenate(scan_parts), np.concatenate(row_parts))
+
+
+def _numpy(arr: pa.Array) -> np.ndarray:
+    return np.asarray(pc.fill_null(arr, False).to_numpy(zero_copy_only=False), dtype=bool)
+
+
+def match_deletes_columns(
+    scans: Sequence[ManifestScan], metadata: TableMetadata, *, equality_stats: Schema | None = None
+) -> DeleteJoin:
+    """The delete join of a plan's kept files (see the module's doc); with ``equality_stats`` (the
+    schema the equality field ids name; the entries must hold the column statistics) also which
+    equality deletes the statistics rule out."""
+    data, deletes = _kept(scans, True), _kept(scans, False)
+    if not len(deletes) or not len(data):
+        return _join(data, deletes, [], equality_stats)
+    content = np.asarray(deletes.column("content").to_numpy(zero_copy_only=False), dtype=np.int32)
+    puffin = _numpy(pc.equal(pc.utf8_upper(deletes.column("file_format")), FileFormat.PUFFIN.value))
+    unpartitioned = {sid for sid, spec in metadata.partition_specs.items() if spec.is_unpartitioned}
+    kind = np.full(len(deletes), EQUALITY, dtype=np.int8)
+    kind[content == int(FileContent.POSITION_DELETES)] = POSITION
+    kind[(content == int(FileContent.POSITION_DELETES)) & puffin] = DV
+    kind[(kind == EQUALITY) & np.isin(deletes.spec_ids, list(unpartitioned))] = GLOBAL_EQUALITY
+
+    # Partition keys: (spec, partition tuple) -> one integer, for the specs that have delete files.
+    data_keys = np.full(len(data), -1, dtype=np.int64)
+    delete_keys = np.full(len(deletes), -2, dtype=np.int64)
+    base = 0
+    data_parts, delete_parts = data.chunks("partition"), deletes.chunks("partition")
+    data_offsets = np.cumsum([0, *(len(c) for _, c in data_parts)])
+    delete_offsets = np.cumsum([0, *(len(c) for _, c in delete_parts)])
+
+    def of_spec(parts: list[tuple[int, pa.Array]], spec_id: int) -> list[int]:
+        return [k for k, (i, _) in enumerate(parts) if scans[i].manifest.partition_spec_id == spec_id]
+
+    for spec_id in np.unique(deletes.spec_ids):
+        mine = of_spec(delete_parts, int(spec_id))
+        first = delete_parts[mine[0]][1].type
+        structs = pa.concat_arrays(
+            [c if c.type == first else c.cast(first) for k in mine for c in [delete_parts[k][1]]]
+        )
+        targets = of_spec(data_parts, int(spec_id))
+        codes, data_codes = _partition_codes(structs, [data_parts[k][1] for k in targets])
+        at = 0
+        for k in mine:
+            size = len(delete_parts[k][1])
+            delete_keys[delete_offsets[k] : delete_offsets[k] + size] = base + codes[at : at + size]
+            at += size
+        for k, code in zip(targets, data_codes, strict=True):
+            data_keys[data_offsets[k] : data_offsets[k + 1]] = np.where(code >= 0, base + code, -1)
+        base += int(codes.max()) + 1 if len(codes) else 0
+
+    f_seq, d_seq = data.sequence_numbers, deletes.sequence_numbers
+    pairs: list[tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]] = []  # data, delete, kind, applies
+
+    # Deletion vectors: by referenced data file; the partition must be the same and data seq <= DV seq.
+    dv_applies = np.zeros(len(data), dtype=bool)
+    dvs = np.flatnonzero(kind == DV)
+    if len(dvs):
+        refs = deletes.column("referenced_data_file").take(pa.array(dvs))
+        target = pc.index_in(pc.fill_null(refs, ""), value_set=data.paths)
+        found = _numpy(pc.is_valid(target))
+        dv_data = np.asarray(pc.fill_null(target, 0).to_numpy(zero_copy_only=False), dtype=np.int64)[found]
+        dv_del = dvs[found]
+        ok = (data_keys[dv_data] == delete_keys[dv_del]) & (f_seq[dv_data] <= d_seq[dv_del])
+        dv_applies[dv_data[ok]] = True
+        pairs.append((dv_data, dv_del, np.full(len(dv_del), DV, dtype=np.int8), ok))
+
+    # Position delete files: same partition, data seq <= delete seq, within the file they reference and
+    # their file_path bounds, unless a deletion vector applies.
+    positional = np.flatnonzero(kind == POSITION)
+    if len(positional):
+        di, pi = _equal_key_pairs(data_keys, delete_keys[positional])
+        xi = positional[pi]
+        ok = f_seq[di] <= d_seq[xi]
+        if ok.any():
+            paths = data.gather("file_path", di)
+            refs = deletes.column("referenced_data_file").take(pa.array(xi))
+            other = _numpy(pc.and_(pc.is_valid(refs), pc.not_equal(refs, paths)))
+            bounds = {name: MapColumn(deletes.column(name)) for name in ("lower_bounds", "upper_bounds")}
+            lo = utf8_column(bounds["lower_bounds"].lookup(DELETE_FILE_PATH_ID)).take(pa.array(xi))
+            hi = utf8_column(bounds["upper_bounds"].lookup(DELETE_FILE_PATH_ID)).take(pa.array(xi))
+            outside = _numpy(pc.less(paths, lo)) | _numpy(pc.greater(paths, hi))
+            ok &= ~other & ~outside & ~dv_applies[di]
+        pairs.append((di, xi, np.full(len(xi), POSITION, dtype=np.int8), ok))
+
+    # Equality delete files: same partition (or global), data seq < delete seq.
+    scoped = np.flatnonzero(kind == EQUALITY)
+    if len(scoped):
+        di, ei = _equal_key_pairs(data_keys, delete_keys[scoped])
+        xi = scoped[ei]
+        pairs.append((di, xi, np.full(len(xi), EQUALITY, dtype=np.int8), f_seq[di] < d_seq[xi]))
+    global_ = np.flatnonzero(kind == GLOBAL_EQUALITY)
+    if len(global_):
+        di = np.repeat(np.arange(len(data), dtype=np.int64), len(global_))
+        xi = np.tile(global_, len(data))
+        pairs.append((di, xi, np.full(len(xi), GLOBAL_EQUALITY, dtype=np.int8), f_seq[di] < d_seq[xi]))
+
+    return _join(data, deletes, pairs, equality_stats)
+
+
+def _join(
+    data: FileRows,
+    deletes: FileRows,
+    pairs: list[tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]],
+    equality_stats: Schema | None,
+) -> DeleteJoin:
+    """The join of (data index, delete index, kind, applies) pair arrays, sorted as ``DeleteJoin`` says."""
+    empty = np.zeros(0, dtype=np.int64)
+    data_index, delete_index, kinds = (np.concatenate([empty, *(p[i] for p in pairs)]) for i in range(3))
+    applies = np.concatenate([empty.astype(bool), *(p[3] for p in pairs)])
+    order = np.lexsort((delete_index, kinds, data_index))
+    data_index, delete_index, kinds, applies = data_index[order], delete_index[order], kinds[order], applies[order]
+    disjoint = None
+    if equality_stats is not None:
+        disjoint = _disjoint_columns(data, deletes, data_index, delete_index, kinds, applies, equality_stats)
+    return DeleteJoin(
+        data=data,
+        deletes=deletes,
+        data_index=data_index,
+        delete_index=delete_index,
+        kind=kinds,
+        applies=applies,
+        disjoint=disjoint,
+    )
+
+
+def _disjoint_columns(
+    data: FileRows,
+    deletes: FileRows,
+    data_index: np.ndarray,
+    delete_index: np.ndarray,
+    kinds: np.ndarray,
+    applies: np.ndarray,
+    schema: Schema,
+) -> np.ndarray:
+    """The statistics rule (``equality_disjoint``) over every applied equality pair at once."""
+    out = np.zeros(len(data_index), dtype=bool)
+    pairs = np.flatnonzero(applies & ((kinds == EQUALITY) | (kinds == GLOBAL_EQUALITY)))
+    if not len(pairs):
+        return out
+    di, xi = data_index[pairs], delete_index[pairs]
+    ids_of = [tuple(ids or ()) for ids in deletes.column("equality_ids").to_pylist()]
+    fields = {f.field_id: f for i in {i for ids in ids_of for i in ids} if (f := schema.find_field(i)) is not None}
+    fields = {i: f for i, f in fields.items() if is_primitive(f.type)}  # no statistics for nested types
+    if not fields:
+        return out
+    data_stats, delete_stats = (
+        bound_columns(pa.table({name: rows.column(name) for name in STAT_MAPS}), schema, set(fields), "plan")
+        for rows in (data, deletes)
+    )
+    ruled_out = np.zeros(len(pairs), dtype=bool)
+    for fid, f in fields.items():
+        if fid not in data_stats or fid not in delete_stats:
             continue
-        mask = pc.is_in(table.column("file_path"), value_set=pa.array(sorted(paths), pa.string()))
-        hits = table.filter(mask)
-        if hits.num_rows == 0:
-            continue
-        columns: dict[str, list[Any]] = {}
-        present: dict[str, list[bool]] = {}
-        for name in _STATS:
-            arr = hits.column(name).combine_chunks()
-            present[name] = arr.is_valid().to_pylist()
-            columns[name] = arr.to_pylist()
-        file_paths = hits.column("file_path").to_pylist()
-        for i, path in enumerate(file_paths):
-            maps: dict[str, dict[int, Any] | None] = {}
-            for name in _STATS:
-                if not present[name][i]:
-                    maps[name] = None
-                else:
-                    maps[name] = {int(k): v for k, v in (columns[name][i] or []) if int(k) in ids}
-            out[path] = ColumnStats(
-                lower=maps["lower_bounds"],
-                upper=maps["upper_bounds"],
-                nulls=maps["null_value_counts"],
-                values=maps["value_counts"],
-            )
+        member = np.array([fid in ids for ids in ids_of], dtype=bool)[xi]
+        d, x = data_stats[fid], delete_stats[fid]
+        d_no_null, x_no_null = d.no_null[di] | f.required, x.no_null[xi] | f.required
+        optional = not f.required
+        d_all_null, x_all_null = d.all_null[di] & optional, x.all_null[xi] & optional
+        both_null = ~d_no_null & ~x_no_null  # the data holds nulls and null was deleted: may match
+        take_d, take_x = pa.array(di), pa.array(xi)
+        d_lo, d_hi = d.lower.take(take_d), d.upper.take(take_d)
+        x_lo, x_hi = x.lower.take(take_x), x.upper.take(take_x)
+        apart = _numpy(pc.or_(pc.greater(d_lo, x_hi), pc.greater(x_lo, d_hi)))  # null when a bound is unknown
+        field_rules_out = (d_all_null & x_no_null) | (x_all_null & d_no_null) | apart
+        ruled_out |= member & ~both_null & field_rules_out
+    out[pairs] = ruled_out
     return out
 
 
-def _contains_null(stats: ColumnStats, field: NestedField) -> bool:
-    if field.required:
-        return False
-    if stats.nulls is None or stats.nulls.get(field.field_id) is None:
-        return True
-    return stats.nulls[field.field_id] > 0
+# ------------------------------------------------------------------------------------------ in words
 
 
-def _all_non_null(stats: ColumnStats, field: NestedField) -> bool:
-    if field.required:
-        return True
-    if stats.nulls is None or stats.nulls.get(field.field_id) is None:
-        return False
-    return stats.nulls[field.field_id] <= 0
-
-
-def _all_null(stats: ColumnStats, field: NestedField) -> bool:
-    if field.required or stats.nulls is None or stats.values is None:
-        return False
-    nulls, values = stats.nulls.get(field.field_id), stats.values.get(field.field_id)
-    return nulls is not None and values is not None and nulls == values
-
-
-def may_contain_deletes(data: ColumnStats, delete: ColumnStats, fields: Sequence[NestedField], where: str) -> bool:
-    """False when the statistics prove no row of ``data`` equals a row of ``delete``."""
-    check_ranges = (
-        data.lower is not None and data.upper is not None and delete.lower is not None and delete.upper is not None
-    )
-    for field in fields:
-        if not isinstance(field.type, PrimitiveType | DecimalType | FixedType):
-            continue  # no statistics for nested types: assume a match
-        if _contains_null(data, field) and _contains_null(delete, field):
+def delete_matches(
+    f: ScanFile, deletes: Sequence[ScanFile], unpartitioned_specs: Collection[int]
+) -> tuple[DeleteMatch, ...]:
+    """The spec's scope rules ("Scan Planning") for one data file against delete files, in words:
+    deletion vectors by referenced_data_file and data seq <= DV seq; position deletes by same partition
+    and data seq <= delete seq (unless a DV applies, and within their referenced file and file_path
+    bounds); equality deletes by same partition (or an unpartitioned delete spec: global) and data seq
+    < delete seq. Delete files none of these rules reaches are not considered (no match)."""
+    matches: list[DeleteMatch] = []
+    dv_applies = False
+    for dv in deletes:
+        if not dv.is_deletion_vector or (dv.referenced_data_file or "") != f.file_path:
             continue
-        if _all_null(data, field) and _all_non_null(delete, field):
-            return False
-        if _all_null(delete, field) and _all_non_null(data, field):
-            return False
-        if not check_ranges:
+        if dv.partition_key != f.partition_key:
+            matches.append(DeleteMatch(delete=dv, applies=False, reason="partition differs: does not apply"))
+        elif f.sequence_number <= dv.sequence_number:
+            dv_applies = True
+            matches.append(DeleteMatch(delete=dv, applies=True, reason=f"{_seq(dv, f, '>=')}: applies"))
+        else:
+            matches.append(DeleteMatch(delete=dv, applies=False, reason=f"{_seq(dv, f, '<')}: does not apply"))
+    for d in deletes:
+        if d.content != FileContent.POSITION_DELETES or d.is_deletion_vector or d.partition_key != f.partition_key:
             continue
-        fid = field.field_id
-        bounds = (
-            (data.lower or {}).get(fid),
-            (data.upper or {}).get(fid),
-            (delete.lower or {}).get(fid),
-            (delete.upper or {}).get(fid),
-        )
-        present = [b for b in bounds if b is not None]
-        if len(present) < len(bounds):
-            continue
-        d_lo, d_hi, x_lo, x_hi = (decode_value(b, field.type, field=f"bounds[{fid}]", file=where) for b in present)
-        if d_lo > x_hi or x_lo > d_hi:
-            return False
-    return True
+        lo, hi = d.file_path_bounds
+        if f.sequence_number > d.sequence_number:
+            matches.append(DeleteMatch(delete=d, applies=False, reason=f"{_seq(d, f, '<')}: does not apply"))
+        elif d.referenced_data_file is not None and d.referenced_data_file != f.file_path:
+            reason = f"{_seq(d, f, '>=')}, but it references another data file only: does not apply"
+            matches.append(DeleteMatch(delete=d, applies=False, reason=reason))
+        elif (lo is not None and f.file_path < lo) or (hi is not None and f.file_path > hi):
+            reason = f"{_seq(d, f, '>=')}, but its file_path bounds exclude this file: does not apply"
+            matches.append(DeleteMatch(delete=d, applies=False, reason=reason))
+        elif dv_applies:
+            reason = "a deletion vector applies to this file, so position delete files are ignored"
+            matches.append(DeleteMatch(delete=d, applies=False, reason=reason))
+        else:
+            matches.append(DeleteMatch(delete=d, applies=True, reason=f"{_seq(d, f, '>=')}: applies"))
+    equality = [d for d in deletes if d.content == FileContent.EQUALITY_DELETES]
+    scoped = [d for d in equality if d.spec_id not in unpartitioned_specs and d.partition_key == f.partition_key]
+    global_ = [d for d in equality if d.spec_id in unpartitioned_specs]
+    for d, scope in [*((d, "") for d in scoped), *((d, "global (unpartitioned) delete, ") for d in global_)]:
+        if f.sequence_number < d.sequence_number:
+            matches.append(DeleteMatch(delete=d, applies=True, reason=f"{scope}{_seq(d, f, '>')}: applies"))
+        else:
+            matches.append(DeleteMatch(delete=d, applies=False, reason=f"{scope}{_seq(d, f, '<=')}: does not apply"))
+    return tuple(matches)
 
 
-def attach_like_reference(
-    tasks: Sequence[ScanTask], metadata: TableMetadata, store: ManifestStore, snapshot: Snapshot
-) -> tuple[ScanTask, ...]:
-    """``tasks`` with equality deletes that column statistics rule out removed from ``deletes``."""
-    eq = {d.file_path: d for t in tasks for d in t.deletes if d.content == FileContent.EQUALITY_DELETES}
-    if not eq:
-        return tuple(tasks)
-    schema = metadata.current_schema()
-    ids = {i for d in eq.values() for i in (d.equality_ids or ())}
-    paths = set(eq) | {t.file.file_path for t in tasks if any(d.file_path in eq for d in t.deletes)}
-    stats = _stats_by_path(store, snapshot, paths, ids)
+def _seq(d: ScanFile, f: ScanFile, op: str) -> str:
+    return f"delete seq {d.sequence_number} {op} data seq {f.sequence_number}"
+
+
+def equality_disjoint(
+    data: Mapping[int, Stats], delete: Mapping[int, Stats], fields: Sequence[NestedField]
+) -> str | None:
+    """Why the column statistics of a data file and of an equality delete file prove that no row of one
+    equals a row of the other on the delete's equality ``fields``, or None when they may match (the
+    reference implementation's ``DeleteFileIndex``: a field with nulls on both sides may match; nested
+    fields have no statistics)."""
+    for f in fields:
+        d, x = data.get(f.field_id), delete.get(f.field_id)
+        if not is_primitive(f.type) or d is None or x is None:
+            continue
+        d_no_null, x_no_null = f.required or d.may_null is False, f.required or x.may_null is False
+        if not d_no_null and not x_no_null:
+            continue
+        if not f.required and d.all_null and x_no_null:
+            return f"{f.name}: the data file holds only nulls and the delete file none"
+        if not f.required and x.all_null and d_no_null:
+            return f"{f.name}: the delete file holds only nulls and the data file none"
+        if None in (d.lower, d.upper, x.lower, x.upper):
+            continue
+        if d.lower > x.upper or x.lower > d.upper:
+            return f"{f.name}: data values {d.lower!r}..{d.upper!r} and deleted values {x.lower!r}..{x.upper!r} do not overlap"
+    return None
+
+
+def task_matches(task: ScanTask) -> tuple[DeleteMatch, ...]:
+    """A task's considered delete files with the rule that decided each, in words: the scope rules,
+    then, for the equality deletes statistics rule out, why."""
     out = []
-    for task in tasks:
-        kept: list[ScanFile] = []
-        for d in task.deletes:
-            if d.content == FileContent.EQUALITY_DELETES:
-                fields = [f for i in (d.equality_ids or ()) if (f := schema.find_field(i)) is not None]
-                data_stats, delete_stats = stats.get(task.file.file_path), stats.get(d.file_path)
-                if (
-                    data_stats is not None
-                    and delete_stats is not None
-                    and not may_contain_deletes(data_stats, delete_stats, fields, d.file_path)
-                ):
-                    continue
-            kept.append(d)
-        out.append(task if len(kept) == len(task.deletes) else replace(task, deletes=tuple(kept)))
+    for m in delete_matches(task.file, task.candidates, task.unpartitioned_specs):
+        if m.applies and m.delete.file_path in task.ruled_out and task.ruled_out_reason is not None:
+            why = task.ruled_out_reason(m.delete)
+            reason = m.reason.removesuffix(": applies") + f", but column statistics rule it out ({why}): not attached"
+            m = DeleteMatch(delete=m.delete, applies=False, reason=reason)
+        out.append(m)
     return tuple(out)
 
 
-__all__ = ["ColumnStats", "attach_like_reference", "may_contain_deletes"]
+__all__ = [
+    "DV",
+    "EQUALITY",
+    "GLOBAL_EQUALITY",
+    "POSITION",
+    "DeleteJoin",
+    "FileRows",
+    "delete_matches",
+    "equality_disjoint",
+    "match_deletes_columns",
+    "task_matches",
+]

@@ -1,19 +1,26 @@
 """What a scan plan says about one file: the file, the planner's decision, and the delete files that
 apply to it (spec: "Scan Planning", "Row-level Deletes", "Sequence Numbers").
 
-``delete_matches`` is the definition of the delete scope rules, one data file at a time and in words;
-the planner's columnar join (``icebook.analysis.scan.delete_matching``) is held equal to it by
-``tests/analysis/test_scan_columns.py``.
+Which delete files apply is decided by the delete index (``icebook.analysis.scan.delete_index``).
 """
 
 from __future__ import annotations
 
-from collections.abc import Collection, Sequence
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import Any
 
-from icebook.spec.manifest import FileContent
+from icebook.spec.manifest import FileContent, FileFormat
+
+
+class ScanFileKind(StrEnum):
+    """What a file of a scan is, in the words plans and views use."""
+
+    DATA = "data file"
+    POSITION_DELETES = "position delete file"
+    DELETION_VECTOR = "deletion vector"
+    EQUALITY_DELETES = "equality delete file"
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -22,7 +29,7 @@ class ScanFile:
 
     content: FileContent
     file_path: str
-    file_format: str
+    file_format: FileFormat
     spec_id: int
     partition: tuple[tuple[str, Any], ...]
     """(partition field name, value in the transform's physical form), in spec order."""
@@ -42,18 +49,16 @@ class ScanFile:
     """The partition as the reference implementation prints it (``region=us/ts_day=2024-01-05``)."""
 
     @property
-    def kind(self) -> str:
+    def kind(self) -> ScanFileKind:
         if self.content == FileContent.DATA:
-            return "data file"
+            return ScanFileKind.DATA
         if self.content == FileContent.EQUALITY_DELETES:
-            return "equality delete file"
-        if self.file_format.upper() == "PUFFIN":
-            return "deletion vector"
-        return "position delete file"
+            return ScanFileKind.EQUALITY_DELETES
+        return ScanFileKind.DELETION_VECTOR if self.is_deletion_vector else ScanFileKind.POSITION_DELETES
 
     @property
     def is_deletion_vector(self) -> bool:
-        return self.content == FileContent.POSITION_DELETES and self.file_format.upper() == "PUFFIN"
+        return self.content == FileContent.POSITION_DELETES and self.file_format == FileFormat.PUFFIN
 
     @property
     def partition_key(self) -> tuple[int, tuple[Any, ...]]:
@@ -120,11 +125,18 @@ class ScanTask:
     """Every delete file of the same partition (or global, or referencing this file) that the planner
     considered for this file, applied or not."""
     unpartitioned_specs: frozenset[int] = field(default=frozenset(), repr=False, compare=False)
+    ruled_out: tuple[str, ...] = ()
+    """Paths of equality deletes the scope rules apply but column statistics rule out, as the reference
+    implementation's delete index does (``ScanPlan.reference_tasks``)."""
+    ruled_out_reason: Callable[[ScanFile], str] | None = field(default=None, repr=False, compare=False)
+    """Why statistics rule out one of ``ruled_out``, in words (asked only when shown)."""
 
     @property
     def matches(self) -> tuple[DeleteMatch, ...]:
         """Each considered delete file with the rule that decided it, in words (computed when asked)."""
-        return delete_matches(self.file, self.candidates, self.unpartitioned_specs)
+        from icebook.analysis.scan.delete_index import task_matches  # the index builds on this module
+
+        return task_matches(self)
 
     @property
     def position_deletes(self) -> tuple[ScanFile, ...]:
@@ -139,65 +151,13 @@ class ScanTask:
         return tuple(d for d in self.deletes if d.is_deletion_vector)
 
 
-def delete_matches(
-    f: ScanFile, deletes: Sequence[ScanFile], unpartitioned_specs: Collection[int]
-) -> tuple[DeleteMatch, ...]:
-    """The spec's scope rules ("Scan Planning") for one data file against delete files, in words:
-    deletion vectors by referenced_data_file and data seq <= DV seq; position deletes by same partition
-    and data seq <= delete seq (unless a DV applies, and within their referenced file and file_path
-    bounds); equality deletes by same partition (or an unpartitioned delete spec: global) and data seq
-    < delete seq. Delete files none of these rules reaches are not considered (no match)."""
-    matches: list[DeleteMatch] = []
-    dv_applies = False
-    for dv in deletes:
-        if not dv.is_deletion_vector or (dv.referenced_data_file or "") != f.file_path:
-            continue
-        if dv.partition_key != f.partition_key:
-            matches.append(DeleteMatch(delete=dv, applies=False, reason="partition differs: does not apply"))
-        elif f.sequence_number <= dv.sequence_number:
-            dv_applies = True
-            matches.append(DeleteMatch(delete=dv, applies=True, reason=f"{_seq(dv, f, '>=')}: applies"))
-        else:
-            matches.append(DeleteMatch(delete=dv, applies=False, reason=f"{_seq(dv, f, '<')}: does not apply"))
-    for d in deletes:
-        if d.content != FileContent.POSITION_DELETES or d.is_deletion_vector or d.partition_key != f.partition_key:
-            continue
-        lo, hi = d.file_path_bounds
-        if f.sequence_number > d.sequence_number:
-            matches.append(DeleteMatch(delete=d, applies=False, reason=f"{_seq(d, f, '<')}: does not apply"))
-        elif d.referenced_data_file is not None and d.referenced_data_file != f.file_path:
-            reason = f"{_seq(d, f, '>=')}, but it references another data file only: does not apply"
-            matches.append(DeleteMatch(delete=d, applies=False, reason=reason))
-        elif (lo is not None and f.file_path < lo) or (hi is not None and f.file_path > hi):
-            reason = f"{_seq(d, f, '>=')}, but its file_path bounds exclude this file: does not apply"
-            matches.append(DeleteMatch(delete=d, applies=False, reason=reason))
-        elif dv_applies:
-            reason = "a deletion vector applies to this file, so position delete files are ignored"
-            matches.append(DeleteMatch(delete=d, applies=False, reason=reason))
-        else:
-            matches.append(DeleteMatch(delete=d, applies=True, reason=f"{_seq(d, f, '>=')}: applies"))
-    equality = [d for d in deletes if d.content == FileContent.EQUALITY_DELETES]
-    scoped = [d for d in equality if d.spec_id not in unpartitioned_specs and d.partition_key == f.partition_key]
-    global_ = [d for d in equality if d.spec_id in unpartitioned_specs]
-    for d, scope in [*((d, "") for d in scoped), *((d, "global (unpartitioned) delete, ") for d in global_)]:
-        if f.sequence_number < d.sequence_number:
-            matches.append(DeleteMatch(delete=d, applies=True, reason=f"{scope}{_seq(d, f, '>')}: applies"))
-        else:
-            matches.append(DeleteMatch(delete=d, applies=False, reason=f"{scope}{_seq(d, f, '<=')}: does not apply"))
-    return tuple(matches)
-
-
-def _seq(d: ScanFile, f: ScanFile, op: str) -> str:
-    return f"delete seq {d.sequence_number} {op} data seq {f.sequence_number}"
-
-
 __all__ = [
     "Decision",
     "DeleteMatch",
     "Evidence",
     "Level",
     "ScanFile",
+    "ScanFileKind",
     "ScanTask",
-    "delete_matches",
     "partition_text",
 ]

@@ -4,16 +4,17 @@ to each data file, and why (spec: "Scan Planning", "Row-level Deletes", "Sequenc
 ``plan_scan`` prunes manifests by their partition summaries (the filter projected through each
 spec's transforms), data and delete files by partition values and column bounds, and matches
 delete files to data files by the spec's scope rules, all over Arrow/numpy columns (one pass per
-manifest: ``icebook.analysis.scan.columns``; one join for the deletes:
-``icebook.analysis.scan.delete_matching``). The plan keeps those columns; files, decisions, tasks and
+manifest: ``icebook.analysis.scan.columns``; one join for the deletes: the delete index,
+``icebook.analysis.scan.delete_index``). The plan keeps those columns; files, decisions, tasks and
 every reason in words (``ScanPlan.explain()``) are built from them only when asked for, by the
-scalar rules this module and ``scan_model`` define.
+scalar rules this module and the delete index define.
 """
 
 from __future__ import annotations
 
 from collections.abc import Collection, Iterator, Sequence
 from dataclasses import dataclass, field
+from functools import partial
 from itertools import islice
 from typing import Any
 
@@ -37,19 +38,20 @@ from icebook.analysis.scan.columns import (
     row_column_stats,
     scan_manifest,
 )
-from icebook.analysis.scan.delete_matching import DeleteJoin, match_deletes_columns
+from icebook.analysis.scan.delete_index import DeleteJoin, equality_disjoint, match_deletes_columns
 from icebook.analysis.scan.model import (
     Decision,
     DeleteMatch,
     Evidence,
     Level,
     ScanFile,
+    ScanFileKind,
     ScanTask,
-    delete_matches,
     partition_text,
 )
 from icebook.analysis.store.manifests import parallel_map, spec_partition_type
 from icebook.analysis.store.table_like import TableLike
+from icebook.errors import OptionError
 from icebook.spec.manifest import FileContent, ManifestContent, ManifestFile
 from icebook.spec.metadata import TableMetadata
 from icebook.spec.schema import Schema
@@ -214,7 +216,23 @@ class ScanPlan:
             chosen = np.flatnonzero(np.asarray(pc.is_in(data.paths, value_set=wanted).to_numpy(zero_copy_only=False)))
         return tuple(self._tasks(chosen))
 
-    def _tasks(self, chosen: np.ndarray) -> Iterator[ScanTask]:
+    @property
+    def reference_tasks(self) -> tuple[ScanTask, ...]:
+        """The tasks with the delete files the reference implementation attaches: less the equality
+        deletes that column statistics rule out (the delete index's statistics rule; the plan must be
+        made with ``equality_stats=True``). Each ruled-out delete keeps its reason in words."""
+        cached = self._views.get("reference_tasks")
+        if cached is None:
+            if self.join is None or not len(self.join.data):
+                cached = ()
+            elif self.join.disjoint is None:
+                raise OptionError("reference_tasks needs a plan made with equality_stats=True")
+            else:
+                cached = tuple(self._tasks(np.arange(len(self.join.data)), like_reference=True))
+            self._views["reference_tasks"] = cached
+        return tuple(cached)
+
+    def _tasks(self, chosen: np.ndarray, *, like_reference: bool = False) -> Iterator[ScanTask]:
         assert self.join is not None and self.metadata is not None
         join = self.join
         files = self._files(join.data, chosen)
@@ -224,16 +242,42 @@ class ScanPlan:
             join.delete_index[in_pairs],
             join.applies[in_pairs],
         )
+        ruled_out = np.zeros(len(pair_data), dtype=bool)
+        if like_reference and join.disjoint is not None:
+            ruled_out = join.disjoint[in_pairs]
         delete_files = dict(
             zip(np.unique(pair_delete).tolist(), self._files(join.deletes, np.unique(pair_delete)), strict=True)
         )
         starts = np.searchsorted(pair_data, chosen, side="left")
         ends = np.searchsorted(pair_data, chosen, side="right")
         unpartitioned = frozenset(s for s, spec in self.metadata.partition_specs.items() if spec.is_unpartitioned)
-        for f, start, end in zip(files, starts, ends, strict=True):
+        for position, f, start, end in zip(chosen.tolist(), files, starts, ends, strict=True):
             candidates = tuple(delete_files[int(i)] for i in pair_delete[start:end])
-            applied = tuple(d for d, ok in zip(candidates, pair_applies[start:end], strict=True) if ok)
-            yield ScanTask(file=f, deletes=applied, candidates=candidates, unpartitioned_specs=unpartitioned)
+            out = ruled_out[start:end]
+            applied = tuple(
+                d for d, ok, no in zip(candidates, pair_applies[start:end], out, strict=True) if ok and not no
+            )
+            positions = {
+                d.file_path: int(x) for d, x, no in zip(candidates, pair_delete[start:end], out, strict=True) if no
+            }
+            yield ScanTask(
+                file=f,
+                deletes=applied,
+                candidates=candidates,
+                unpartitioned_specs=unpartitioned,
+                ruled_out=tuple(positions),
+                ruled_out_reason=partial(self._ruled_out_reason, position, positions) if positions else None,
+            )
+
+    def _ruled_out_reason(self, data_position: int, delete_positions: dict[str, int], d: ScanFile) -> str:
+        """Why column statistics rule out equality delete ``d`` for the data file at ``data_position``."""
+        assert self.join is not None and self.metadata is not None
+        schema = self.metadata.current_schema()
+        fields = [x for i in d.equality_ids or () if (x := schema.find_field(i)) is not None]
+        ids = {x.field_id for x in fields}
+        data = self.join.data.stats(data_position, schema, ids)
+        delete = self.join.deletes.stats(delete_positions[d.file_path], schema, ids)
+        return equality_disjoint(data, delete, fields) or "statistics rule it out"
 
     def _files(self, rows: Any, positions: np.ndarray) -> list[ScanFile]:
         """ScanFiles for ``positions`` of a ``FileRows``, in that order."""
@@ -403,11 +447,15 @@ def plan_scan(
     *,
     schema: Schema | None = None,
     progress: bool = False,
+    equality_stats: bool = False,
 ) -> ScanPlan:
     """Plan a read of ``snapshot``: prune, then match deletes to data files (spec: "Scan Planning").
 
     ``schema`` defaults to the snapshot's own schema (a read by snapshot id; ``resolve.read_schema``
-    gives the schema for any ``at``); filters and columns are bound to it.
+    gives the schema for any ``at``); filters and columns are bound to it. With
+    ``equality_stats`` the plan reads the column statistics of delete entries, and of data entries
+    when an equality delete file is live, so that ``reference_tasks`` can rule out equality deletes
+    by them as the reference implementation does.
     """
     metadata, store = table.metadata, table.store
     schema = schema or snapshot_schema(metadata, snapshot)
@@ -422,12 +470,25 @@ def plan_scan(
     partition_filters = {spec_id: p.expr for spec_id, p in projected.items()}
     kept, no_live = prune_manifests(metadata, manifests, partition_filters)
 
-    def one(m: ManifestFile) -> ManifestScan:
-        return scan_manifest(store, metadata, m, schema, row_filter, partition_filters[m.partition_spec_id])
+    def scan_all(chosen: list[ManifestFile], stats: bool) -> dict[str, ManifestScan]:
+        def one(m: ManifestFile) -> ManifestScan:
+            partition_filter = partition_filters[m.partition_spec_id]
+            return scan_manifest(store, metadata, m, schema, row_filter, partition_filter, stats=stats)
 
-    scans = parallel_map(
-        one, [m for m, k in zip(manifests, kept, strict=True) if k], progress=progress, label="manifests"
-    )
+        done = parallel_map(one, chosen, progress=progress, label="manifests")
+        return {s.manifest.manifest_path: s for s in done}
+
+    to_scan = [m for m, k in zip(manifests, kept, strict=True) if k]
+    if equality_stats:  # delete manifests first: data entries' statistics matter only with equality deletes
+        delete_manifests = [m for m in to_scan if m.content == ManifestContent.DELETES]
+        scanned = scan_all(delete_manifests, True)
+        equality = any(
+            bool((s.kept & (s.content == int(FileContent.EQUALITY_DELETES))).any()) for s in scanned.values()
+        )
+        scanned |= scan_all([m for m in to_scan if m.content != ManifestContent.DELETES], equality)
+    else:
+        scanned = scan_all(to_scan, False)
+    scans = [scanned[m.manifest_path] for m in to_scan]
     store.verify_snapshot(snapshot)  # the summary's totals, once every manifest of the snapshot was read
     return ScanPlan(
         snapshot_id=snapshot.snapshot_id,
@@ -441,7 +502,9 @@ def plan_scan(
         manifest_kept=kept,
         manifest_no_live=no_live,
         scans=tuple(scans),
-        join=match_deletes_columns(scans, metadata),
+        join=match_deletes_columns(
+            scans, metadata, equality_stats=metadata.current_schema() if equality_stats else None
+        ),
         metadata=metadata,
     )
 
@@ -480,31 +543,15 @@ def partition_summary_stats(metadata: TableMetadata, m: ManifestFile) -> dict[in
     return stats
 
 
-def match_deletes(
-    data: Sequence[ScanFile], deletes: Sequence[ScanFile], metadata: TableMetadata
-) -> tuple[ScanTask, ...]:
-    """The scope rules (``scan_model.delete_matches``) for every data file against every delete file,
-    one pair at a time: the definition the planner's columnar join is held equal to."""
-    unpartitioned = frozenset(s for s, spec in metadata.partition_specs.items() if spec.is_unpartitioned)
-    tasks = []
-    for f in data:
-        matches = delete_matches(f, deletes, unpartitioned)
-        considered = {id(m.delete) for m in matches}
-        candidates = tuple(d for d in deletes if id(d) in considered)
-        applied = tuple(m.delete for m in matches if m.applies)
-        tasks.append(ScanTask(file=f, deletes=applied, candidates=candidates, unpartitioned_specs=unpartitioned))
-    return tuple(tasks)
-
-
 __all__ = [
     "Decision",
     "DeleteMatch",
     "Evidence",
     "Level",
     "ScanFile",
+    "ScanFileKind",
     "ScanPlan",
     "ScanTask",
-    "match_deletes",
     "partition_summary_stats",
     "partition_value_stats",
     "plan_scan",

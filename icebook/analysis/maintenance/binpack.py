@@ -1,0 +1,283 @@
+"""What the bin-pack rewrite procedures share: their options and the file-size range, the reasons a
+file is a candidate, first-fit packing, the reasons a group is rewritten, and dangling deletes.
+
+``rewrite_data_files`` (``compaction``) and ``rewrite_position_delete_files`` (``rewrite_previews``)
+run the same planner in the reference implementation (``SizeBasedFileRewritePlanner``): files outside
+[min-file-size-bytes, max-file-size-bytes] (0.75 and 1.8 times the target size by default) are
+candidates, packed per partition into groups of at most ``max-file-group-size-bytes``, and a group
+is rewritten with at least ``min-input-files`` files, more bytes than the target, or more than the
+max file size; ``rewrite_data_files`` adds the delete thresholds. The health report measures files
+against the same range.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Iterator, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any, Self
+
+from icebook.analysis.scan.model import ScanFile, ScanTask
+from icebook.errors import OptionError, UnsupportedFeature
+from icebook.spec import properties
+from icebook.spec.manifest import FileContent
+
+MIN_FILE_SIZE_RATIO = 0.75
+MAX_FILE_SIZE_RATIO = 1.80
+DEFAULT_MIN_INPUT_FILES = 5
+DEFAULT_MAX_GROUP_SIZE = 100 * 1024 * 1024 * 1024
+DEFAULT_DELETE_FILE_THRESHOLD = 2**31 - 1  # Integer.MAX_VALUE: never, unless asked
+DEFAULT_DELETE_RATIO_THRESHOLD = 0.3
+# The options both procedures take; rewrite_data_files adds the delete thresholds.
+SIZE_OPTION_NAMES = (
+    "target-file-size-bytes",
+    "min-file-size-bytes",
+    "max-file-size-bytes",
+    "min-input-files",
+    "rewrite-all",
+    "max-file-group-size-bytes",
+)
+OPTION_NAMES = (*SIZE_OPTION_NAMES, "delete-file-threshold", "delete-ratio-threshold")
+# Options of the procedure that change how groups run or commit, not which files they hold.
+EXECUTION_OPTIONS = (
+    "partial-progress.enabled",
+    "partial-progress.max-commits",
+    "partial-progress.max-failed-commits",
+    "max-concurrent-file-group-rewrites",
+    "use-starting-sequence-number",
+    "rewrite-job-order",
+    "remove-dangling-deletes",
+    "output-spec-id",
+)
+TOO_SMALL, TOO_LARGE = "too small", "too large"
+TOO_MANY_DELETES, HIGH_DELETE_RATIO = "too many deletes", "high delete ratio"
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class CompactionOptions:
+    target_file_size_bytes: int
+    min_file_size_bytes: int
+    max_file_size_bytes: int
+    min_input_files: int
+    rewrite_all: bool
+    max_file_group_size_bytes: int
+    delete_file_threshold: int
+    delete_ratio_threshold: float
+    given: Mapping[str, str] = field(default_factory=dict)
+    """The options as passed (the rest are defaults)."""
+
+    @property
+    def write_max_file_size(self) -> int:
+        """The size at which the writer rolls to a new file: halfway from target to max."""
+        return int(self.target_file_size_bytes + (self.max_file_size_bytes - self.target_file_size_bytes) * 0.5)
+
+    def expected_output_files(self, input_size: int) -> int:
+        target = self.target_file_size_bytes
+        if input_size < target:
+            return 1
+        with_remainder = -(-input_size // target)
+        without_remainder = input_size // target
+        if input_size % target > self.min_file_size_bytes:
+            return with_remainder
+        if input_size / without_remainder < min(1.1 * target, float(self.write_max_file_size)):
+            return without_remainder
+        return with_remainder
+
+    def size_reasons(self, size: int) -> tuple[str, ...]:
+        """Why a file of ``size`` bytes is outside the range: "too small", "too large", or nothing."""
+        if size < self.min_file_size_bytes:
+            return (TOO_SMALL,)
+        if size > self.max_file_size_bytes:
+            return (TOO_LARGE,)
+        return ()
+
+
+def compaction_options(
+    table_properties: Mapping[str, str],
+    options: Mapping[str, Any] | None = None,
+    *,
+    target: properties.IntProperty = properties.TARGET_FILE_SIZE_BYTES,
+    names: tuple[str, ...] = OPTION_NAMES,
+) -> CompactionOptions:
+    """The planner's settings from the procedure's ``options`` map and the table property ``target``
+    (the target file size unless an option gives it). An invalid property is a ``PropertyError``, an
+    option the procedure would reject an ``OptionError``."""
+    given = {str(k): str(v) for k, v in (options or {}).items()}
+    unknown = [k for k in given if k not in names and k not in EXECUTION_OPTIONS]
+    if "max-files-to-rewrite" in given:
+        raise UnsupportedFeature(
+            "max-files-to-rewrite cuts the plan in the order Spark iterates partitions (a hash order), "
+            "which a preview cannot reproduce; preview without it"
+        )
+    if unknown:
+        raise OptionError(f"cannot use options {sorted(unknown)}; valid: {', '.join(names)}")
+
+    def as_int(name: str, default: int) -> int:
+        try:
+            return int(given[name]) if name in given else default
+        except ValueError:
+            raise OptionError(f"option {name}={given[name]!r} is not an integer") from None
+
+    size = as_int("target-file-size-bytes", target.read(table_properties))
+    minimum = as_int("min-file-size-bytes", int(size * MIN_FILE_SIZE_RATIO))
+    maximum = as_int("max-file-size-bytes", int(size * MAX_FILE_SIZE_RATIO))
+    if size <= 0:
+        raise OptionError(f"'target-file-size-bytes' is set to {size} but must be > 0")
+    if minimum < 0:
+        raise OptionError(f"'min-file-size-bytes' is set to {minimum} but must be >= 0")
+    if not size > minimum:
+        raise OptionError(f"'target-file-size-bytes' ({size}) must be > 'min-file-size-bytes' ({minimum})")
+    if not size < maximum:
+        raise OptionError(f"'target-file-size-bytes' ({size}) must be < 'max-file-size-bytes' ({maximum})")
+    min_input = as_int("min-input-files", DEFAULT_MIN_INPUT_FILES)
+    if min_input <= 0:
+        raise OptionError(f"'min-input-files' is set to {min_input} but must be > 0")
+    group = as_int("max-file-group-size-bytes", DEFAULT_MAX_GROUP_SIZE)
+    if group <= 0:
+        raise OptionError(f"'max-file-group-size-bytes' is set to {group} but must be > 0")
+    threshold = as_int("delete-file-threshold", DEFAULT_DELETE_FILE_THRESHOLD)
+    if threshold < 0:
+        raise OptionError(f"'delete-file-threshold' is set to {threshold} but must be >= 0")
+    try:
+        ratio = float(given.get("delete-ratio-threshold", DEFAULT_DELETE_RATIO_THRESHOLD))
+    except ValueError:
+        raise OptionError(
+            f"option delete-ratio-threshold={given['delete-ratio-threshold']!r} is not a number"
+        ) from None
+    if not 0 < ratio <= 1:
+        raise OptionError(f"'delete-ratio-threshold' is set to {ratio} but must be > 0 and <= 1")
+    return CompactionOptions(
+        target_file_size_bytes=size,
+        min_file_size_bytes=minimum,
+        max_file_size_bytes=maximum,
+        min_input_files=min_input,
+        rewrite_all=given.get("rewrite-all", "false").strip().lower() == "true",
+        max_file_group_size_bytes=group,
+        delete_file_threshold=threshold,
+        delete_ratio_threshold=ratio,
+        given=given,
+    )
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class CandidateFile:
+    """A file of the plan with what the planner weighs."""
+
+    file_path: str
+    spec_id: int
+    partition: str
+    file_size_in_bytes: int
+    record_count: int
+    delete_files: int
+    file_scoped_deleted_records: int
+    reasons: tuple[str, ...]
+    """Why the file is a candidate: "too small", "too large", "too many deletes", "high delete ratio"."""
+
+
+def bin_pack(items: Sequence[CandidateFile], capacity: int) -> list[list[CandidateFile]]:
+    """First fit with a look-back of one bin (the reference implementation's ListPacker(capacity, 1, false))."""
+    bins: list[tuple[list[CandidateFile], list[int]]] = []
+    out: list[list[CandidateFile]] = []
+    for item in items:
+        weight = item.file_size_in_bytes
+        target = next((b for b in bins if b[1][0] + weight <= capacity), None)
+        if target is not None:
+            target[0].append(item)
+            target[1][0] += weight
+            continue
+        bins.append(([item], [weight]))
+        if len(bins) > 1:
+            out.append(bins.pop(0)[0])
+    out.extend(b[0] for b in bins)
+    return out
+
+
+def group_reasons(group: Sequence[CandidateFile], o: CompactionOptions) -> tuple[str, ...]:
+    """Why a packed group is rewritten (empty: it is not)."""
+    if o.rewrite_all:
+        return ("rewrite-all",)
+    size = sum(f.file_size_in_bytes for f in group)
+    reasons = []
+    if len(group) > 1 and len(group) >= o.min_input_files:
+        reasons.append(f"{len(group)} files >= min-input-files {o.min_input_files}")
+    if len(group) > 1 and size > o.target_file_size_bytes:
+        reasons.append(f"{size} bytes > target {o.target_file_size_bytes}")
+    if size > o.max_file_size_bytes:
+        reasons.append(f"{size} bytes > max file size {o.max_file_size_bytes}")
+    if any(TOO_MANY_DELETES in f.reasons for f in group):
+        reasons.append(f"a file has >= {o.delete_file_threshold} delete files")
+    if any(HIGH_DELETE_RATIO in f.reasons for f in group):
+        reasons.append(f"a file has >= {o.delete_ratio_threshold:.0%} of its rows deleted")
+    return tuple(reasons)
+
+
+def why_not(group: Sequence[CandidateFile], o: CompactionOptions) -> str:
+    size = sum(f.file_size_in_bytes for f in group)
+    return (
+        f"only {len(group)} file{'s' if len(group) != 1 else ''} (< min-input-files {o.min_input_files}) "
+        f"and {size} bytes (<= target {o.target_file_size_bytes})"
+    )
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Packed:
+    """One packed group of candidate files of a partition, and whether it is rewritten."""
+
+    partition: str
+    files: tuple[CandidateFile, ...]
+    rewritten: bool
+    reasons: tuple[str, ...]
+    """Why it is rewritten, or (when not) why not."""
+
+    @property
+    def input_size(self) -> int:
+        return sum(f.file_size_in_bytes for f in self.files)
+
+    @property
+    def paths(self) -> frozenset[str]:
+        return frozenset(f.file_path for f in self.files)
+
+    @classmethod
+    def extend(cls, packed: Packed, **extra: Any) -> Self:
+        """``packed`` as a group of this class, with the fields it adds."""
+        return cls(
+            partition=packed.partition, files=packed.files, rewritten=packed.rewritten, reasons=packed.reasons, **extra
+        )
+
+
+def pack_partitions(
+    by_partition: Mapping[Any, Sequence[CandidateFile]], labels: Mapping[Any, str], o: CompactionOptions
+) -> Iterator[Packed]:
+    """Each partition's candidates (all of them with ``rewrite-all``) packed, in the order of their
+    labels, each group with its reasons."""
+    for key in sorted(by_partition, key=lambda k: labels[k]):
+        candidates = [c for c in by_partition[key] if o.rewrite_all or c.reasons]
+        for packed in bin_pack(candidates, o.max_file_group_size_bytes):
+            reasons = group_reasons(packed, o)
+            yield Packed(
+                partition=labels[key],
+                files=tuple(packed),
+                rewritten=bool(reasons),
+                reasons=reasons or (why_not(packed, o),),
+            )
+
+
+def dangling_deletes(tasks: Iterable[ScanTask], deletes: Iterable[ScanFile]) -> frozenset[str]:
+    """Paths of the position delete files (and deletion vectors) among ``deletes`` that apply to no
+    task's data file: rewriting position deletes drops them."""
+    applied = {d.file_path for t in tasks for d in t.deletes}
+    return frozenset(
+        d.file_path for d in deletes if d.content == FileContent.POSITION_DELETES and d.file_path not in applied
+    )
+
+
+__all__ = [
+    "CandidateFile",
+    "CompactionOptions",
+    "Packed",
+    "bin_pack",
+    "compaction_options",
+    "dangling_deletes",
+    "group_reasons",
+    "pack_partitions",
+    "why_not",
+]
