@@ -15,6 +15,7 @@ from icebook.analysis.history.changes import changes
 from icebook.analysis.history.diff import SnapshotDiff, diff
 from icebook.analysis.history.evolution import Evolution, evolution
 from icebook.analysis.history.lineage import Lineage, lineage
+from icebook.analysis.history.timelapse import Timelapse, timelapse
 from icebook.analysis.maintenance.before_after import MaintenanceDiff, maintenance_diff
 from icebook.analysis.maintenance.compaction import CompactionPreview, compaction_preview
 from icebook.analysis.maintenance.expire import ExpirePreview, expire_preview
@@ -148,6 +149,11 @@ class Table:
     def evolution(self) -> Evolution:
         """Schema, partition spec and sort order timelines aligned with snapshots."""
         return evolution(self.metadata, self.store)
+
+    def timelapse(self, ref: str | None = None, since: At = None, until: At = None) -> Timelapse:
+        """The table replayed: one frame per snapshot in commit order (every snapshot, or ``ref``'s
+        ancestry), with totals, what each commit changed, and the per-partition state at each frame."""
+        return timelapse(self.metadata, self.store, ref, since, until)
 
     # ------------------------------------------------------------------ reading through an engine
 
