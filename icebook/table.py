@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import datetime as _dt
 import time
 from collections.abc import Collection, Mapping
@@ -153,7 +154,7 @@ class Table:
     def timelapse(self, ref: str | None = None, since: At = None, until: At = None) -> Timelapse:
         """The table replayed: one frame per snapshot in commit order (every snapshot, or ``ref``'s
         ancestry), with totals, what each commit changed, and the per-partition state at each frame."""
-        return timelapse(self.metadata, self.store, ref, since, until)
+        return dataclasses.replace(timelapse(self.metadata, self.store, ref, since, until), source=self)
 
     # ------------------------------------------------------------------ reading through an engine
 

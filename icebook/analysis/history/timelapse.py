@@ -27,8 +27,9 @@ import pyarrow.compute as pc
 
 from icebook.analysis.ancestry import ancestry
 from icebook.analysis.arrow_types import arrow_type
-from icebook.analysis.resolve import At, resolve_snapshot
+from icebook.analysis.resolve import At, AtTime, parse_at, resolve_snapshot
 from icebook.analysis.store.manifests import ManifestStore, parallel_map, table_partition_type, unify_partition
+from icebook.analysis.store.table_like import TableLike
 from icebook.analysis.tables.inspect import TS, to_pandas
 from icebook.spec.manifest import ManifestFile
 from icebook.spec.metadata import TableMetadata
@@ -128,6 +129,8 @@ class Timelapse:
     specs: dict[int, str] = field(default_factory=dict)
     """Spec id -> the partition spec as text, for every spec a frame names."""
     manifests_read: int = 0
+    source: TableLike | None = field(default=None, repr=False, compare=False)
+    """The table replayed, when known (``Table.timelapse`` sets it): views open a frame's snapshot in it."""
 
     def to_pandas(self) -> pd.DataFrame:
         return to_pandas(self.frames)
@@ -254,10 +257,20 @@ def _frames_of(
         chosen = list(reversed(ancestry(metadata, head.snapshot_id))) if head is not None else []
     else:
         chosen = sorted(metadata.snapshots, key=lambda s: (s.timestamp_ms, snapshot_sequence_number(s)))
-    low = resolve_snapshot(metadata, since).timestamp_ms if since is not None else None  # type: ignore[union-attr]
-    high = resolve_snapshot(metadata, until).timestamp_ms if until is not None else None  # type: ignore[union-attr]
+    low, high = _bound(metadata, since), _bound(metadata, until)
     bounds = (low if low is not None else -(2**63), high if high is not None else 2**63 - 1)
     return [s for s in chosen if bounds[0] <= s.timestamp_ms <= bounds[1]], bounds
+
+
+def _bound(metadata: TableMetadata, at: At) -> int | None:
+    """A commit-time bound: a time as given, a snapshot id or ref as that snapshot's commit time."""
+    point = parse_at(at, metadata.refs)
+    if point is None:
+        return None
+    if isinstance(point, AtTime):
+        return point.timestamp_ms
+    snapshot = resolve_snapshot(metadata, point)
+    return snapshot.timestamp_ms if snapshot is not None else None
 
 
 # ---------------------------------------------------------------- entry point
@@ -323,7 +336,9 @@ def timelapse(
         written = [m for m in manifests if m.added_snapshot_id == snapshot.snapshot_id]
         for m in written:
             changes += cache.sums[m.manifest_path].changes
-        own_specs = [m.partition_spec_id for m in written if (m.content or 0) == 0]
+        # The spec new data was written with: that of the data manifests holding files this commit added
+        # (a merge-append also rewrites older manifests, which keep their own spec).
+        own_specs = [m.partition_spec_id for m in written if cache.sums[m.manifest_path].changes[0] > 0]
         spec_id = own_specs[-1] if own_specs else spec_in_force.get(parent) if parent is not None else None
         if spec_id is None:
             spec_id = max((m.partition_spec_id for m in manifests if (m.content or 0) == 0), default=None)
