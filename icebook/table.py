@@ -151,10 +151,14 @@ class Table:
         """Schema, partition spec and sort order timelines aligned with snapshots."""
         return evolution(self.metadata, self.store)
 
-    def timelapse(self, ref: str | None = None, since: At = None, until: At = None) -> Timelapse:
+    def timelapse(
+        self, ref: str | None = None, since: At = None, until: At = None, *, manifests: bool = True
+    ) -> Timelapse:
         """The table replayed: one frame per snapshot in commit order (every snapshot, or ``ref``'s
-        ancestry), with totals, what each commit changed, and the per-partition state at each frame."""
-        return dataclasses.replace(timelapse(self.metadata, self.store, ref, since, until), source=self)
+        ancestry), with totals, what each commit changed, and the per-partition state at each frame;
+        ``manifests=False``: from the manifest lists' counts only."""
+        lapse = timelapse(self.metadata, self.store, ref, since, until, manifests=manifests)
+        return dataclasses.replace(lapse, source=self)
 
     # ------------------------------------------------------------------ reading through an engine
 

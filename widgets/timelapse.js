@@ -141,7 +141,8 @@ function render({ model, el }) {
     const chart = svg("svg", { class: "ib-tl-growth", width: GROWTH_W, height: GROWTH_H, viewBox: `0 0 ${GROWTH_W} ${GROWTH_H}` });
     legend.replaceChildren();
     for (const [column, name, cls] of SERIES) {
-      const values = fs.map((f) => f[column]);
+      if (!fs.some((f) => f[column] !== null && f[column] !== undefined)) continue; // unknown (lists only)
+      const values = fs.map((f) => f[column] || 0);
       const top = Math.max(0, ...values) || 1;
       const points = values.map((v, i) => `${x(i).toFixed(1)},${(GROWTH_H - PAD - (GROWTH_H - 2 * PAD) * v / top).toFixed(1)}`);
       const line = svg("polyline", { class: `ib-tl-line ${cls}`, points: points.join(" ") });
@@ -149,7 +150,7 @@ function render({ model, el }) {
       tip.textContent = name;
       line.append(tip);
       chart.append(line);
-      const now = fs[at] ? fs[at][column] : 0;
+      const now = fs[at] ? fs[at][column] || 0 : 0;
       legend.append(h("span", `ib-tl-key ${cls}`, `${name}: ${fmtCount(now)}`));
     }
     const topRecords = Math.max(0, ...fs.map((f) => f.records)) || 1;

@@ -155,12 +155,14 @@ def timelapse_text(lapse: Timelapse) -> str:
             f"+{f['added_data_files']}/-{f['removed_data_files']} files, "
             f"+{f['added_records']}/-{f['removed_records']} records, "
             f"+{f['added_delete_files']}/-{f['removed_delete_files']} delete files"
+            if f["added_data_files"] is not None
+            else "changes known from manifests only"
         )
         line = (
             f"{f['frame']:>4} {f['snapshot_id']} {f['operation'] or '?':<9} {when(_ms(f['committed_at']))}  "
             f"records {human_count(f['records'])}, data files {human_count(f['data_files'])}, "
             f"{human_bytes(f['bytes'])}, delete files {human_count(f['delete_files'])}, "
-            f"partitions {f['partitions']}, schema {f['schema_id']}, spec {f['spec_id']} | {change}"
+            f"partitions {human_count(f['partitions'])}, schema {f['schema_id']}, spec {f['spec_id']} | {change}"
         )
         if f["afresh"]:
             line += f" [afresh: {f['afresh_reason']}]"
@@ -214,8 +216,8 @@ def growth_svg(payload: dict[str, Any], position: int | None = None) -> str:
         return pad + (w - 2 * pad) * (i / (n - 1) if n > 1 else 0.5)
 
     parts = []
-    for column, label, cls in SERIES:
-        values = [f[column] for f in frames]
+    for column, label, cls in _known_series(frames):
+        values = [f[column] or 0 for f in frames]
         top = max(values, default=0) or 1
         points = " ".join(f"{x(i):.1f},{h - pad - (h - 2 * pad) * v / top:.1f}" for i, v in enumerate(values))
         parts.append(f'<polyline class="ib-tl-line {cls}" points="{points}"><title>{esc(label)}</title></polyline>')
@@ -232,11 +234,16 @@ def growth_svg(payload: dict[str, Any], position: int | None = None) -> str:
     return f'<svg class="ib-tl-growth" width="{w}" height="{h}" viewBox="0 0 {w} {h}">{"".join(parts)}</svg>'
 
 
+def _known_series(frames: list[dict[str, Any]]) -> list[tuple[str, str, str]]:
+    """The growth chart's lines that the frames know (bytes are unknown in a time-lapse from lists only)."""
+    return [series for series in SERIES if any(f[series[0]] is not None for f in frames)]
+
+
 def _legend(payload: dict[str, Any]) -> str:
     frames = payload["frames"]
     items = []
-    for column, label, cls in SERIES:
-        top = max((f[column] for f in frames), default=0)
+    for column, label, cls in _known_series(frames):
+        top = max((f[column] or 0 for f in frames), default=0)
         shown = human_bytes(top) if column == "bytes" else human_count(top)
         items.append(f'<span class="ib-tl-key {cls}">{esc(label)} (max {esc(shown)})</span>')
     return f'<div class="ib-tl-legend">{"".join(items)}</div>'

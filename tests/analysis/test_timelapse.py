@@ -156,6 +156,19 @@ def test_a_refs_time_lapse_is_its_ancestry_with_the_same_frames(tables: dict[str
         assert mine.equals(whole.loc[mine.index, list(TOTALS)]), f"{name}:{ref}"
 
 
+@pytest.mark.parametrize("name", list(SCENARIOS))
+def test_frames_from_the_manifest_lists_alone_agree(tables: dict[str, Table], name: str) -> None:
+    t = tables[name]
+    full = t.timelapse().to_pandas()
+    lists = t.timelapse(manifests=False)
+    assert lists.from_lists and lists.partitions.num_rows == 0 and lists.manifests_read == 0
+    frames = lists.to_pandas()
+    assert list(frames["snapshot_id"]) == list(full["snapshot_id"])
+    for column in ("data_files", "delete_files", "records", "manifests", "schema_id"):
+        assert frames[column].equals(full[column]), f"{name}: {column}"
+    assert frames["bytes"].isna().all() and frames["added_data_files"].isna().all()
+
+
 def test_a_frame_whose_parent_is_outside_starts_afresh_and_says_so(tables: dict[str, Table]) -> None:
     t = tables["events"]
     whole = t.timelapse().to_pandas()

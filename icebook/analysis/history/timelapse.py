@@ -31,6 +31,7 @@ from icebook.analysis.resolve import At, AtTime, parse_at, resolve_snapshot
 from icebook.analysis.store.manifests import ManifestStore, parallel_map, table_partition_type, unify_partition
 from icebook.analysis.store.table_like import TableLike
 from icebook.analysis.tables.inspect import TS, to_pandas
+from icebook.io.list_columns import read_list_columns
 from icebook.spec.manifest import ManifestFile
 from icebook.spec.metadata import TableMetadata
 from icebook.spec.snapshots import Snapshot, snapshot_sequence_number
@@ -129,6 +130,9 @@ class Timelapse:
     specs: dict[int, str] = field(default_factory=dict)
     """Spec id -> the partition spec as text, for every spec a frame names."""
     manifests_read: int = 0
+    from_lists: bool = False
+    """Frames from the manifest lists' counts only (``manifests=False``): no per-partition state, and null
+    where only manifests know (bytes, partitions, delete kinds, what each commit changed)."""
     source: TableLike | None = field(default=None, repr=False, compare=False)
     """The table replayed, when known (``Table.timelapse`` sets it): views open a frame's snapshot in it."""
 
@@ -151,7 +155,8 @@ class Timelapse:
         n = self.frames.num_rows
         afresh = int(pc.sum(self.frames.column("afresh")).as_py() or 0) if n else 0
         scope = f"ref {self.ref}" if self.ref else "every snapshot"
-        return f"<Timelapse of {scope}: {n} frames, {afresh} starting afresh>"
+        source = ", from manifest lists only" if self.from_lists else ""
+        return f"<Timelapse of {scope}: {n} frames, {afresh} starting afresh{source}>"
 
 
 # ---------------------------------------------------------------- one manifest
@@ -283,11 +288,30 @@ def timelapse(
     since: At = None,
     until: At = None,
     *,
+    manifests: bool = True,
     progress: bool = True,
 ) -> Timelapse:
     """One frame per snapshot in commit order: every snapshot of the log, or the ancestry of ``ref``
-    (oldest first); ``since`` and ``until`` (a snapshot id, ref or time) bound the commit times."""
+    (oldest first); ``since`` and ``until`` (a snapshot id, ref or time) bound the commit times.
+
+    With ``manifests=False`` no manifest is read: the frames come from the manifest lists' file and row
+    counts alone (``_from_lists``), for histories too long, or manifests too far, to read."""
     snapshots, bounds = _frames_of(metadata, ref, since, until)
+    if not manifests:
+        return _from_lists(metadata, store, snapshots, ref, progress=progress)
+    return _from_manifests(metadata, store, snapshots, bounds, ref, progress=progress)
+
+
+def _from_manifests(
+    metadata: TableMetadata,
+    store: ManifestStore,
+    snapshots: list[Snapshot],
+    bounds: tuple[int, int],
+    ref: str | None,
+    *,
+    progress: bool,
+) -> Timelapse:
+    """The frames, each from its parent's and the manifests the two lists do not share (module docstring)."""
     cache = _SumsCache(store, progress)
     reads_before = store.reads
     lists = [store.manifest_list(s) for s in snapshots]
@@ -384,6 +408,65 @@ def timelapse(
             sid: str(metadata.partition_specs[sid]) for sid in set(rows["spec_id"]) if sid in metadata.partition_specs
         },
         manifests_read=store.reads - reads_before,
+    )
+
+
+def _from_lists(
+    metadata: TableMetadata, store: ManifestStore, snapshots: list[Snapshot], ref: str | None, *, progress: bool
+) -> Timelapse:
+    """Frames from the manifest lists only (spec "Manifest Lists": ``added_files_count`` and
+    ``existing_files_count`` are a manifest's live files, ``added_rows_count`` and ``existing_rows_count``
+    their rows), every list read once, column-wise. What only manifests know (bytes, partitions, the split
+    of delete files by kind, what a commit changed) is null, and so is a total a list leaves unknown (v1)."""
+    counts = read_list_columns(store.fileio, [s.manifest_list or "" for s in snapshots], progress=progress)
+    live = pa.table(
+        {
+            "list_index": counts.column("list_index"),
+            "data": pc.equal(pc.fill_null(counts.column("content"), 0), 0),
+            "files": pc.add(counts.column("added_files_count"), counts.column("existing_files_count")),
+            "rows": pc.add(counts.column("added_rows_count"), counts.column("existing_rows_count")),
+            "spec": counts.column("partition_spec_id"),
+        }
+    )
+    whole = pc.ScalarAggregateOptions(skip_nulls=False)  # one unknown count makes the total unknown
+    summed = live.group_by(["list_index", "data"], use_threads=False).aggregate(
+        [("files", "sum", whole), ("rows", "sum", whole), ("spec", "max"), ([], "count_all")]
+    )
+    by: dict[tuple[int, bool], dict[str, Any]] = {(r["list_index"], r["data"]): r for r in summed.to_pylist()}
+    rows: dict[str, list[Any]] = {name: [] for name in FRAME_COLUMNS}
+    in_lapse = {s.snapshot_id for s in snapshots}
+    for index, snapshot in enumerate(snapshots):
+        data, deletes = by.get((index, True)), by.get((index, False))
+        values: dict[str, Any] = dict.fromkeys(FRAME_COLUMNS)
+        parent = snapshot.parent_snapshot_id
+        values |= {
+            "frame": index,
+            "snapshot_id": snapshot.snapshot_id,
+            "parent_id": parent,
+            "committed_at": snapshot.timestamp_ms,
+            "operation": snapshot.operation,
+            "schema_id": snapshot.schema_id,
+            "spec_id": data["spec_max"] if data else None,
+            "data_files": data["files_sum"] if data else 0,
+            "records": data["rows_sum"] if data else 0,
+            "delete_files": deletes["files_sum"] if deletes else 0,
+            "manifests": (data["count_all"] if data else 0) + (deletes["count_all"] if deletes else 0),
+            "base_snapshot_id": parent if parent in in_lapse else None,
+            "afresh": False,
+        }
+        for name in FRAME_COLUMNS:
+            rows[name].append(values[name])
+    unified = table_partition_type(metadata)
+    return Timelapse(
+        frames=_frames_table(rows),
+        partitions=_partitions_table([], [], arrow_type(unified)),
+        ref=ref,
+        partitioned=bool(unified.fields),
+        from_lists=True,
+        schemas={sid: str(metadata.schemas[sid]) for sid in set(rows["schema_id"]) if sid in metadata.schemas},
+        specs={
+            sid: str(metadata.partition_specs[sid]) for sid in set(rows["spec_id"]) if sid in metadata.partition_specs
+        },
     )
 
 
