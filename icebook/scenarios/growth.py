@@ -81,7 +81,7 @@ GROWTH = Scenario(
             "append",
         ),
         refs={"main": "BRANCH"},
-        spec_ids=frozenset({1}),
+        spec_ids=frozenset({0, 1}),
         delete_formats=frozenset({"PARQUET"}),
         format_version=2,
     ),

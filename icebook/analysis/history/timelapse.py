@@ -16,7 +16,7 @@ an ADDED entry with its snapshot id, a file it removed a DELETED one), whatever 
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -403,10 +403,8 @@ def _from_manifests(
         partitions=_partitions_table(snapshots, states, arrow_type(unified)),
         ref=ref,
         partitioned=bool(unified.fields),
-        schemas={sid: str(metadata.schemas[sid]) for sid in set(rows["schema_id"]) if sid in metadata.schemas},
-        specs={
-            sid: str(metadata.partition_specs[sid]) for sid in set(rows["spec_id"]) if sid in metadata.partition_specs
-        },
+        schemas=_texts(metadata.schemas, rows["schema_id"]),
+        specs=_texts(metadata.partition_specs, rows["spec_id"]),
         manifests_read=store.reads - reads_before,
     )
 
@@ -463,11 +461,14 @@ def _from_lists(
         ref=ref,
         partitioned=bool(unified.fields),
         from_lists=True,
-        schemas={sid: str(metadata.schemas[sid]) for sid in set(rows["schema_id"]) if sid in metadata.schemas},
-        specs={
-            sid: str(metadata.partition_specs[sid]) for sid in set(rows["spec_id"]) if sid in metadata.partition_specs
-        },
+        schemas=_texts(metadata.schemas, rows["schema_id"]),
+        specs=_texts(metadata.partition_specs, rows["spec_id"]),
     )
+
+
+def _texts(known: Mapping[int, Any], ids: list[int | None]) -> dict[int, str]:
+    """The schemas (or specs) the frames name, as text."""
+    return {i: str(known[i]) for i in set(ids) if i is not None and i in known}
 
 
 def _committed(metadata: TableMetadata, snapshot_id: int) -> int:
