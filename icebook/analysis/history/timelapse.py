@@ -430,30 +430,36 @@ def _from_lists(
     summed = live.group_by(["list_index", "data"], use_threads=False).aggregate(
         [("files", "sum", whole), ("rows", "sum", whole), ("spec", "max"), ([], "count_all")]
     )
-    by: dict[tuple[int, bool], dict[str, Any]] = {(r["list_index"], r["data"]): r for r in summed.to_pylist()}
-    rows: dict[str, list[Any]] = {name: [] for name in FRAME_COLUMNS}
+    # Column-wise: one slot per frame, filled from the (frame, data or deletes) groups.
+    n = len(snapshots)
+    rows: dict[str, list[Any]] = {name: [None] * n for name in FRAME_COLUMNS}
+    rows["manifests"] = [0] * n
+    for name in ("data_files", "records", "delete_files"):
+        rows[name] = [0] * n
+    is_data = summed.column("data").to_pylist()
+    for index, data, files, records, spec, listed in zip(
+        summed.column("list_index").to_pylist(),
+        is_data,
+        summed.column("files_sum").to_pylist(),
+        summed.column("rows_sum").to_pylist(),
+        summed.column("spec_max").to_pylist(),
+        summed.column("count_all").to_pylist(),
+        strict=True,
+    ):
+        rows["manifests"][index] += listed
+        if data:
+            rows["data_files"][index], rows["records"][index], rows["spec_id"][index] = files, records, spec
+        else:
+            rows["delete_files"][index] = files
     in_lapse = {s.snapshot_id for s in snapshots}
-    for index, snapshot in enumerate(snapshots):
-        data, deletes = by.get((index, True)), by.get((index, False))
-        values: dict[str, Any] = dict.fromkeys(FRAME_COLUMNS)
-        parent = snapshot.parent_snapshot_id
-        values |= {
-            "frame": index,
-            "snapshot_id": snapshot.snapshot_id,
-            "parent_id": parent,
-            "committed_at": snapshot.timestamp_ms,
-            "operation": snapshot.operation,
-            "schema_id": snapshot.schema_id,
-            "spec_id": data["spec_max"] if data else None,
-            "data_files": data["files_sum"] if data else 0,
-            "records": data["rows_sum"] if data else 0,
-            "delete_files": deletes["files_sum"] if deletes else 0,
-            "manifests": (data["count_all"] if data else 0) + (deletes["count_all"] if deletes else 0),
-            "base_snapshot_id": parent if parent in in_lapse else None,
-            "afresh": False,
-        }
-        for name in FRAME_COLUMNS:
-            rows[name].append(values[name])
+    rows["frame"] = list(range(n))
+    rows["snapshot_id"] = [s.snapshot_id for s in snapshots]
+    rows["parent_id"] = [s.parent_snapshot_id for s in snapshots]
+    rows["committed_at"] = [s.timestamp_ms for s in snapshots]
+    rows["operation"] = [s.operation for s in snapshots]
+    rows["schema_id"] = [s.schema_id for s in snapshots]
+    rows["base_snapshot_id"] = [p if p in in_lapse else None for p in rows["parent_id"]]
+    rows["afresh"] = [False] * n
     unified = table_partition_type(metadata)
     return Timelapse(
         frames=_frames_table(rows),
