@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import datetime as _dt
 import time
 from collections.abc import Collection, Mapping
@@ -15,6 +16,7 @@ from icebook.analysis.history.changes import changes
 from icebook.analysis.history.diff import SnapshotDiff, diff
 from icebook.analysis.history.evolution import Evolution, evolution
 from icebook.analysis.history.lineage import Lineage, lineage
+from icebook.analysis.history.timelapse import Timelapse, timelapse
 from icebook.analysis.maintenance.before_after import MaintenanceDiff, maintenance_diff
 from icebook.analysis.maintenance.compaction import CompactionPreview, compaction_preview
 from icebook.analysis.maintenance.expire import ExpirePreview, expire_preview
@@ -148,6 +150,15 @@ class Table:
     def evolution(self) -> Evolution:
         """Schema, partition spec and sort order timelines aligned with snapshots."""
         return evolution(self.metadata, self.store)
+
+    def timelapse(
+        self, ref: str | None = None, since: At = None, until: At = None, *, manifests: bool = True
+    ) -> Timelapse:
+        """The table replayed: one frame per snapshot in commit order (every snapshot, or ``ref``'s
+        ancestry), with totals, what each commit changed, and the per-partition state at each frame;
+        ``manifests=False``: from the manifest lists' counts only."""
+        lapse = timelapse(self.metadata, self.store, ref, since, until, manifests=manifests)
+        return dataclasses.replace(lapse, source=self)
 
     # ------------------------------------------------------------------ reading through an engine
 

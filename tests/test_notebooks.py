@@ -54,6 +54,11 @@ KEY_VIEWS: dict[str, list[tuple[str, str]]] = {
         ("statistics file", ".stats"),
         ("provenance", "names agree"),
     ],
+    "80_time_lapse": [
+        ("the growth chart", "ib-tl-growth"),
+        ("heatmap small multiples", "ib-tl-multiple"),
+        ("a frame starting afresh", "not in this time-lapse"),
+    ],
 }
 
 _runs: dict[str, tuple[Any, float]] = {}

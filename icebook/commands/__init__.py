@@ -44,6 +44,7 @@ from icebook.commands.model import (  # noqa: F401  (the grammar's public names 
     default_name,
     one_line,
 )
+from icebook.commands.timelapse import TIMELAPSE_COMMANDS
 from icebook.display.tree_render import MetadataTree
 from icebook.errors import EngineError
 from icebook.table import Table, catalog_listing, open_table, table_listing
@@ -386,6 +387,7 @@ COMMANDS: tuple[Command, ...] = (
     Command(name="version", help="the icebook version", run=lambda c: Text(f"icebook {__version__}"), on_table=False),
     Command(name="help", help="list the commands", run=_help, on_table=False),
     *MAINTENANCE_COMMANDS,
+    *TIMELAPSE_COMMANDS,
 )
 BY_NAME = {c.name: c for c in COMMANDS}
 

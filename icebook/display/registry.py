@@ -28,6 +28,7 @@ import pandas as pd
 from icebook.analysis.history.diff import SnapshotDiff
 from icebook.analysis.history.evolution import Evolution, PredicateExplanation
 from icebook.analysis.history.lineage import Lineage
+from icebook.analysis.history.timelapse import Timelapse
 from icebook.analysis.maintenance.before_after import MaintenanceDiff
 from icebook.analysis.maintenance.compaction import CompactionPreview
 from icebook.analysis.maintenance.expire import ExpirePreview
@@ -42,6 +43,7 @@ from icebook.display import (
     lineage_render,
     maintenance_render,
     summary,
+    timelapse_render,
     tree_render,
 )
 from icebook.display._base import esc, frame, frame_table_html
@@ -151,3 +153,9 @@ register(
 )
 register(DeleteRewritePreview, text=maintenance_render.delete_rewrite_text, html=maintenance_render.delete_rewrite_html)
 register(MaintenanceDiff, text=maintenance_render.maintenance_diff_text, html=maintenance_render.maintenance_diff_html)
+register(
+    Timelapse,
+    text=timelapse_render.timelapse_text,
+    html=timelapse_render.timelapse_html,
+    widget="icebook.display.timelapse_view:TimelapseView",
+)

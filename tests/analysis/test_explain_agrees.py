@@ -169,6 +169,14 @@ LEAVES: dict[str, list[Leaf]] = {
         ("sale_id", "<", 10),
         ("sale_id", ">=", 1000),
     ],
+    "growth": [
+        ("region", "=", "eu"),
+        ("ts", ">=", "2024-03-08"),
+        ("ts", "<", "2024-03-05T12:00:00"),
+        ("qty", ">", 90),
+        ("qty", "is_null", None),
+        ("order_id", "<", 100),
+    ],
 }
 
 COMPOUND: dict[str, list[str]] = {
@@ -205,6 +213,7 @@ COMPOUND: dict[str, list[str]] = {
     "void_v1": ["category = 'books' and ts >= '2024-05-03'"],
     "sort_order": ["temperature > 700 or temperature < -150"],
     "history": ["region = 'south' and units >= 5"],
+    "growth": ["region = 'apac' and ts >= '2024-03-09'", "region is null or qty < 5"],
 }
 
 

@@ -41,6 +41,7 @@ def results(events: icebook.Table) -> dict[type, Any]:
     made = [
         events.diff("release-2024-01", "audit"),
         events.lineage(),
+        events.timelapse(),
         events.evolution(),
         events.evolution().explain_predicate("ts", ">=", "2024-01-03"),
         events.scan(filter="region = 'eu'"),
