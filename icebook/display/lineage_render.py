@@ -16,6 +16,11 @@ ROW_HEIGHT = 28
 LANE_WIDTH = 18
 
 
+def operation_class(operation: str | None) -> str:
+    """The CSS class suffix of an operation's colour (``ib-op-<class>``): one of ``Operation``, else "other"."""
+    return operation if operation in _OPERATIONS else "other"
+
+
 def _newest_first(graph: Lineage) -> list[LineageNode]:
     order = sorted(graph.nodes.values(), key=lambda n: (n.snapshot.timestamp_ms, n.snapshot.sequence_number or 0))
     order.reverse()
@@ -104,7 +109,7 @@ def layout(graph: Lineage) -> tuple[list[dict[str, Any]], int]:
                 "row": row,
                 "lane": lane[s.snapshot_id],
                 "op": s.operation or "?",
-                "op_class": s.operation if s.operation in _OPERATIONS else "other",
+                "op_class": operation_class(s.operation),
                 "when": utc_text(s.timestamp_ms),
                 "seq": s.sequence_number,
                 "branches": list(node.branches),

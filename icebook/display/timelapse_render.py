@@ -4,7 +4,7 @@ growth chart, as inline SVG) and as the plain JSON the live ``TimelapseView`` dr
 One layout serves both: ``timelapse_payload`` puts each partition in a heatmap cell (the first partition
 field down, the others across) and each frame's sums in sparse cells; the static form draws that payload
 at a few frames, the widget at the scrubber's position. Operations take the lineage graph's colours
-(``lineage_render.OP_CLASS``).
+(``lineage_render.operation_class``).
 """
 
 from __future__ import annotations
@@ -14,8 +14,9 @@ from typing import Any
 import numpy as np
 
 from icebook.analysis.history.timelapse import Timelapse
-from icebook.display._base import cell_text, esc, frame, human_bytes, human_count, when
-from icebook.display.lineage_render import OP_CLASS
+from icebook.display._base import cell_text, esc, frame, human_count
+from icebook.display.lineage_render import operation_class
+from icebook.text import byte_size, utc_text
 
 METRICS = ("files", "records", "bytes")
 """What a heatmap cell can show: live data files, their records, or their bytes."""
@@ -88,9 +89,9 @@ def timelapse_payload(lapse: Timelapse) -> dict[str, Any]:
                 "id": str(f["snapshot_id"]),
                 "parent": None if f["parent_id"] is None else str(f["parent_id"]),
                 "base": None if f["base_snapshot_id"] is None else str(f["base_snapshot_id"]),
-                "when": when(_ms(f["committed_at"])),
+                "when": utc_text(_ms(f["committed_at"])),
                 "op": f["operation"] or "?",
-                "op_class": OP_CLASS.get(f["operation"] or "", "other"),
+                "op_class": operation_class(f["operation"]),
             }
         )
     return {
@@ -159,9 +160,9 @@ def timelapse_text(lapse: Timelapse) -> str:
             else "changes known from manifests only"
         )
         line = (
-            f"{f['frame']:>4} {f['snapshot_id']} {f['operation'] or '?':<9} {when(_ms(f['committed_at']))}  "
+            f"{f['frame']:>4} {f['snapshot_id']} {f['operation'] or '?':<9} {utc_text(_ms(f['committed_at']))}  "
             f"records {human_count(f['records'])}, data files {human_count(f['data_files'])}, "
-            f"{human_bytes(f['bytes'])}, delete files {human_count(f['delete_files'])}, "
+            f"{byte_size(f['bytes'])}, delete files {human_count(f['delete_files'])}, "
             f"partitions {human_count(f['partitions'])}, schema {f['schema_id']}, spec {f['spec_id']} | {change}"
         )
         if f["afresh"]:
@@ -244,7 +245,7 @@ def _legend(payload: dict[str, Any]) -> str:
     items = []
     for column, label, cls in _known_series(frames):
         top = max((f[column] or 0 for f in frames), default=0)
-        shown = human_bytes(top) if column == "bytes" else human_count(top)
+        shown = byte_size(top) if column == "bytes" else human_count(top)
         items.append(f'<span class="ib-tl-key {cls}">{esc(label)} (max {esc(shown)})</span>')
     return f'<div class="ib-tl-legend">{"".join(items)}</div>'
 
