@@ -8,13 +8,34 @@ PY := $(VENV)/bin/python
 STAMP := $(VENV)/.icebook-installed
 export SPARK_LOCAL_IP ?= 127.0.0.1
 
-.PHONY: lab test book env system-deps lint demo-warehouse clean-cache
+.PHONY: lab test book env system-deps lint demo-warehouse clean-cache labextension
 
-$(STAMP): pyproject.toml
+VENV_DIR = $(abspath $(VENV))
+# The lake browser's JupyterLab extension, built from labextension/ with jlpm (JupyterLab's yarn) and
+# @jupyterlab/builder from npm, once: again only when its sources or lock file change.
+LAB_EXT := labextension/dist/package.json
+LAB_SOURCES := labextension/package.json labextension/yarn.lock labextension/tsconfig.json labextension/install.json \
+	$(wildcard labextension/src/*.ts labextension/style/*)
+
+$(STAMP): pyproject.toml $(LAB_EXT) jupyter-config/server-config/icebook.json
 	@test -x $(PY) || python3 -m venv $(VENV)
 	$(PY) -m pip install -q --upgrade pip
 	$(PY) -m pip install -q -e '.[dev]'
+	@# An editable install skips the wheel's data files: link the built extension and copy the server
+	@# extension's config into the venv, where a wheel would put them.
+	@mkdir -p $(VENV)/share/jupyter/labextensions $(VENV)/etc/jupyter/jupyter_server_config.d
+	ln -sfn $(CURDIR)/labextension/dist $(VENV)/share/jupyter/labextensions/icebook-lake-browser
+	cp jupyter-config/server-config/icebook.json $(VENV)/etc/jupyter/jupyter_server_config.d/icebook.json
 	@touch $@
+
+$(LAB_EXT): $(LAB_SOURCES)
+	@test -x $(PY) || python3 -m venv $(VENV)
+	$(PY) -m pip install -q 'jupyterlab>=4.2,<5'
+	cd labextension && nice $(VENV_DIR)/bin/jlpm install --immutable
+	cd labextension && JUPYTERLAB_STAGING="$$($(VENV_DIR)/bin/python -c 'import jupyterlab, os; print(os.path.join(os.path.dirname(jupyterlab.__file__), "staging"))')" \
+		PATH="$(VENV_DIR)/bin:$$PATH" nice $(VENV_DIR)/bin/jlpm build
+
+labextension: $(LAB_EXT)
 
 env: $(STAMP)
 
