@@ -107,3 +107,36 @@ def test_unwritable_warehouse(tmp_path: Path) -> None:
     blocker.write_text("not a directory")
     with pytest.raises(EnvironmentProblem, match=r"a-file/warehouse is not writable"):
         spark_session.check_writable(blocker / "warehouse")
+
+
+def test_wheel_ships_the_lake_browser(tmp_path: Path) -> None:
+    """The prebuilt JupyterLab extension and the config enabling the server extension are in the wheel, where
+    pip puts them under share/jupyter and etc/jupyter (so `pip install` needs no Node)."""
+    built = ROOT / "labextension" / "dist"
+    if not (built / "package.json").exists():
+        pytest.fail("the lake browser extension is not built: run `make labextension`", pytrace=False)
+    subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "pip",
+            "wheel",
+            "--no-deps",
+            "--no-build-isolation",
+            "-q",
+            "-w",
+            str(tmp_path),
+            str(ROOT),
+        ],
+        check=True,
+    )
+    wheel = next(tmp_path.glob("icebook-*.whl"))
+    names = set(zipfile.ZipFile(wheel).namelist())
+    data = "icebook-0.1.0.data/data/"
+    extension = f"{data}share/jupyter/labextensions/icebook-lake-browser/"
+    assert f"{extension}package.json" in names and f"{extension}install.json" in names
+    for asset in (built / "static").iterdir():
+        assert f"{extension}static/{asset.name}" in names
+    assert any(n.startswith(f"{extension}static/remoteEntry.") for n in names)
+    assert f"{data}etc/jupyter/jupyter_server_config.d/icebook.json" in names
+    assert "icebook/server/handlers.py" in names

@@ -52,7 +52,7 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
 
 LAKE_EXTENSION = "icebook-lake-browser"
 # Names that are markup: the panel must show them as text (no '.' or '/': PyIceberg splits names on '.').
-HOSTILE_NAMESPACE = '<img src=x onerror="self[\'__icebookPwned\']=1">'
+HOSTILE_NAMESPACE = "<img src=x onerror=\"self['__icebookPwned']=1\">"
 HOSTILE_TABLE = "<b onmouseover=alert(1)>bold"
 
 
