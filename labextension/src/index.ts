@@ -86,21 +86,18 @@ const plugin: JupyterFrontEndPlugin<void> = {
       isEnabled: hasTable,
       execute: () => Clipboard.copyToSystem(selected!.card!.location)
     });
-    app.commands.addCommand(CommandIDs.health, {
-      label: 'Open health',
-      isEnabled: hasTable,
-      execute: () => openTable(selected!.identifier, 'health', false)
-    });
-    app.commands.addCommand(CommandIDs.history, {
-      label: 'Open history',
-      isEnabled: hasTable,
-      execute: () => openTable(selected!.identifier, 'history', false)
-    });
-    app.commands.addCommand(CommandIDs.tree, {
-      label: 'Open metadata tree',
-      isEnabled: hasTable,
-      execute: () => openTable(selected!.identifier, 'tree', false)
-    });
+    const views: [string, View, string][] = [
+      [CommandIDs.health, 'health', 'Open health'],
+      [CommandIDs.history, 'history', 'Open history'],
+      [CommandIDs.tree, 'tree', 'Open metadata tree']
+    ];
+    for (const [id, view, label] of views) {
+      app.commands.addCommand(id, {
+        label,
+        isEnabled: hasTable,
+        execute: () => openTable(selected!.identifier, view, false)
+      });
+    }
     app.commands.addCommand(CommandIDs.deepHealth, {
       label: 'Check health now (reads manifests, lists files)',
       isEnabled: hasTable,

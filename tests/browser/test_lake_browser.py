@@ -6,10 +6,12 @@ from __future__ import annotations
 
 import json
 import re
+import shutil
 import subprocess
 import sys
 import urllib.error
 import urllib.request
+from pathlib import Path
 
 from _lab import (
     ARTIFACTS,
@@ -175,16 +177,9 @@ def test_double_click_opens_the_table_in_a_notebook(
     row.locator(".ib-lake-name").dblclick()
     page.locator(NOTEBOOK).wait_for(timeout=KERNEL_TIMEOUT_MS)
     dismiss_dialogs(page)
-    sources = page.locator(f"{NOTEBOOK} .jp-CodeCell .jp-InputArea-editor")
-    expect(sources).to_have_count(3)
-    expect(sources.nth(1)).to_contain_text(f"trips = %ice open '{identifier}' --as trips")
-    expect(sources.nth(2)).to_contain_text("trips.explore()")
-    page.wait_for_function(
-        "sel => Array.from(document.querySelectorAll(sel)).every(p => /\\[\\d+\\]/.test(p.textContent || ''))",
-        arg=f"{NOTEBOOK} .jp-CodeCell .jp-InputArea-prompt",
-        timeout=KERNEL_TIMEOUT_MS * 2,
-    )
-    wait_for_idle(page)
+    sources = _wait_for_cells(page, 3)
+    assert sources[1].strip() == f"trips = %ice open '{identifier}' --as trips"
+    assert sources[2].strip() == "trips.explore()"
     outputs = cell_outputs(page)
     assert "Error" not in "\n".join(outputs), outputs
     workbench = page.locator(f"{NOTEBOOK} .jp-CodeCell").nth(2).locator(".jp-OutputArea-output")
@@ -213,3 +208,80 @@ def test_labextension_list_shows_it_enabled(lab_server: LabServer) -> None:
     text = servers.stdout + servers.stderr
     line = next((ln for ln in text.splitlines() if "icebook.server" in ln), "")
     assert "enabled" in line, text
+
+
+def _wait_for_cells(page: Page, count: int) -> list[str]:
+    sources = page.locator(f"{NOTEBOOK} .jp-CodeCell .jp-InputArea-editor")
+    expect(sources).to_have_count(count, timeout=KERNEL_TIMEOUT_MS)
+    page.wait_for_function(
+        "sel => Array.from(document.querySelectorAll(sel)).every(p => /\\[\\d+\\]/.test(p.textContent || ''))",
+        arg=f"{NOTEBOOK} .jp-CodeCell .jp-InputArea-prompt",
+        timeout=KERNEL_TIMEOUT_MS * 2,
+    )
+    wait_for_idle(page)
+    return sources.all_inner_texts()
+
+
+def test_full_health_on_demand_and_the_context_menu(
+    lab_page: LabPage, lab_server: LabServer, lake_catalogs: LakeCatalogs
+) -> None:
+    page = lab_page.page
+    _lab(page, lab_server)
+    panel = _open_panel(page)
+    scenarios = _expand(panel, "ib-lake-catalog", lake_catalogs.scenarios)
+    _expand(scenarios, "ib-lake-namespace", NAMESPACE)
+    identifier = f"{lake_catalogs.scenarios}.{NAMESPACE}.trips"
+    row = _table(panel, identifier)
+    deep = lab_server.api("GET", f"/icebook/lake/health?table={identifier}", timeout=120)
+    row.locator(".ib-lake-badge").click()
+    expect(row.locator(".ib-lake-badge")).to_have_text(f"{deep['badge']} ✓", timeout=120_000)
+    expect(row.locator(".ib-lake-debt-kind")).to_have_text([d["kind"] for d in deep["debts"]])
+
+    row.locator(".ib-lake-name").click(button="right")
+    menu = page.locator(".lm-Menu")
+    expect(menu.locator(".lm-Menu-itemLabel")).to_contain_text(
+        ["Open in a new notebook", "Copy name", "Copy location", "Open health", "Open history", "Open metadata tree"]
+    )
+    menu.locator(".lm-Menu-itemLabel", has_text=re.compile(r"^Open history$")).click()
+    page.locator(NOTEBOOK).wait_for(timeout=KERNEL_TIMEOUT_MS)
+    dismiss_dialogs(page)
+    sources = _wait_for_cells(page, 3)
+    assert sources[2].strip() == "%ice history --table trips"
+    outputs = cell_outputs(page)
+    assert "Error" not in "\n".join(outputs), outputs
+    current = next(
+        t
+        for t in lab_server.api("GET", f"/icebook/lake/tables?catalog={lake_catalogs.scenarios}&namespace={NAMESPACE}")[
+            "tables"
+        ]
+        if t["identifier"] == identifier
+    )
+    assert current["card"]["current_snapshot_id"] in outputs[2]
+    lab_page.assert_clean()
+
+
+def test_open_with_icebook_in_the_file_browser(
+    lab_page: LabPage, lab_server: LabServer, lake_catalogs: LakeCatalogs
+) -> None:
+    table = lab_server.api(
+        "GET", f"/icebook/lake/tables?catalog={lake_catalogs.scenarios}&namespace={NAMESPACE}&filter=readings"
+    )["tables"][0]
+    source = Path(table["card"]["location"].removeprefix("file://"))
+    copy = lab_server.root_dir / "readings_copy"
+    if not copy.exists():
+        shutil.copytree(source, copy)  # its metadata names the original files, which stay where they are
+    page = lab_page.page
+    _lab(page, lab_server)
+    if not page.locator("#filebrowser").is_visible():
+        page.locator('.jp-SideBar .lm-TabBar-tab[title^="File Browser"]').click()
+    item = page.locator(".jp-DirListing-item", has_text="readings_copy")
+    item.click(button="right")
+    page.locator(".lm-Menu .lm-Menu-itemLabel", has_text=re.compile(r"^Open with icebook$")).click()
+    page.locator(NOTEBOOK).wait_for(timeout=KERNEL_TIMEOUT_MS)
+    dismiss_dialogs(page)
+    sources = _wait_for_cells(page, 3)
+    assert sources[1].strip() == f"readings_copy = %ice open '{copy.resolve()}' --as readings_copy"
+    outputs = cell_outputs(page)
+    assert "Error" not in "\n".join(outputs), outputs
+    assert table["card"]["current_snapshot_id"] in outputs[2]
+    lab_page.assert_clean()
