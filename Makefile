@@ -24,11 +24,13 @@ $(STAMP): pyproject.toml $(LAB_EXT) jupyter-config/server-config/icebook.json
 	@# An editable install skips the wheel's data files: link the built extension and copy the server
 	@# extension's config into the venv, where a wheel would put them.
 	@mkdir -p $(VENV)/share/jupyter/labextensions $(VENV)/etc/jupyter/jupyter_server_config.d
-	ln -sfn $(CURDIR)/labextension/dist $(VENV)/share/jupyter/labextensions/icebook-lake-browser
+	rm -rf $(VENV)/share/jupyter/labextensions/icebook-lake-browser
+	ln -s $(CURDIR)/labextension/dist $(VENV)/share/jupyter/labextensions/icebook-lake-browser
 	cp jupyter-config/server-config/icebook.json $(VENV)/etc/jupyter/jupyter_server_config.d/icebook.json
 	@touch $@
 
 $(LAB_EXT): $(LAB_SOURCES)
+	@command -v node >/dev/null 2>&1 || scripts/install-system-deps.sh
 	@test -x $(PY) || python3 -m venv $(VENV)
 	$(PY) -m pip install -q 'jupyterlab>=4.2,<5'
 	cd labextension && nice $(VENV_DIR)/bin/jlpm install --immutable

@@ -1,10 +1,12 @@
 #!/usr/bin/env bash
-# System packages icebook's tests need: a Java 17 runtime (Spark) and Debian's Chromium (browser tests).
+# System packages icebook's tests need: a Java 17 runtime (Spark), Debian's Chromium (browser tests) and
+# Node.js (building the lake browser's JupyterLab extension).
 # Installs only what is missing; needs root (or sudo) and apt-get.
 set -euo pipefail
 need=()
 command -v java >/dev/null 2>&1 || need+=(openjdk-17-jre-headless)
 [ -x /usr/bin/chromium ] || need+=(chromium)
+command -v node >/dev/null 2>&1 || need+=(nodejs)
 if [ ${#need[@]} -eq 0 ]; then
   exit 0
 fi
