@@ -37,6 +37,8 @@ export interface ICard {
 
 export interface ITableRow {
   identifier: string;
+  /** What a notebook opens: the name, or the location of a table of a Spark session's catalog. */
+  open: string;
   name: string;
   badge: 'ok' | 'debt' | 'error';
   error: string | null;

@@ -56,7 +56,7 @@ const plugin: JupyterFrontEndPlugin<void> = {
     const panel = new LakePanel({
       open: row => {
         if (row.card !== null) {
-          void openTable(row.identifier, 'explore', false);
+          void openTable(row.open, 'explore', false);
         }
       },
       contextRow: row => {
@@ -69,12 +69,12 @@ const plugin: JupyterFrontEndPlugin<void> = {
     app.commands.addCommand(CommandIDs.open, {
       label: 'Open in a new notebook',
       isEnabled: hasTable,
-      execute: () => openTable(selected!.identifier, 'explore', false)
+      execute: () => openTable(selected!.open, 'explore', false)
     });
     app.commands.addCommand(CommandIDs.openActive, {
       label: 'Open in the active notebook',
       isEnabled: () => hasTable() && tracker !== null && tracker.currentWidget !== null,
-      execute: () => openTable(selected!.identifier, 'explore', true)
+      execute: () => openTable(selected!.open, 'explore', true)
     });
     app.commands.addCommand(CommandIDs.copyName, {
       label: 'Copy name',
@@ -95,7 +95,7 @@ const plugin: JupyterFrontEndPlugin<void> = {
       app.commands.addCommand(id, {
         label,
         isEnabled: hasTable,
-        execute: () => openTable(selected!.identifier, view, false)
+        execute: () => openTable(selected!.open, view, false)
       });
     }
     app.commands.addCommand(CommandIDs.deepHealth, {

@@ -306,7 +306,7 @@ export class LakePanel extends Widget {
     badge.textContent = 'checking…';
     let answer: IDeepHealth;
     try {
-      answer = await lakeRequest<IDeepHealth>('health', { table: table.identifier });
+      answer = await lakeRequest<IDeepHealth>('health', { table: table.open });
     } catch (error) {
       answer = { identifier: table.identifier, error: String(error) };
     }

@@ -11,7 +11,6 @@ import re
 import shutil
 import sys
 from collections.abc import Iterator
-from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
@@ -27,6 +26,7 @@ from _lab import (
     start_lab,
     stop_lab,
 )
+from _lake import HOSTILE_NAMESPACE, HOSTILE_TABLE, LAKE_EXTENSION, LakeCatalogs
 from playwright.sync_api import Browser, ConsoleMessage, Error, Playwright, Route, expect, sync_playwright
 
 
@@ -48,22 +48,6 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     for item in items:
         if here in item.path.parents:
             item.add_marker(pytest.mark.browser)
-
-
-LAKE_EXTENSION = "icebook-lake-browser"
-# Names that are markup: the panel must show them as text (no '.' or '/': PyIceberg splits names on '.').
-HOSTILE_NAMESPACE = "<img src=x onerror=\"self['__icebookPwned']=1\">"
-HOSTILE_TABLE = "<b onmouseover=alert(1)>bold"
-
-
-@dataclass(frozen=True)
-class LakeCatalogs:
-    """The catalogs the lake browser's tests see: the PyIceberg scenarios, a catalog whose names are
-    markup, and a catalog that cannot be reached."""
-
-    scenarios: str
-    hostile: str
-    offline: str
 
 
 def _set_catalog(name: str, properties: dict[str, str]) -> None:

@@ -37,7 +37,7 @@ from icebook.analysis.maintenance.health import HealthReport, ProcedureCall
 from icebook.analysis.maintenance.health import _bytes as _size
 from icebook.errors import IcebookError
 from icebook.io.catalogs import CatalogTable, list_tables, resolve_table
-from icebook.io.fileio import FileIO, default_fileio
+from icebook.io.fileio import default_fileio
 from icebook.io.locate import read_table_metadata
 from icebook.spec.metadata import TableMetadata
 
@@ -270,14 +270,16 @@ def report_debts(report: HealthReport) -> tuple[Debt, ...]:
     return tuple(out)
 
 
-def read_card(
-    catalog: str, table: str, *, now_ms: int, fileio: Callable[[CatalogTable], FileIO] | None = None
-) -> TableHealth:
+Resolver = Callable[[str, str], CatalogTable]
+"""(catalog, ``namespace.table``) -> where the table's current metadata file is (default: PyIceberg's catalog)."""
+
+
+def read_card(catalog: str, table: str, *, now_ms: int, resolve: Resolver | None = None) -> TableHealth:
     """One table's card and metadata debts; its one-line error in their place when it cannot be read."""
     identifier = f"{catalog}.{table}"
     try:
-        found = resolve_table(catalog, table)
-        io = fileio(found) if fileio is not None else default_fileio(found.properties)
+        found = (resolve or resolve_table)(catalog, table)
+        io = default_fileio(found.properties)
         metadata = read_table_metadata(io, found.metadata_location)
         card = table_card(found.identifier, metadata, found.metadata_location)
         return TableHealth(identifier=found.identifier, card=card, debts=metadata_debts(metadata, card, now_ms))
@@ -293,13 +295,18 @@ def one_line(exc: BaseException) -> str:
 
 
 def read_cards(
-    catalog: str, tables: Sequence[str], *, now_ms: int | None = None, progress: Callable[[int], None] | None = None
+    catalog: str,
+    tables: Sequence[str],
+    *,
+    now_ms: int | None = None,
+    progress: Callable[[int], None] | None = None,
+    resolve: Resolver | None = None,
 ) -> list[TableHealth]:
     """Cards of ``tables`` (``namespace.table`` names of ``catalog``) in parallel, in their order."""
     now = int(time.time() * 1000) if now_ms is None else int(now_ms)
     with ThreadPoolExecutor(max_workers=min(WORKERS, max(len(tables), 1))) as pool:
         out = []
-        for row in pool.map(lambda t: read_card(catalog, t, now_ms=now), tables):
+        for row in pool.map(lambda t: read_card(catalog, t, now_ms=now, resolve=resolve), tables):
             out.append(row)
             if progress is not None:
                 progress(1)
@@ -364,6 +371,7 @@ __all__ = [
     "DEBT_KINDS",
     "Debt",
     "LakeHealth",
+    "Resolver",
     "TableCard",
     "TableHealth",
     "lake_health",
