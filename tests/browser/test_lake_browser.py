@@ -162,18 +162,24 @@ def test_markup_in_names_renders_as_text(lab_page: LabPage, lab_server: LabServe
     lab_page.assert_clean()
 
 
-def test_double_click_opens_the_table_in_a_notebook(
-    lab_page: LabPage, lab_server: LabServer, lake_catalogs: LakeCatalogs
-) -> None:
-    page = lab_page.page
-    _lab(page, lab_server)
+def _trips(page: Page, server: LabServer, lake_catalogs: LakeCatalogs) -> tuple[Locator, str]:
+    """The panel opened down to the ``trips`` table: its row and its current snapshot id."""
+    _lab(page, server)
     panel = _open_panel(page)
     scenarios = _expand(panel, "ib-lake-catalog", lake_catalogs.scenarios)
     _expand(scenarios, "ib-lake-namespace", NAMESPACE)
     identifier = f"{lake_catalogs.scenarios}.{NAMESPACE}.trips"
-    row = _table(panel, identifier)
-    expected = lab_server.api("GET", f"/icebook/lake/tables?catalog={lake_catalogs.scenarios}&namespace={NAMESPACE}")
+    expected = server.api("GET", f"/icebook/lake/tables?catalog={lake_catalogs.scenarios}&namespace={NAMESPACE}")
     snapshot_id = next(t for t in expected["tables"] if t["identifier"] == identifier)["card"]["current_snapshot_id"]
+    return _table(panel, identifier), snapshot_id
+
+
+def test_double_click_opens_the_table_in_a_notebook(
+    lab_page: LabPage, lab_server: LabServer, lake_catalogs: LakeCatalogs
+) -> None:
+    page = lab_page.page
+    identifier = f"{lake_catalogs.scenarios}.{NAMESPACE}.trips"
+    row, snapshot_id = _trips(page, lab_server, lake_catalogs)
     row.locator(".ib-lake-name").dblclick()
     page.locator(NOTEBOOK).wait_for(timeout=KERNEL_TIMEOUT_MS)
     dismiss_dialogs(page)
@@ -226,12 +232,8 @@ def test_full_health_on_demand_and_the_context_menu(
     lab_page: LabPage, lab_server: LabServer, lake_catalogs: LakeCatalogs
 ) -> None:
     page = lab_page.page
-    _lab(page, lab_server)
-    panel = _open_panel(page)
-    scenarios = _expand(panel, "ib-lake-catalog", lake_catalogs.scenarios)
-    _expand(scenarios, "ib-lake-namespace", NAMESPACE)
     identifier = f"{lake_catalogs.scenarios}.{NAMESPACE}.trips"
-    row = _table(panel, identifier)
+    row, snapshot_id = _trips(page, lab_server, lake_catalogs)
     deep = lab_server.api("GET", f"/icebook/lake/health?table={identifier}", timeout=120)
     row.locator(".ib-lake-badge").click()
     expect(row.locator(".ib-lake-badge")).to_have_text(f"{deep['badge']} ✓", timeout=120_000)
@@ -249,14 +251,7 @@ def test_full_health_on_demand_and_the_context_menu(
     assert sources[2].strip() == "%ice history --table trips"
     outputs = cell_outputs(page)
     assert "Error" not in "\n".join(outputs), outputs
-    current = next(
-        t
-        for t in lab_server.api("GET", f"/icebook/lake/tables?catalog={lake_catalogs.scenarios}&namespace={NAMESPACE}")[
-            "tables"
-        ]
-        if t["identifier"] == identifier
-    )
-    assert current["card"]["current_snapshot_id"] in outputs[2]
+    assert snapshot_id in outputs[2]
     lab_page.assert_clean()
 
 
