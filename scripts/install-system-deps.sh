@@ -1,11 +1,12 @@
 #!/usr/bin/env bash
-# System packages icebook's tests need: a Java 17 runtime (Spark), Debian's Chromium (browser tests)
-# and npm (Azurite, the Azure Blob emulator of the Azure tests).
+# System packages icebook's tests need: a Java 17 runtime (Spark), Debian's Chromium (browser tests),
+# Node.js (building the lake browser's JupyterLab extension) and npm (Azurite, the Azure Blob emulator).
 # Installs only what is missing; needs root (or sudo) and apt-get.
 set -euo pipefail
 need=()
 command -v java >/dev/null 2>&1 || need+=(openjdk-17-jre-headless)
 [ -x /usr/bin/chromium ] || need+=(chromium)
+command -v node >/dev/null 2>&1 || need+=(nodejs)
 command -v npm >/dev/null 2>&1 || need+=(npm)
 if [ ${#need[@]} -eq 0 ]; then
   exit 0

@@ -30,6 +30,7 @@ LAYERS: dict[str, int] = {
     "magics": 7,
     "cli": 7,
     "book": 7,
+    "server": 7,  # the Jupyter server extension of the lake browser
     "__init__": 8,
 }
 NEVER_EACH_OTHER = {("display", "engines"), ("engines", "display")}

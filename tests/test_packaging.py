@@ -32,7 +32,10 @@ def test_binder_pins_match_pyproject() -> None:
     assert "set -e" in post_build and "icebook.scenarios.build demo" in post_build
 
 
-def test_wheel_ships_widgets_and_console_script(tmp_path: Path) -> None:
+@pytest.fixture(scope="module")
+def wheel(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The wheel pip builds from this checkout, built once for the tests that look inside it."""
+    out = tmp_path_factory.mktemp("wheel")
     subprocess.run(
         [
             sys.executable,
@@ -43,12 +46,15 @@ def test_wheel_ships_widgets_and_console_script(tmp_path: Path) -> None:
             "--no-build-isolation",
             "-q",
             "-w",
-            str(tmp_path),
+            str(out),
             str(ROOT),
         ],
         check=True,
     )
-    wheel = next(tmp_path.glob("icebook-*.whl"))
+    return next(out.glob("icebook-*.whl"))
+
+
+def test_wheel_ships_widgets_and_console_script(wheel: Path) -> None:
     names = set(zipfile.ZipFile(wheel).namelist())
     for asset in (ROOT / "widgets").iterdir():
         if asset.suffix in {".js", ".css"}:
@@ -107,3 +113,20 @@ def test_unwritable_warehouse(tmp_path: Path) -> None:
     blocker.write_text("not a directory")
     with pytest.raises(EnvironmentProblem, match=r"a-file/warehouse is not writable"):
         spark_session.check_writable(blocker / "warehouse")
+
+
+def test_wheel_ships_the_lake_browser(wheel: Path) -> None:
+    """The prebuilt JupyterLab extension and the config enabling the server extension are in the wheel, where
+    pip puts them under share/jupyter and etc/jupyter (so `pip install` needs no Node)."""
+    built = ROOT / "labextension" / "dist"
+    if not (built / "package.json").exists():
+        pytest.fail("the lake browser extension is not built: run `make labextension`", pytrace=False)
+    names = set(zipfile.ZipFile(wheel).namelist())
+    data = "icebook-0.1.0.data/data/"
+    extension = f"{data}share/jupyter/labextensions/icebook-lake-browser/"
+    assert f"{extension}package.json" in names and f"{extension}install.json" in names
+    for asset in (built / "static").iterdir():
+        assert f"{extension}static/{asset.name}" in names
+    assert any(n.startswith(f"{extension}static/remoteEntry.") for n in names)
+    assert f"{data}etc/jupyter/jupyter_server_config.d/icebook.json" in names
+    assert "icebook/server/handlers.py" in names

@@ -1,6 +1,6 @@
 """The health, maintenance and metadata-table subcommands of the grammar.
 
-``health`` shows the report; ``maintain ACTION`` runs one Spark procedure (``expire``, ``orphans``,
+``health`` shows the report of a table, or of every table of ``CATALOG.NAMESPACE`` ranked by debt; ``maintain ACTION`` runs one Spark procedure (``expire``, ``orphans``,
 ``compact``, ``rewrite-manifests``, ``rewrite-deletes``) and shows the before/after diff, or with
 ``--dry-run`` shows icebook's preview and runs nothing; the metadata tables (``entries``,
 ``partitions``, ``metadata-log``, ``all-*``, ``position-deletes``, ...) show Spark-shaped frames.
@@ -13,18 +13,57 @@ import datetime as _dt
 from collections.abc import Callable
 from typing import Any
 
-from icebook.commands.model import Call, Command, CommandError, Context, at_argument
+from icebook.analysis.maintenance.health import HealthReport
+from icebook.analysis.maintenance.lake_health import lake_health
+from icebook.commands.model import Call, Command, CommandError, Context, at_argument, default_name
+from icebook.io import catalogs
+from icebook.table import open_table
 
 ACTIONS = ("expire", "orphans", "compact", "rewrite-manifests", "rewrite-deletes")
 
 
 def _health_arguments(p: argparse.ArgumentParser, context: Context) -> None:
+    if context is Context.CLI:
+        p.add_argument("target", help="a table (directory, metadata file or catalog.db.table), or CATALOG.NAMESPACE")
+    else:
+        p.add_argument("target", nargs="?", help="CATALOG.NAMESPACE: every table of it (default: one open table)")
+        p.add_argument("--table", help="which open table (default: the current one)")
     at_argument(p, context)
     p.add_argument("--no-listing", action="store_true", help="do not list the table location (no orphan files section)")
+    p.add_argument("--quick", action="store_true", help="CATALOG.NAMESPACE: the metadata files only (no manifests)")
+
+
+def _namespace_of(target: str) -> tuple[str, str] | None:
+    """``CATALOG.NAMESPACE`` of a configured PyIceberg catalog, or None (then ``target`` names a table)."""
+    catalog, _, rest = target.partition(".")
+    if "/" in target or not rest or not catalogs.is_configured(catalog):
+        return None
+    return (catalog, rest) if rest in catalogs.list_namespaces(catalog, tuple(rest.split("."))[:-1]) else None
 
 
 def _health(call: Call) -> Any:
-    return call.table.health(at=call.args.at, list_files=not call.args.no_listing)
+    args = call.args
+    namespace = _namespace_of(args.target) if args.target else None
+    if namespace is not None:
+        if args.at is not None or getattr(args, "table", None):
+            raise CommandError("health CATALOG.NAMESPACE reports every table's current state: no --at or --table")
+        listing = not args.no_listing
+
+        def deep(identifier: str) -> HealthReport:
+            return open_table(identifier).health(list_files=listing)
+
+        return lake_health(*namespace, deep=None if args.quick else deep)
+    if args.quick:
+        raise CommandError("health --quick is for CATALOG.NAMESPACE; a table's report reads its manifests")
+    if call.context is Context.CLI:
+        table = call.session.put(default_name(args.target), open_table(args.target))
+    elif args.target:
+        raise CommandError(
+            f"health {args.target}: not a namespace of a configured catalog (open a table with %ice open)"
+        )
+    else:
+        table = call.session.get(args.table)
+    return table.health(at=args.at, list_files=not args.no_listing)
 
 
 def _maintain_arguments(p: argparse.ArgumentParser, _context: Context) -> None:
@@ -102,9 +141,11 @@ def _no_at(_p: argparse.ArgumentParser, _context: Context) -> None:
 MAINTENANCE_COMMANDS: tuple[Command, ...] = (
     Command(
         name="health",
-        help="maintenance debt: small files, delete debt, manifests, history, stale refs, orphans",
+        help="maintenance debt: small files, delete debt, manifests, history, stale refs, orphans; "
+        "of one table, or of every table of CATALOG.NAMESPACE ranked by debt",
         run=_health,
         arguments=_health_arguments,
+        on_table=False,
     ),
     Command(
         name="maintain",

@@ -33,6 +33,7 @@ from icebook.analysis.maintenance.before_after import MaintenanceDiff
 from icebook.analysis.maintenance.compaction import CompactionPreview
 from icebook.analysis.maintenance.expire import ExpirePreview
 from icebook.analysis.maintenance.health import HealthReport
+from icebook.analysis.maintenance.lake_health import LakeHealth
 from icebook.analysis.maintenance.orphans import OrphanReport
 from icebook.analysis.maintenance.rewrite_previews import DeleteRewritePreview, ManifestRewritePreview
 from icebook.analysis.scan.planner import ScanPlan
@@ -40,6 +41,7 @@ from icebook.display import (
     diff_render,
     evolution_render,
     health_render,
+    lake_health_render,
     lineage_render,
     maintenance_render,
     summary,
@@ -145,6 +147,7 @@ register(
     html=health_render.health_html,
     widget="icebook.display.health_view:HealthView",
 )
+register(LakeHealth, text=lake_health_render.lake_health_text, html=lake_health_render.lake_health_html)
 register(ExpirePreview, text=maintenance_render.expire_text, html=maintenance_render.expire_html)
 register(OrphanReport, text=maintenance_render.orphans_text, html=maintenance_render.orphans_html)
 register(CompactionPreview, text=maintenance_render.compaction_text, html=maintenance_render.compaction_html)

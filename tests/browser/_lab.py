@@ -67,6 +67,20 @@ class LabServer:
     root_dir: Path
     log_path: Path
     process: subprocess.Popen[bytes] = field(repr=False)
+    home: Path | None = None
+    """The server's private Jupyter config, data and runtime dirs live under it."""
+
+    def jupyter_env(self) -> dict[str, str]:
+        """This environment with the server's private Jupyter dirs, for a ``jupyter`` command to see what it sees."""
+        assert self.home is not None
+        env = {k: v for k, v in os.environ.items() if k not in ("JUPYTER_PATH", "JUPYTER_CONFIG_PATH")}
+        for name, sub in (
+            ("JUPYTER_CONFIG_DIR", "config"),
+            ("JUPYTER_DATA_DIR", "data"),
+            ("JUPYTER_RUNTIME_DIR", "runtime"),
+        ):
+            env[name] = str(self.home / sub)
+        return env
 
     def api(self, method: str, path: str, body: Any = None, timeout: float = 10) -> Any:
         """Call the server's REST API (``path`` like ``/api/kernels``); returns parsed JSON or None."""
@@ -182,7 +196,7 @@ def start_lab(root_dir: Path, home: Path, log_path: Path, timeout: float = 90) -
     process = subprocess.Popen(cmd, cwd=root_dir, env=env, stdout=log, stderr=subprocess.STDOUT, start_new_session=True)
     log.close()  # the child holds its own descriptor
     server = LabServer(
-        url=f"http://127.0.0.1:{port}", token=token, root_dir=root_dir, log_path=log_path, process=process
+        url=f"http://127.0.0.1:{port}", token=token, root_dir=root_dir, log_path=log_path, process=process, home=home
     )
     deadline = time.monotonic() + timeout
     while True:

@@ -8,11 +8,25 @@ from __future__ import annotations
 
 import os
 import re
+import shutil
+import sys
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from _lab import ARTIFACTS, CHROMIUM, CHROMIUM_ARGS, LabPage, LabServer, is_local, start_lab, stop_lab
+from _lab import (
+    ARTIFACTS,
+    CHROMIUM,
+    CHROMIUM_ARGS,
+    REPO,
+    LabPage,
+    LabServer,
+    free_port,
+    is_local,
+    start_lab,
+    stop_lab,
+)
+from _lake import HOSTILE_NAMESPACE, HOSTILE_TABLE, LAKE_EXTENSION, LakeCatalogs
 from playwright.sync_api import Browser, ConsoleMessage, Error, Playwright, Route, expect, sync_playwright
 
 
@@ -36,15 +50,58 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
             item.add_marker(pytest.mark.browser)
 
 
+def _set_catalog(name: str, properties: dict[str, str]) -> None:
+    for key, value in properties.items():
+        os.environ[f"PYICEBERG_CATALOG__{name.upper()}__{key.upper()}"] = value
+
+
 @pytest.fixture(scope="session")
-def lab_server(tmp_path_factory: pytest.TempPathFactory, warehouse: Path) -> Iterator[LabServer]:
+def lake_catalogs(pyiceberg_catalog: str, tmp_path_factory: pytest.TempPathFactory) -> LakeCatalogs:
+    """Configured (``PYICEBERG_CATALOG__*``) before the server starts, so its extension sees them."""
+    from pyiceberg.catalog.sql import SqlCatalog
+    from pyiceberg.schema import Schema
+    from pyiceberg.types import LongType, NestedField
+
+    root = tmp_path_factory.mktemp("hostile-catalog")
+    (root / "warehouse").mkdir()
+    properties = {"type": "sql", "uri": f"sqlite:///{root / 'catalog.db'}", "warehouse": (root / "warehouse").as_uri()}
+    catalog = SqlCatalog("hostile", **properties)
+    catalog.create_namespace(HOSTILE_NAMESPACE)
+    catalog.create_table((HOSTILE_NAMESPACE, HOSTILE_TABLE), Schema(NestedField(1, "id", LongType(), required=False)))
+    _set_catalog("hostile", properties)
+    # Nothing listens on this port: listing the catalog fails at once with a connection error.
+    _set_catalog("offline", {"type": "rest", "uri": f"http://127.0.0.1:{free_port()}"})
+    return LakeCatalogs(scenarios=pyiceberg_catalog, hostile="hostile", offline="offline")
+
+
+def _install_lake_browser(home: Path) -> None:
+    """Where the package did not install the lake browser into this venv (an editable install of another
+    checkout), put this checkout's build where the server looks too: the private data and config dirs."""
+    if not (Path(sys.prefix) / "share" / "jupyter" / "labextensions" / LAKE_EXTENSION).exists():
+        built = REPO / "labextension" / "dist"
+        if not (built / "package.json").exists():
+            pytest.fail("the lake browser extension is not built: run `make labextension`", pytrace=False)
+        shutil.copytree(built, home / "data" / "labextensions" / LAKE_EXTENSION)
+    config = Path(sys.prefix) / "etc" / "jupyter" / "jupyter_server_config.d" / "icebook.json"
+    if not config.exists():
+        target = home / "config" / "jupyter_server_config.d"
+        target.mkdir(parents=True, exist_ok=True)
+        shutil.copy(REPO / "jupyter-config" / "server-config" / "icebook.json", target / "icebook.json")
+
+
+@pytest.fixture(scope="session")
+def lab_server(
+    tmp_path_factory: pytest.TempPathFactory, warehouse: Path, lake_catalogs: LakeCatalogs
+) -> Iterator[LabServer]:
     """JupyterLab on 127.0.0.1:<free port>, rooted at a temp dir that tests write notebooks into.
 
-    Its kernels see the scenario warehouse as the demo warehouse, so notebooks open the test tables.
+    Its kernels see the scenario warehouse as the demo warehouse, so notebooks open the test tables;
+    its lake browser sees the catalogs of ``lake_catalogs``.
     """
     os.environ["ICEBOOK_DEMO_WAREHOUSE"] = str(warehouse)
     root = tmp_path_factory.mktemp("lab-root")
     home = tmp_path_factory.mktemp("lab-home")
+    _install_lake_browser(home)
     try:
         server = start_lab(root, home, ARTIFACTS / "browser" / "jupyter-lab.log")
     except RuntimeError as exc:

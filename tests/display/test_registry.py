@@ -15,6 +15,7 @@ from IPython.core.interactiveshell import InteractiveShell
 import icebook
 from icebook import display as D
 from icebook.analysis.maintenance.before_after import maintenance_diff
+from icebook.analysis.maintenance.lake_health import LakeHealth, TableHealth, metadata_debts, table_card
 from icebook.display._base import esc
 from icebook.display.assets import STYLESHEET, compose
 from icebook.display.formatters import WIDGET_MIMETYPE, register_formatters
@@ -56,8 +57,16 @@ def results(events: icebook.Table) -> dict[type, Any]:
         events.delete_rewrite_preview(),
         unchanged,
         MaintenanceResult(table=events, diff=unchanged, output={"rewritten_manifests_count": 0}),
+        _lake_health(events),
     ]
     return {type(r): r for r in made}
+
+
+def _lake_health(table: icebook.Table) -> LakeHealth:
+    """A namespace report of one table, from its metadata (what the cheap pass reads)."""
+    card = table_card("demo.db.events", table.metadata, table.metadata_location)
+    row = TableHealth(identifier=card.identifier, card=card, debts=metadata_debts(table.metadata, card, now_ms=0))
+    return LakeHealth(namespace="demo.db", rows=(row,), deep=False, seconds=0.0)
 
 
 def test_every_registered_type_has_text_html_and_its_widget(results: dict[type, Any]) -> None:

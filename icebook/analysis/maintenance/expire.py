@@ -212,6 +212,29 @@ def expire_preview(
     progress: bool = True,
 ) -> ExpirePreview:
     """The snapshots and files ``expire_snapshots(older_than, retain_last, snapshot_ids)`` would remove."""
+    r, fates, ref_fates = expiry_fates(
+        metadata, older_than_ms=older_than_ms, retain_last=retain_last, snapshot_ids=snapshot_ids, now_ms=now_ms
+    )
+    expired = [f.snapshot_id for f in fates if f.expires]
+    files: list[TableFile] = []
+    if expired:
+        kept_ids = [f.snapshot_id for f in fates if not f.expires]
+        candidates = reachable(metadata, store, expired, progress=progress)
+        still = reachable(metadata, store, kept_ids, progress=progress)
+        files = candidates.minus(still)
+    return ExpirePreview(retention=r, snapshots=fates, refs=ref_fates, files=tuple(files))
+
+
+def expiry_fates(
+    metadata: TableMetadata,
+    *,
+    older_than_ms: int | None = None,
+    retain_last: int | None = None,
+    snapshot_ids: Collection[int] = (),
+    now_ms: int | None = None,
+) -> tuple[Retention, tuple[SnapshotFate, ...], tuple[RefFate, ...]]:
+    """Which snapshots and refs ``expire_snapshots`` would remove, from the metadata file alone (no
+    manifest is read: the files they free are ``expire_preview``'s)."""
     if not gc_enabled(metadata):
         raise GcDisabled(
             f"table {metadata.location} has {properties.GC_ENABLED.name}=false: expire_snapshots refuses to run "
@@ -298,14 +321,16 @@ def expire_preview(
                 reason=reason,
             )
         )
-    expired = [f.snapshot_id for f in fates if f.expires]
-    files: list[TableFile] = []
-    if expired:
-        kept_ids = [f.snapshot_id for f in fates if not f.expires]
-        candidates = reachable(metadata, store, expired, progress=progress)
-        still = reachable(metadata, store, kept_ids, progress=progress)
-        files = candidates.minus(still)
-    return ExpirePreview(retention=r, snapshots=tuple(fates), refs=tuple(ref_fates), files=tuple(files))
+    return r, tuple(fates), tuple(ref_fates)
 
 
-__all__ = ["ExpirePreview", "GcDisabled", "RefFate", "Retention", "SnapshotFate", "expire_preview", "retention"]
+__all__ = [
+    "ExpirePreview",
+    "GcDisabled",
+    "RefFate",
+    "Retention",
+    "SnapshotFate",
+    "expire_preview",
+    "expiry_fates",
+    "retention",
+]

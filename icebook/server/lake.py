@@ -1,0 +1,180 @@
+"""What the lake browser's endpoints answer, as plain JSON-ready data (no web framework here).
+
+Catalogs are PyIceberg's configured ones, and the Hadoop catalogs of a Spark session when one is
+already running in this process (Spark is never started for the browser; their warehouses are read as
+Iceberg's Hadoop catalog lays them out: ``<warehouse>/<namespace>/<table>/metadata``). A catalog that
+cannot be reached answers with its one-line error in place of its namespaces; a table that cannot be read, with its error in place of its card.
+Tables come in pages: the namespace is listed once per request (one catalog call), and only the
+page's tables are resolved and their metadata files read, in parallel.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable
+from dataclasses import asdict
+from pathlib import Path
+from typing import Any
+
+from icebook.analysis.maintenance.lake_health import Debt, TableHealth, one_line, read_cards, report_debts
+from icebook.engines import spark_session
+from icebook.errors import IcebookError, NotFound
+from icebook.io import catalogs
+from icebook.io.catalogs import CatalogTable
+from icebook.io.fileio import default_fileio
+from icebook.io.locate import locate_metadata
+from icebook.table import open_table
+
+PAGE = 100
+MAX_PAGE = 500
+
+
+def spark_catalogs() -> dict[str, str]:
+    """Catalog name -> warehouse of the running Spark session's Hadoop catalogs that PyIceberg does not
+    also name; none without a running session."""
+    if not spark_session.session_running():
+        return {}
+    try:
+        shadowed = set(catalogs.catalog_names())
+    except IcebookError:
+        shadowed = set()
+    return {name: where for name, where in spark_session.catalogs().items() if name.lower() not in shadowed}
+
+
+def catalog_list() -> list[dict[str, Any]]:
+    """Every configured catalog: name, type, URI and warehouse (credentials redacted), or its error."""
+    try:
+        names = catalogs.catalog_names()
+    except IcebookError as exc:
+        names, out = [], [{"name": "(configuration)", "error": one_line(exc)}]
+    else:
+        out = []
+    for name in names:
+        try:
+            out.append({"source": "pyiceberg", **catalogs.describe(name)})
+        except IcebookError as exc:
+            out.append({"name": name, "error": one_line(exc)})
+    for name, warehouse in sorted(spark_catalogs().items()):
+        out.append({"name": name, "source": "spark", "type": "hadoop (Spark session)", "warehouse": warehouse})
+    return out
+
+
+def _hadoop_tables(warehouse: Path, namespace: str) -> list[str]:
+    directory = warehouse / namespace
+    if not directory.is_dir():
+        raise NotFound(f"no namespace {namespace!r} in the warehouse {warehouse}")
+    return sorted(f"{namespace}.{d.name}" for d in directory.iterdir() if (d / "metadata").is_dir())
+
+
+def _hadoop_namespaces(warehouse: Path) -> list[str]:
+    return sorted(d.name for d in warehouse.iterdir() if d.is_dir() and not (d / "metadata").is_dir())
+
+
+def _hadoop_resolver(warehouse: Path) -> Callable[[str, str], CatalogTable]:
+    def resolve(catalog: str, table: str) -> CatalogTable:
+        namespace, _, name = table.rpartition(".")
+        location = warehouse / namespace / name
+        return CatalogTable(
+            catalog=catalog,
+            namespace=(namespace,),
+            name=name,
+            metadata_location=locate_metadata(default_fileio(), os.fspath(location)),
+            properties={},
+        )
+
+    return resolve
+
+
+def namespace_list(catalog: str, parent: str = "") -> dict[str, Any]:
+    try:
+        spark = spark_catalogs()
+        if catalog in spark and not parent:
+            return {"namespaces": _hadoop_namespaces(Path(spark[catalog]))}
+        return {"namespaces": catalogs.list_namespaces(catalog, parent)}
+    except Exception as exc:  # an unreachable catalog: its one-line error, shown in its place
+        return {"error": one_line(exc)}
+
+
+def table_page(catalog: str, namespace: str, *, offset: int = 0, limit: int = PAGE, text: str = "") -> dict[str, Any]:
+    """One page of a namespace's tables (filtered by a case-insensitive substring of the name), each
+    with its card and metadata debts."""
+    spark = spark_catalogs()
+    resolve = _hadoop_resolver(Path(spark[catalog])) if catalog in spark else None
+    try:
+        names = (
+            _hadoop_tables(Path(spark[catalog]), namespace)
+            if catalog in spark
+            else catalogs.list_tables(catalog, namespace)
+        )
+    except Exception as exc:
+        return {"error": one_line(exc)}
+    wanted = text.casefold()
+    if wanted:
+        names = [n for n in names if wanted in n.rsplit(".", 1)[-1].casefold()]
+    offset = max(offset, 0)
+    limit = min(max(limit, 1), MAX_PAGE)
+    rows = read_cards(catalog, names[offset : offset + limit], resolve=resolve)
+    tables = [row_json(r) for r in rows]
+    if resolve is not None:  # a kernel may have no Spark session: its tables open by their location
+        for table in tables:
+            table["open"] = table["card"]["location"] if table["card"] else None
+    return {"total": len(names), "offset": offset, "tables": tables}
+
+
+def deep_health(identifier: str) -> dict[str, Any]:
+    """The table's full health (manifests read, location listed) as debts, on demand."""
+    try:
+        report = open_table(identifier).health(list_files=True)
+    except Exception as exc:
+        return {"identifier": identifier, "error": one_line(exc)}
+    debts = report_debts(report)
+    return {
+        "identifier": identifier,
+        "badge": "debt" if debts else "ok",
+        "debts": [debt_json(d, identifier) for d in debts],
+        "summary": report.summary(),
+    }
+
+
+def locate(root_dir: str, path: str) -> dict[str, Any]:
+    """A file-browser path (relative to the server's root) as the metadata file icebook would open."""
+    root = Path(root_dir).resolve()
+    target = (root / path).resolve()
+    if target != root and root not in target.parents:
+        return {"error": f"{path!r} is outside the server's root directory"}
+    try:
+        metadata = locate_metadata(default_fileio(), os.fspath(target))
+    except Exception as exc:
+        return {"error": one_line(exc)}
+    return {"path": os.fspath(target), "metadata_location": metadata, "name": target.name}
+
+
+def row_json(row: TableHealth) -> dict[str, Any]:
+    card = asdict(row.card) if row.card is not None else None
+    if card is not None and row.card is not None:
+        card["current_snapshot_time"] = row.card.current_snapshot_time
+        # JavaScript numbers lose integers above 2**53: snapshot ids travel as text.
+        card["current_snapshot_id"] = (
+            None if row.card.current_snapshot_id is None else str(row.card.current_snapshot_id)
+        )
+    return {
+        "identifier": row.identifier,
+        "open": row.identifier,  # what the kernel opens: the name (a Spark session's table: its location)
+        "name": row.identifier.rsplit(".", 1)[-1],
+        "badge": row.badge,
+        "error": row.error,
+        "card": card,
+        "debts": [debt_json(d, row.identifier) for d in row.debts],
+    }
+
+
+def debt_json(debt: Debt, identifier: str) -> dict[str, Any]:
+    return {
+        "kind": debt.kind,
+        "title": debt.title,
+        "procedure": debt.procedure.sql(identifier) if debt.procedure else None,
+        "icebook": debt.procedure.icebook if debt.procedure else None,
+    }
+
+
+__all__ = ["catalog_list", "deep_health", "locate", "namespace_list", "table_page"]
