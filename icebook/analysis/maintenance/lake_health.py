@@ -40,7 +40,6 @@ from icebook.io.fileio import default_fileio
 from icebook.io.locate import read_table_metadata
 from icebook.spec.metadata import TableMetadata
 from icebook.text import byte_size
-from icebook.text import byte_size
 
 SMALL_FILES = "small files"
 DELETE_DEBT = "delete debt"
