@@ -26,3 +26,10 @@ def frame(rows: Iterable[Mapping[str, Any]], columns: Sequence[str], *, ints: It
         else:
             data[c] = values
     return pd.DataFrame(data, columns=list(columns))
+
+
+def exact_frame(rows: Any) -> pd.DataFrame:
+    """Arrow rows as pandas that keep every value's type: each column a ``pd.ArrowDtype`` (a nullable
+    long stays a 64-bit integer, a date a date, a map a map), never numpy's float64 or datetime64."""
+    frame: pd.DataFrame = rows.to_pandas(types_mapper=pd.ArrowDtype)
+    return frame

@@ -10,6 +10,7 @@ from icebook.scenarios.debt import DEBT
 from icebook.scenarios.dv_v3 import DV_V3
 from icebook.scenarios.equality_deletes import EQUALITY_DELETES
 from icebook.scenarios.events import EVENTS
+from icebook.scenarios.exact_values import EXACT_VALUES
 from icebook.scenarios.file_formats import FILE_FORMATS
 from icebook.scenarios.history import HISTORY
 from icebook.scenarios.hostile import HOSTILE
@@ -37,6 +38,7 @@ SCENARIOS: dict[str, Scenario] = {
         VOID_V1,
         SORT_ORDER,
         HISTORY,
+        EXACT_VALUES,
     )
 }
 
