@@ -517,8 +517,8 @@ def _line_words(line: str) -> list[str]:
         if command is None:
             command = BY_NAME.get(word)
             words.append(word)
-            if command is None or command.verbatim is None:
-                return words + shlex.split(line[stream.tell() :])
+            if command is None or command.verbatim is None:  # a trailing ``# note`` is a comment, as in a shell
+                return words + shlex.split(line[stream.tell() :], comments=True)
             continue
         if _OPTION.match(word):
             value = lexer.get_token()
