@@ -31,7 +31,7 @@ from icebook.commands import (
     parse,
 )
 from icebook.display.registry import render_text
-from icebook.display.terminal import fit_lines, frame_csv, frame_json, frame_text, readable_frame, terminal_width
+from icebook.display.terminal import fit_lines, frame_csv, frame_json, frame_text, terminal_width
 from icebook.errors import IcebookError
 
 
@@ -42,8 +42,7 @@ def main(argv: list[str] | None = None, *, out: TextIO | None = None) -> int:
     parser = build_parser(Context.CLI)
     try:
         args = parse(parser, words)
-        session = Session()
-        text = shown(execute(args, session, Context.CLI, parser), args, session)
+        text = shown(execute(args, Session(), Context.CLI, parser), args)
     except HelpShown as help_text:
         print(help_text.text.rstrip(), file=stream)
         return 0
@@ -61,21 +60,16 @@ def main(argv: list[str] | None = None, *, out: TextIO | None = None) -> int:
     return 0
 
 
-def shown(result: Any, args: argparse.Namespace, session: Session) -> str:
+def shown(result: Any, args: argparse.Namespace) -> str:
     """``result`` as the command line prints it: a table at the terminal's width (``--wide``: in full),
     ``--json`` or ``--csv`` rows, or the result's text with long lines shortened in the middle."""
-    table = session.tables.get(session.current) if session.current else None
-    schemas = table.metadata.schemas.values() if table is not None else ()
-    rows = result if isinstance(result, pd.DataFrame) else None
     if args.json or args.csv:
-        if rows is None and hasattr(result, "to_pandas"):
-            rows = result.to_pandas()
+        rows = result.to_pandas() if not isinstance(result, pd.DataFrame) and hasattr(result, "to_pandas") else result
         if not isinstance(rows, pd.DataFrame):
             raise CommandError(f"--{'json' if args.json else 'csv'}: {args.command} shows text, not rows")
-        rows = readable_frame(rows, schemas)
         return frame_json(rows) if args.json else frame_csv(rows)
-    if rows is not None:
-        return frame_text(readable_frame(rows, schemas), wide=args.wide)
+    if isinstance(result, pd.DataFrame):
+        return frame_text(result, wide=args.wide)
     text = render_text(result)
     width = terminal_width()
     return text if args.wide or width is None else fit_lines(text, width)

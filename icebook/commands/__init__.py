@@ -50,6 +50,7 @@ from icebook.commands.model import (  # noqa: F401  (the grammar's public names 
     default_name,
     one_line,
 )
+from icebook.display.terminal import with_field_types
 from icebook.display.tree_render import MetadataTree
 from icebook.errors import EngineError
 from icebook.table import Table, catalog_listing, open_table, table_listing
@@ -569,6 +570,8 @@ def execute(args: argparse.Namespace, session: Session, context: Context, parser
             name = args.table or session.current
             session.get(name)
     result = command.run(Call(args=args, context=context, session=session, parser=parser, table_name=name))
+    if isinstance(result, pd.DataFrame) and name is not None:  # its bounds shown decoded, by their columns' types
+        with_field_types(result, session.get(name).metadata.schemas.values())
     changed = result if isinstance(result, Table) else getattr(result, "table", None)
     if command.changes_table and isinstance(changed, Table) and name is not None:
         session.tables[name] = changed  # the open table now shows the new state (a dry run returns none)

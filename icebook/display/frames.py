@@ -42,6 +42,7 @@ def limited(result: Any, rows: int) -> Any:
     """``result`` ready for a notebook cell: a DataFrame shown with at most ``rows`` rows, else itself."""
     if isinstance(result, pd.DataFrame):
         shown = ShownFrame(result)
+        shown.attrs.update(result.attrs)  # what the frame says of itself (its fields' types) goes along
         shown.display_rows = rows
         return shown
     return result

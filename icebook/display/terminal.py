@@ -30,6 +30,8 @@ from icebook.spec.types import IcebergType, parse_type
 from icebook.spec.values import decode_value, to_human
 
 BOUNDS_COLUMNS = ("lower_bounds", "upper_bounds")
+FIELDS_ATTR = "icebook.field_types"
+"""``DataFrame.attrs`` key: field id -> (column name, type) of the table a frame of files describes."""
 _RESERVED: Mapping[int, tuple[str, IcebergType]] = {
     DELETE_FILE_PATH_ID: ("file_path", parse_type("string")),
     DELETE_POS_ID: ("pos", parse_type("long")),
@@ -139,11 +141,18 @@ def decoded_bounds(bounds: Any, fields: Mapping[int, tuple[str, IcebergType]]) -
     return out
 
 
-def readable_frame(df: pd.DataFrame, schemas: Iterable[Schema] = ()) -> pd.DataFrame:
-    """``df`` with its bounds maps decoded by their columns' types (when ``schemas`` are given)."""
+def with_field_types(df: pd.DataFrame, schemas: Iterable[Schema]) -> pd.DataFrame:
+    """``df`` told the types of its table's fields (in ``attrs``), when it has bounds maps to decode."""
+    if any(c in df.columns for c in BOUNDS_COLUMNS):
+        df.attrs[FIELDS_ATTR] = field_types(schemas)
+    return df
+
+
+def readable_frame(df: pd.DataFrame) -> pd.DataFrame:
+    """``df`` with its bounds maps decoded by their columns' types (known from ``with_field_types``)."""
     present = [c for c in BOUNDS_COLUMNS if c in df.columns]
-    fields = field_types(schemas)
-    if not present or len(fields) == len(_RESERVED):
+    fields = df.attrs.get(FIELDS_ATTR)
+    if not present or not fields:
         return df
     out = df.copy()
     for column in present:
@@ -206,6 +215,7 @@ def frame_text(df: pd.DataFrame, *, width: int | None = None, wide: bool = False
 
     if not len(df):
         return "(no rows)"
+    df = readable_frame(df)
     limit = width or terminal_width()
     if limit is None:
         wide, limit = True, 0
@@ -231,7 +241,7 @@ def frame_text(df: pd.DataFrame, *, width: int | None = None, wide: bool = False
     for row in cells:
         table.add_row(*(shorten(row[i], w) for i, w in zip(shown, widths, strict=True)))
     console = Console(
-        file=io.StringIO(), width=sum(widths) + 2 * len(shown) + 2 if wide else limit, color_system=None,
+        file=io.StringIO(), width=sum(widths) + 4 * len(shown) + 8 if wide else limit, color_system=None,
         force_terminal=False, highlight=False, emoji=False, markup=False, soft_wrap=False,
     )  # fmt: skip
     console.print(table)
@@ -244,6 +254,7 @@ def frame_text(df: pd.DataFrame, *, width: int | None = None, wide: bool = False
 
 def frame_json(df: pd.DataFrame) -> str:
     """Rows as a JSON array of objects (values as ``json_value``)."""
+    df = readable_frame(df)
     rows = [
         {str(c): json_value(v) for c, v in zip(df.columns, row, strict=True)}
         for row in df.itertuples(index=False, name=None)
@@ -256,11 +267,12 @@ def frame_csv(df: pd.DataFrame) -> str:
     out = io.StringIO()
     writer = csv.writer(out, lineterminator="\n")
     writer.writerow([str(c) for c in df.columns])
-    writer.writerows(_cells(df))
+    writer.writerows(_cells(readable_frame(df)))
     return out.getvalue().rstrip("\n")
 
 
 __all__ = [
+    "FIELDS_ATTR",
     "decoded_bounds",
     "field_types",
     "fit_lines",
@@ -272,4 +284,5 @@ __all__ = [
     "shorten",
     "terminal_width",
     "value_text",
+    "with_field_types",
 ]
