@@ -259,7 +259,11 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("out", nargs="?", default="build/book", help="folder to write (build/book)")
     parser.add_argument("--lessons", help="a folder of notebooks (default: the lessons icebook ships)")
     args = parser.parse_args(argv)
-    pages = build(Path(args.out), notebook_paths(Path(args.lessons) if args.lessons else None))
+    try:
+        pages = build(Path(args.out), notebook_paths(Path(args.lessons) if args.lessons else None))
+    except NotFound as exc:  # nothing to build from: an error, never an empty book
+        print(f"icebook book: {exc}", file=sys.stderr)
+        return 1
     failed = [p for p in pages if p.errors]
     for p in pages:
         status = "ERRORS: " + "; ".join(p.errors) if p.errors else "ok"

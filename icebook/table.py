@@ -11,7 +11,7 @@ from typing import Any, Literal
 
 import pyarrow as pa
 
-from icebook.analysis._frames import exact_frame
+from icebook.analysis._frames import Output, query_result
 from icebook.analysis.history.changes import changes
 from icebook.analysis.history.diff import SnapshotDiff, diff
 from icebook.analysis.history.evolution import Evolution, evolution
@@ -48,7 +48,6 @@ from icebook.spec.schema import Schema
 from icebook.spec.snapshots import Branch, Ref, Snapshot
 
 Engine = Literal["arrow", "spark"]
-Output = Literal["pandas", "arrow", "polars"]
 When = int | str | _dt.datetime | _dt.date | _dt.timedelta | None
 
 
@@ -237,13 +236,13 @@ class Table:
             from icebook.engines import arrow_sql  # polars: imported when first used
 
             frame, schema = self.sql_source(at)
-            return sql_output(arrow_sql.sql({"t": frame}, query, sources=[schema]), output)
+            return query_result(arrow_sql.sql({"t": frame}, query, sources=[schema]), output)
         if engine != "spark":
             raise NotFound(f"engine {engine!r}", available=["arrow", "spark"])
         result = spark_engine.sql(
             self.metadata_location, query, self.spark_point(at), identifier=self._spark_identifier(), as_spark=as_spark
         )
-        return result if as_spark else sql_output(result, output)
+        return result if as_spark else query_result(result, output)
 
     def sql_source(self, at: At = None) -> tuple[Any, pa.Schema]:
         """The Arrow engine's SQL source for the table at ``at``: a polars lazy scan with the schema of
@@ -536,19 +535,6 @@ register(
     text=lambda r: maintenance_render.result_text(r.diff, r.output),
     html=lambda r: maintenance_render.result_html(r.diff, r.output),
 )
-
-
-def sql_output(rows: pa.Table, output: Output) -> Any:
-    """A query's Arrow result as the caller asked for it: pandas with Arrow-backed dtypes, Arrow or polars."""
-    if output == "pandas":
-        return exact_frame(rows)
-    if output == "arrow":
-        return rows
-    if output == "polars":
-        import polars as pl
-
-        return pl.from_arrow(rows)
-    raise NotFound(f"output {output!r}", available=["pandas", "arrow", "polars"])
 
 
 def open_table(

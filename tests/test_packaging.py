@@ -32,23 +32,15 @@ def test_binder_pins_match_pyproject() -> None:
     assert "set -e" in post_build and "icebook.scenarios.build demo" in post_build
 
 
+def _wheel(folder: Path) -> Path:
+    """The wheel of this checkout, built into ``folder``."""
+    command = [sys.executable, "-m", "pip", "wheel", "--no-deps", "--no-build-isolation", "-q", "-w", str(folder)]
+    subprocess.run([*command, str(ROOT)], check=True)
+    return next(folder.glob("icebook-*.whl"))
+
+
 def test_wheel_ships_widgets_and_console_script(tmp_path: Path) -> None:
-    subprocess.run(
-        [
-            sys.executable,
-            "-m",
-            "pip",
-            "wheel",
-            "--no-deps",
-            "--no-build-isolation",
-            "-q",
-            "-w",
-            str(tmp_path),
-            str(ROOT),
-        ],
-        check=True,
-    )
-    wheel = next(tmp_path.glob("icebook-*.whl"))
+    wheel = _wheel(tmp_path)
     names = set(zipfile.ZipFile(wheel).namelist())
     for asset in (ROOT / "widgets").iterdir():
         if asset.suffix in {".js", ".css"}:
@@ -115,22 +107,7 @@ def _fresh_install(tmp_path: Path) -> Path:
     install of the checkout). Returns the environment's bin folder."""
     import sysconfig
 
-    subprocess.run(
-        [
-            sys.executable,
-            "-m",
-            "pip",
-            "wheel",
-            "--no-deps",
-            "--no-build-isolation",
-            "-q",
-            "-w",
-            str(tmp_path),
-            str(ROOT),
-        ],
-        check=True,
-    )
-    wheel = next(tmp_path.glob("icebook-*.whl"))
+    wheel = _wheel(tmp_path)
     env = tmp_path / "venv"
     subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(env)], check=True)
     python = env / "bin" / "python"
