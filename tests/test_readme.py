@@ -45,7 +45,8 @@ def test_readme_examples_run_in_a_fresh_kernel(tmp_path: Path, monkeypatch: pyte
     path = tmp_path / "readme.ipynb"
     nbformat.write(nb, path)
     executed = execute(path, timeout=1200, workdir=tmp_path)
-    assert errors_of(executed) == ()
+    errors = errors_of(executed)
+    assert not errors, "\n".join(errors)
     outputs = [o for c in executed.cells for o in c.get("outputs", [])]
     text = "".join(o.get("text", "") for o in outputs if o.get("output_type") == "stream")
     assert "events = the table at" in text  # %ice open --as said it bound the name
