@@ -126,6 +126,8 @@ def test_demo_guides_and_refuses_a_wrong_kind(
     assert len(tries) == 3 and all(line.strip().startswith("icebook ") for line in tries)
     for line in tries:  # the commands it suggests run
         assert run(*line.split()[1:])[0] == 0, line
+    code, text = run("demo", "--help")
+    assert code == 0 and "{demo,test}" in text and "Try next" not in text  # help, not a build
     code, _ = run("demo", "events")
     err = capsys.readouterr().err
     assert code == 1 and "invalid choice: 'events'" in err and "'demo'" in err and "'test'" in err
