@@ -18,6 +18,7 @@ from IPython.core.interactiveshell import InteractiveShell
 import icebook
 from icebook.cli import main
 from icebook.commands import COMMANDS, GROUPS, Context
+from icebook.display._base import cell_text
 from icebook.display.terminal import frame_text, shorten, value_text
 
 WIDTH = 100
@@ -89,6 +90,8 @@ def test_values_read_as_iceberg_writes_them(
     assert value_text({"region": "eu", "day": None}) == "{region=eu, day=null}"
     assert value_text([("a", 1), ("b", None)]) == "{a: 1, b: null}"
     assert value_text(b"\x2f\x74") == "0x2F74"
+    # the query panel's HTML cells of exact (Arrow-backed) results: a null, a map, a decimal
+    assert cell_text(pd.NA) == "null" and cell_text([("a", 1)]) == "{a: 1}" and cell_text(Decimal("1E-6")) == "0.000001"
     monkeypatch.setenv("COLUMNS", "200")
     path = str(scenario_locations["events"])
     code, text = run("delete-files", path, "--json")
