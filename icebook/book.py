@@ -1,7 +1,7 @@
 """The static book: every notebook executed and rendered to HTML that opens without a kernel or a server.
 
-``python -m icebook.book [OUT]`` (``make book``) executes ``notebooks/*.ipynb`` top to bottom on the
-demo warehouse, then writes one page per notebook and an ``index.html`` into OUT (``build/book``).
+``icebook book OUT`` (or ``python -m icebook.book [OUT]``, ``make book``) executes the lessons (``notebooks/*.ipynb``,
+shipped in the package as ``icebook/lessons``) top to bottom on the demo warehouse, then writes one page per notebook and an ``index.html`` into OUT (``build/book``).
 Pages link to each other by relative paths and load nothing from the network:
 
 - widgets show the static HTML each of them carries next to its live view (``text/html``);
@@ -22,10 +22,11 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from icebook.errors import EngineError
+from icebook.errors import EngineError, NotFound
 
 REPO = Path(__file__).resolve().parents[1]
 NOTEBOOKS = REPO / "notebooks"
+"""The lessons in a checkout; an installed package holds them as ``icebook/lessons``."""
 VEGA = "application/vnd.vega.v5+json"
 WIDGET_VIEW = "application/vnd.jupyter.widget-view+json"
 WIDGET_STATE = "application/vnd.jupyter.widget-state+json"
@@ -50,8 +51,24 @@ class Page:
     seconds: float
 
 
-def notebook_paths(folder: Path = NOTEBOOKS) -> list[Path]:
-    return sorted(folder.glob("*.ipynb"))
+def lessons_folder() -> Path:
+    """Where the lessons are: ``icebook/lessons`` in an installed package, else the checkout's ``notebooks``."""
+    shipped = Path(__file__).resolve().parent / "lessons"
+    for folder in (shipped, NOTEBOOKS):
+        if any(folder.glob("*.ipynb")):
+            return folder
+    raise NotFound(f"no lessons: neither {shipped} nor {NOTEBOOKS} holds a notebook (reinstall icebook)")
+
+
+def notebook_paths(folder: Path | None = None) -> list[Path]:
+    """The notebooks of ``folder`` (the lessons by default), in order; NotFound when there is none."""
+    folder = lessons_folder() if folder is None else folder
+    if not folder.is_dir():
+        raise NotFound(f"no folder {folder}")
+    paths = sorted(folder.glob("*.ipynb"))
+    if not paths:
+        raise NotFound(f"no notebook (*.ipynb) in {folder}")
+    return paths
 
 
 _POLL_SECONDS = 1.0
@@ -219,22 +236,34 @@ Widgets appear in their static form and charts as pictures; run the notebooks in
 
 
 def build(out: Path, notebooks: Sequence[Path] | None = None, *, progress: bool = True) -> list[Page]:
-    """Execute every notebook, then write the book into ``out``."""
+    """Execute every notebook (in a working folder under ``out``: the lessons may be read-only, in
+    site-packages), then write the book into ``out``."""
+    paths = list(notebooks) if notebooks is not None else notebook_paths()
+    missing = [p for p in paths if not p.is_file()]
+    if not paths or missing:
+        raise NotFound(f"no notebook {missing[0]}" if missing else "no notebooks to build a book from")
+    workdir = out / ".work"
+    workdir.mkdir(parents=True, exist_ok=True)
     executed = []
-    for path in notebooks or notebook_paths():
+    for path in paths:
         started = time.monotonic()
         if progress:
             print(f"icebook book: running {path.name} ...", file=sys.stderr, flush=True)
-        nb = execute(path)
+        nb = execute(path, workdir=workdir)
         executed.append((path, nb, round(time.monotonic() - started, 1)))
     return write_book(executed, out)
 
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m icebook.book", description=__doc__.splitlines()[0])
-    parser.add_argument("out", nargs="?", default=str(REPO / "build" / "book"), help="folder to write (build/book)")
+    parser.add_argument("out", nargs="?", default="build/book", help="folder to write (build/book)")
+    parser.add_argument("--lessons", help="a folder of notebooks (default: the lessons icebook ships)")
     args = parser.parse_args(argv)
-    pages = build(Path(args.out))
+    try:
+        pages = build(Path(args.out), notebook_paths(Path(args.lessons) if args.lessons else None))
+    except NotFound as exc:  # nothing to build from: an error, never an empty book
+        print(f"icebook book: {exc}", file=sys.stderr)
+        return 1
     failed = [p for p in pages if p.errors]
     for p in pages:
         status = "ERRORS: " + "; ".join(p.errors) if p.errors else "ok"

@@ -6,6 +6,8 @@
     %%ice --at audit -o rows
     SELECT region, count(*) FROM t GROUP BY region
 
+``%ice open LOCATION --as NAME`` also binds ``NAME`` to the table in the notebook's namespace (and
+says so); commands that name no table use the last one opened (or chosen with ``%ice use``).
 ``%%ice`` is the ``sql`` command with the cell as its query. Errors are one-line UsageErrors and fail
 the cell. IPython's ``$var`` expansion is off (SQL uses ``$`` freely); instead ``{{name}}`` in an
 ``%ice`` line or ``%%ice`` cell is replaced by ``str(name)`` of the notebook variable ``name``
@@ -56,6 +58,11 @@ class IceMagics(Magics):
             output = getattr(args, "output", None)
             if output:
                 self._namespace()[output] = result
+            if args.command == "open" and args.name:
+                self._namespace()[args.name] = result
+                print(
+                    f"{args.name} = the table at {result.identifier or result.location} ({args.name}.explore() works too)"
+                )
             return result
         except HelpShown as shown:
             print(shown.text.rstrip())

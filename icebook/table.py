@@ -12,6 +12,7 @@ from typing import Any, Literal
 
 import pyarrow as pa
 
+from icebook.analysis._frames import Output, query_result
 from icebook.analysis.history.changes import changes
 from icebook.analysis.history.diff import SnapshotDiff, diff
 from icebook.analysis.history.evolution import Evolution, evolution
@@ -234,20 +235,34 @@ class Table:
             self, start, self.snapshot(b), read=arrow_engine.read_live_rows, identifier_columns=identifier_columns
         )
 
-    def sql(self, query: str, at: At = None, *, engine: Engine = "spark", as_spark: bool = False) -> Any:
-        """SQL with this table bound as the view ``t``, pinned to ``at``; pandas unless ``as_spark``.
+    def sql(
+        self, query: str, at: At = None, *, engine: Engine = "spark", as_spark: bool = False, output: Output = "pandas"
+    ) -> Any:
+        """SQL with this table bound as the view ``t``, pinned to ``at``. ``output``: ``"pandas"`` (every
+        column a ``pd.ArrowDtype``, so values keep their Iceberg types), ``"arrow"`` or ``"polars"``; the
+        same from both engines, columns named as Spark names them. ``as_spark``: the Spark DataFrame.
 
         ``engine="spark"``: Spark SQL. ``engine="arrow"``: polars SQL over a lazy scan of the table (no
         JVM) that reads only the columns the query uses and only the files its filters can match."""
         if engine == "arrow":
             from icebook.engines import arrow_sql  # polars: imported when first used
 
-            return arrow_sql.sql({"t": self.lazy(at)}, query)
+            frame, schema = self.sql_source(at)
+            return query_result(arrow_sql.sql({"t": frame}, query, sources=[schema]), output)
         if engine != "spark":
             raise NotFound(f"engine {engine!r}", available=["arrow", "spark"])
-        return spark_engine.sql(
+        result = spark_engine.sql(
             self.metadata_location, query, self.spark_point(at), identifier=self._spark_identifier(), as_spark=as_spark
         )
+        return result if as_spark else query_result(result, output)
+
+    def sql_source(self, at: At = None) -> tuple[Any, pa.Schema]:
+        """The Arrow engine's SQL source for the table at ``at``: a polars lazy scan with the schema of
+        a read at ``at``, and its rows' Arrow schema."""
+        from icebook.engines import arrow_sql
+
+        snapshot, schema = self.snapshot(at), self.read_schema(at)
+        return arrow_sql.lazy_scan(self, snapshot, schema=schema), arrow_sql.scan_schema(self, snapshot, schema=schema)
 
     def lazy(self, at: At = None) -> Any:
         """The table at ``at`` as a polars ``LazyFrame`` read by the Arrow engine: projections and

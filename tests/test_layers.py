@@ -25,11 +25,11 @@ LAYERS: dict[str, int] = {
     "display": 4,
     "table": 5,
     "scenarios": 5,
+    "book": 5,  # runs notebooks in their own kernels; `icebook book` (commands) calls it
     "spark": 6,
     "commands": 6,
     "magics": 7,
     "cli": 7,
-    "book": 7,
     "server": 7,  # the Jupyter server extension of the lake browser
     "__init__": 8,
 }

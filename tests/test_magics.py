@@ -167,3 +167,17 @@ def test_a_bad_at_fails_with_one_line(shell: InteractiveShell, at: str) -> None:
             ice(shell, line)
         text = str(info.value)
         assert ("no branch, tag or snapshot named" in text or "empty text" in text) and "\n" not in text
+
+
+def test_open_as_binds_the_name_and_says_so(
+    shell: InteractiveShell, scenario_locations: dict[str, Path], capsys: pytest.CaptureFixture[str]
+) -> None:
+    table = ice(shell, f"open {scenario_locations['debt']} --as debt_table")
+    assert shell.user_ns["debt_table"] is table
+    assert "debt_table = the table at" in capsys.readouterr().out
+    shell.run_cell("rows = len(debt_table.inspect.snapshots())", store_history=False).raise_error()
+    assert shell.user_ns["rows"] == len(table.snapshots)
+    # the last table opened is the one commands use when none is named
+    pd.testing.assert_frame_equal(ice(shell, "refs"), table.inspect.refs())
+    ice(shell, "use events")
+    pd.testing.assert_frame_equal(ice(shell, "refs"), icebook.open(scenario_locations["events"]).inspect.refs())

@@ -32,26 +32,17 @@ def test_binder_pins_match_pyproject() -> None:
     assert "set -e" in post_build and "icebook.scenarios.build demo" in post_build
 
 
+def _wheel(folder: Path) -> Path:
+    """The wheel of this checkout, built into ``folder``."""
+    command = [sys.executable, "-m", "pip", "wheel", "--no-deps", "--no-build-isolation", "-q", "-w", str(folder)]
+    subprocess.run([*command, str(ROOT)], check=True)
+    return next(folder.glob("icebook-*.whl"))
+
+
 @pytest.fixture(scope="module")
 def wheel(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """The wheel pip builds from this checkout, built once for the tests that look inside it."""
-    out = tmp_path_factory.mktemp("wheel")
-    subprocess.run(
-        [
-            sys.executable,
-            "-m",
-            "pip",
-            "wheel",
-            "--no-deps",
-            "--no-build-isolation",
-            "-q",
-            "-w",
-            str(out),
-            str(ROOT),
-        ],
-        check=True,
-    )
-    return next(out.glob("icebook-*.whl"))
+    """The wheel pip builds from this checkout, built once for the tests of this module."""
+    return _wheel(tmp_path_factory.mktemp("wheel"))
 
 
 def test_wheel_ships_widgets_and_console_script(wheel: Path) -> None:
@@ -130,3 +121,80 @@ def test_wheel_ships_the_lake_browser(wheel: Path) -> None:
     assert any(n.startswith(f"{extension}static/remoteEntry.") for n in names)
     assert f"{data}etc/jupyter/jupyter_server_config.d/icebook.json" in names
     assert "icebook/server/handlers.py" in names
+
+
+def _fresh_install(wheel: Path, tmp_path: Path) -> Path:
+    """The wheel built from this checkout, installed into a new virtual environment whose other
+    dependencies come from this interpreter's site-packages (a path file: no network, no editable
+    install of the checkout). Returns the environment's bin folder."""
+    import sysconfig
+
+    env = tmp_path / "venv"
+    subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(env)], check=True)
+    python = env / "bin" / "python"
+    site = subprocess.run(
+        [str(python), "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])"],
+        check=True,
+        capture_output=True,
+        text=True,
+    ).stdout.strip()
+    deps = {sysconfig.get_paths()["purelib"], sysconfig.get_paths()["platlib"]}
+    (Path(site) / "icebook_test_deps.pth").write_text("\n".join(sorted(deps)) + "\n")
+    install = ["install", "-q", "--no-deps", "--no-index", "--ignore-installed", str(wheel)]
+    subprocess.run([sys.executable, "-m", "pip", "--python", str(python), *install], check=True)
+    return env / "bin"
+
+
+def test_wheel_runs_demo_lessons_and_book_outside_the_checkout(wheel: Path, warehouse: Path, tmp_path: Path) -> None:
+    import os
+
+    bin_dir = _fresh_install(wheel, tmp_path)
+    outside = tmp_path / "elsewhere"
+    outside.mkdir()
+    env = {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "VIRTUAL_ENV")}
+    env.update(ICEBOOK_DEMO_WAREHOUSE=str(warehouse), COLUMNS="100", PATH=f"{bin_dir}:{env['PATH']}")
+    # nbconvert's templates are data files of the environment the dependencies come from
+    env["JUPYTER_PATH"] = str(Path(sys.prefix) / "share" / "jupyter")
+
+    def icebook(*args: str) -> subprocess.CompletedProcess[str]:
+        return subprocess.run(
+            [str(bin_dir / "icebook"), *args], cwd=outside, env=env, capture_output=True, text=True, timeout=900
+        )
+
+    where = subprocess.run(
+        [
+            str(bin_dir / "python"),
+            "-c",
+            "import icebook, icebook.book as b; print(icebook.__file__, b.lessons_folder())",
+        ],
+        cwd=outside,
+        env=env,
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout
+    assert str(ROOT) not in where and str(tmp_path / "venv") in where  # the installed package, not the checkout
+
+    demo = icebook("demo")
+    assert demo.returncode == 0, demo.stderr
+    assert str(warehouse) in demo.stdout and "db/events" in demo.stdout and "Try next:" in demo.stdout
+
+    lessons = icebook("lessons", "lessons")
+    assert lessons.returncode == 0, lessons.stderr
+    copied = sorted(p.name for p in (outside / "lessons").glob("*.ipynb"))
+    assert copied == sorted(p.name for p in (ROOT / "notebooks").glob("*.ipynb"))
+
+    one = outside / "one-lesson"
+    one.mkdir()
+    (one / "70_files_and_names.ipynb").write_bytes((outside / "lessons" / "70_files_and_names.ipynb").read_bytes())
+    book = icebook("book", "book", "--lessons", str(one))
+    assert book.returncode == 0, book.stderr
+    index = (outside / "book" / "index.html").read_text()
+    assert "70_files_and_names.html" in index
+    assert "Traceback" not in (outside / "book" / "70_files_and_names.html").read_text()
+
+    empty = outside / "no-lessons"
+    empty.mkdir()
+    missing = icebook("book", "empty-book", "--lessons", str(empty))
+    assert missing.returncode == 1 and "no notebook" in missing.stderr
+    assert not (outside / "empty-book" / "index.html").exists()  # an error, never an empty book

@@ -7,9 +7,11 @@ A column of ints with a None in it would become float64 in ``pd.DataFrame(rows)`
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
-from typing import Any
+from typing import Any, Literal
 
 import pandas as pd
+
+from icebook.errors import NotFound
 
 
 def frame(rows: Iterable[Mapping[str, Any]], columns: Sequence[str], *, ints: Iterable[str] = ()) -> pd.DataFrame:
@@ -26,3 +28,26 @@ def frame(rows: Iterable[Mapping[str, Any]], columns: Sequence[str], *, ints: It
         else:
             data[c] = values
     return pd.DataFrame(data, columns=list(columns))
+
+
+def exact_frame(rows: Any) -> pd.DataFrame:
+    """Arrow rows as pandas that keep every value's type: each column a ``pd.ArrowDtype`` (a nullable
+    long stays a 64-bit integer, a date a date, a map a map), never numpy's float64 or datetime64."""
+    frame: pd.DataFrame = rows.to_pandas(types_mapper=pd.ArrowDtype)
+    return frame
+
+
+Output = Literal["pandas", "arrow", "polars"]
+
+
+def query_result(rows: Any, output: Output) -> Any:
+    """A query's Arrow result as the caller asked for it: ``exact_frame`` pandas, Arrow or polars."""
+    if output == "pandas":
+        return exact_frame(rows)
+    if output == "arrow":
+        return rows
+    if output == "polars":
+        import polars as pl
+
+        return pl.from_arrow(rows)
+    raise NotFound(f"output {output!r}", available=["pandas", "arrow", "polars"])

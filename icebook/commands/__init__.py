@@ -16,16 +16,22 @@ import argparse
 import io
 import re
 import shlex
+import shutil
+import textwrap
 from collections.abc import Sequence
+from pathlib import Path
 from typing import Any
 
 import pandas as pd
 
 from icebook import __version__
+from icebook.analysis._frames import exact_frame
 from icebook.analysis.resolve import AtRef
+from icebook.commands.lake import LAKE_COMMANDS, is_warehouse_directory, warehouse_tables
 from icebook.commands.maintenance import MAINTENANCE_COMMANDS
 from icebook.commands.model import (  # noqa: F401  (the grammar's public names live here too)
     BOTH,
+    GROUPS,
     NOTEBOOK,
     Arguments,
     Call,
@@ -45,6 +51,7 @@ from icebook.commands.model import (  # noqa: F401  (the grammar's public names 
     one_line,
 )
 from icebook.commands.timelapse import TIMELAPSE_COMMANDS
+from icebook.display.terminal import with_field_types
 from icebook.display.tree_render import MetadataTree
 from icebook.errors import EngineError
 from icebook.table import Table, catalog_listing, open_table, table_listing
@@ -107,16 +114,14 @@ def _open_arguments(p: argparse.ArgumentParser, _context: Context) -> None:
 def _tables_arguments(p: argparse.ArgumentParser, context: Context) -> None:
     what = "the open tables" if context is Context.NOTEBOOK else "a catalog or catalog.namespace is required"
     p.add_argument(
-        "namespace", nargs="?", help=f"catalog.namespace, or a catalog for all its namespaces ({what} without)"
+        "namespace",
+        nargs="?",
+        help=f"catalog.namespace, a catalog for all its namespaces, or a warehouse directory ({what} without)",
     )
 
 
 def _use_arguments(p: argparse.ArgumentParser, _context: Context) -> None:
     p.add_argument("name")
-
-
-def _demo_arguments(p: argparse.ArgumentParser, _context: Context) -> None:
-    p.add_argument("warehouse", nargs="?", default="demo", help="which warehouse to build (default: demo)")
 
 
 def _files(call: Call) -> pd.DataFrame:
@@ -190,18 +195,13 @@ def _run_sql_arrow(session: Session, current: Table, query: str, at: Any) -> pd.
     pushed into the scans)."""
     from icebook.engines import arrow_sql
 
-    frames = {name: table.lazy(at) for name, table in session.tables.items() if name != "t"}
-    frames["t"] = current.lazy(at)
+    sources = {name: table.sql_source(at) for name, table in session.tables.items() if name != "t"}
+    sources["t"] = current.sql_source(at)
     try:
-        return arrow_sql.sql(frames, query)
+        rows = arrow_sql.sql({n: s[0] for n, s in sources.items()}, query, sources=[s[1] for s in sources.values()])
     except EngineError as exc:
         raise CommandError(str(exc)) from None
-
-
-def _demo(call: Call) -> Text:
-    from icebook.scenarios.build import ensure_warehouse
-
-    return Text(str(ensure_warehouse(call.args.warehouse)))
+    return exact_frame(rows)
 
 
 def _cache_arguments(p: argparse.ArgumentParser, _context: Context) -> None:
@@ -241,6 +241,8 @@ def _use(call: Call) -> Table:
 
 def _tables(call: Call) -> pd.DataFrame:
     namespace = call.args.namespace
+    if namespace and is_warehouse_directory(namespace):
+        return warehouse_tables(Path(namespace))
     if namespace:
         return pd.DataFrame({"table": table_listing(namespace)})
     if call.context is Context.CLI:
@@ -260,6 +262,7 @@ def _catalogs(_call: Call) -> pd.DataFrame:
 
 
 COMMANDS: tuple[Command, ...] = (
+    *LAKE_COMMANDS,
     Command(
         name="open",
         help="open a table: a path, URI or catalog.db.table",
@@ -281,6 +284,7 @@ COMMANDS: tuple[Command, ...] = (
         help="the catalogs names resolve through (PyIceberg's configuration, Spark's session)",
         run=_catalogs,
         on_table=False,
+        group="lake",
     ),
     Command(
         name="tables",
@@ -288,19 +292,34 @@ COMMANDS: tuple[Command, ...] = (
         run=_tables,
         arguments=_tables_arguments,
         on_table=False,
+        group="lake",
     ),
-    Command(name="history", help="when each snapshot became current on main", run=lambda c: c.table.inspect.history()),
+    Command(
+        name="history",
+        help="when each snapshot became current on main",
+        run=lambda c: c.table.inspect.history(),
+        group="history",
+    ),
     Command(
         name="snapshots",
         help="every snapshot with its operation and summary",
         run=lambda c: c.table.inspect.snapshots(),
+        group="history",
     ),
-    Command(name="refs", help="branches and tags with retention", run=lambda c: c.table.inspect.refs()),
-    Command(name="lineage", help="the snapshot graph with branches and tags", run=lambda c: c.table.lineage()),
+    Command(
+        name="refs", help="branches and tags with retention", run=lambda c: c.table.inspect.refs(), group="history"
+    ),
+    Command(
+        name="lineage",
+        help="the snapshot graph with branches and tags",
+        run=lambda c: c.table.lineage(),
+        group="history",
+    ),
     Command(
         name="evolution",
         help="schema, partition spec and sort order timelines",
         run=lambda c: c.table.evolution(),
+        group="history",
     ),
     Command(
         name="explore",
@@ -321,12 +340,14 @@ COMMANDS: tuple[Command, ...] = (
         help="what changed between two points",
         run=lambda c: c.table.diff(c.args.a, c.args.b),
         arguments=_two_points,
+        group="history",
     ),
     Command(
         name="changes",
         help="rows inserted and deleted between two points",
         run=lambda c: c.table.changes(c.args.a, c.args.b),
         arguments=_two_points,
+        group="history",
     ),
     Command(
         name="explain",
@@ -334,6 +355,7 @@ COMMANDS: tuple[Command, ...] = (
         run=lambda c: Text(c.table.scan(at=c.args.at, filter=" ".join(c.args.expr) or None).explain()),
         arguments=_explain_arguments,
         verbatim="expr",
+        group="query",
     ),
     Command(
         name="sql",
@@ -341,6 +363,7 @@ COMMANDS: tuple[Command, ...] = (
         run=_sql,
         arguments=_sql_arguments,
         verbatim="query",
+        group="query",
     ),
     Command(
         name="branch",
@@ -348,6 +371,7 @@ COMMANDS: tuple[Command, ...] = (
         run=_ref_op,
         arguments=_branch_arguments,
         changes_table=True,
+        group="history",
     ),
     Command(
         name="tag",
@@ -355,6 +379,7 @@ COMMANDS: tuple[Command, ...] = (
         run=_ref_op,
         arguments=_tag_arguments,
         changes_table=True,
+        group="history",
     ),
     Command(
         name="rollback",
@@ -362,6 +387,7 @@ COMMANDS: tuple[Command, ...] = (
         run=lambda c: c.table.rollback(c.args.target),
         arguments=_target,
         changes_table=True,
+        group="history",
     ),
     Command(
         name="cherrypick",
@@ -369,13 +395,7 @@ COMMANDS: tuple[Command, ...] = (
         run=lambda c: c.table.cherry_pick(c.args.target),
         arguments=_target,
         changes_table=True,
-    ),
-    Command(
-        name="demo",
-        help="build the demo warehouse (once) and say where it is",
-        run=_demo,
-        arguments=_demo_arguments,
-        on_table=False,
+        group="history",
     ),
     Command(
         name="cache",
@@ -383,9 +403,16 @@ COMMANDS: tuple[Command, ...] = (
         run=_cache,
         arguments=_cache_arguments,
         on_table=False,
+        group="lake",
     ),
-    Command(name="version", help="the icebook version", run=lambda c: Text(f"icebook {__version__}"), on_table=False),
-    Command(name="help", help="list the commands", run=_help, on_table=False),
+    Command(
+        name="version",
+        help="the icebook version",
+        run=lambda c: Text(f"icebook {__version__}"),
+        on_table=False,
+        group="lake",
+    ),
+    Command(name="help", help="list the commands", run=_help, on_table=False, group="lake"),
     *MAINTENANCE_COMMANDS,
     *TIMELAPSE_COMMANDS,
 )
@@ -398,9 +425,17 @@ BY_NAME = {c.name: c for c in COMMANDS}
 def build_parser(context: Context) -> CommandParser:
     """The grammar in ``context``: every command of ``COMMANDS``, tables named as the context names them."""
     prog = "icebook" if context is Context.CLI else "%ice"
-    parser = CommandParser(prog=prog, description="See inside Apache Iceberg tables and travel through their history.")
+    parser = CommandParser(
+        prog=prog,
+        description="See inside Apache Iceberg tables and travel through their history.",
+        usage=f"{prog} COMMAND [options]".replace("%", "%%"),  # argparse formats usage with %
+        epilog=grouped_commands(context),
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
     parser.add_argument("--version", action=ShowVersion, nargs=0, help="print the icebook version")
-    sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=CommandParser)
+    sub = parser.add_subparsers(
+        dest="command", metavar="COMMAND", parser_class=CommandParser, help=argparse.SUPPRESS, prog=prog
+    )
     for command in COMMANDS:
         only = "" if context in command.contexts else " (notebook only)"
         p = sub.add_parser(command.name, help=command.help + only, description=command.help)
@@ -410,7 +445,33 @@ def build_parser(context: Context) -> CommandParser:
             else:
                 p.add_argument("--table", help="which open table (default: the current one)")
         command.arguments(p, context)
+        if context is Context.CLI:
+            shown = p.add_mutually_exclusive_group()
+            shown.add_argument("--wide", action="store_true", help="every column in full, whatever the width")
+            shown.add_argument("--json", action="store_true", help="rows as JSON (for scripts)")
+            shown.add_argument("--csv", action="store_true", help="rows as CSV (for scripts)")
     return parser
+
+
+def grouped_commands(context: Context) -> str:
+    """The commands by group (``GROUPS``), in the order they are declared, as ``--help`` lists them."""
+    prefix = "icebook" if context is Context.CLI else "%ice"
+    known = [g for g, _ in GROUPS]
+    width = max(len(c.name) for c in COMMANDS) + 2
+    columns = max(60, shutil.get_terminal_size().columns - 2)  # as argparse wraps its own help
+    lines = ["commands:"]
+    for group, about in (*GROUPS, ("other", "")):
+        members = [c for c in COMMANDS if (c.group if c.group in known else "other") == group]
+        if not members:
+            continue
+        lines += ["", f"  {group}: {about}" if about else f"  {group}:"]
+        for c in members:
+            only = "" if context in c.contexts else " (notebook only)"
+            lines += textwrap.wrap(
+                c.help + only, columns, initial_indent=f"    {c.name:<{width}}", subsequent_indent=" " * (width + 4)
+            )
+    lines += ["", f"{prefix} COMMAND --help: the command's own options"]
+    return "\n".join(lines)
 
 
 def parse(parser: argparse.ArgumentParser, line: str | Sequence[str]) -> argparse.Namespace:
@@ -439,6 +500,8 @@ def parse_cell(parser: argparse.ArgumentParser, line: str, cell: str) -> argpars
 
 
 _OPTION = re.compile(r"-{1,2}[A-Za-z][\w-]*$")
+FLAGS = frozenset({"--wide", "--json", "--csv"})
+"""Options of the command line that take no value (how a result is shown)."""
 
 
 def _line_words(line: str) -> list[str]:
@@ -458,8 +521,8 @@ def _line_words(line: str) -> list[str]:
         if command is None:
             command = BY_NAME.get(word)
             words.append(word)
-            if command is None or command.verbatim is None:
-                return words + shlex.split(line[stream.tell() :])
+            if command is None or command.verbatim is None:  # a trailing ``# note`` is a comment, as in a shell
+                return words + shlex.split(line[stream.tell() :], comments=True)
             continue
         if _OPTION.match(word):
             value = lexer.get_token()
@@ -481,7 +544,10 @@ def _options_first(words: list[str]) -> list[str]:
         if words[i] == "--":
             rest += words[i:]
             break
-        if _OPTION.match(words[i]) and i + 1 < len(words):
+        if words[i] in FLAGS:
+            options.append(words[i])
+            i += 1
+        elif _OPTION.match(words[i]) and i + 1 < len(words):
             options += words[i : i + 2]
             i += 2
         else:
@@ -507,6 +573,8 @@ def execute(args: argparse.Namespace, session: Session, context: Context, parser
             name = args.table or session.current
             session.get(name)
     result = command.run(Call(args=args, context=context, session=session, parser=parser, table_name=name))
+    if isinstance(result, pd.DataFrame) and name is not None:  # its bounds shown decoded, by their columns' types
+        with_field_types(result, session.get(name).metadata.schemas.values())
     changed = result if isinstance(result, Table) else getattr(result, "table", None)
     if command.changes_table and isinstance(changed, Table) and name is not None:
         session.tables[name] = changed  # the open table now shows the new state (a dry run returns none)

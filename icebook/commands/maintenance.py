@@ -131,7 +131,10 @@ def _table_command(name: str, method: str, text: str, *, at: bool) -> Command:
         reader: Callable[..., Any] = getattr(call.table.inspect, method)
         return reader(at=call.args.at) if at else reader()
 
-    return Command(name=name, help=text, run=run, arguments=at_argument if at else _no_at)
+    # A snapshot's tables are explored; the tables over every snapshot are its history.
+    return Command(
+        name=name, help=text, run=run, arguments=at_argument if at else _no_at, group="explore" if at else "history"
+    )
 
 
 def _no_at(_p: argparse.ArgumentParser, _context: Context) -> None:
@@ -146,6 +149,7 @@ MAINTENANCE_COMMANDS: tuple[Command, ...] = (
         run=_health,
         arguments=_health_arguments,
         on_table=False,
+        group="maintenance",
     ),
     Command(
         name="maintain",
@@ -153,6 +157,7 @@ MAINTENANCE_COMMANDS: tuple[Command, ...] = (
         run=_maintain,
         arguments=_maintain_arguments,
         changes_table=True,
+        group="maintenance",
     ),
     _table_command("entries", "entries", "every manifest entry of a snapshot (the entries table)", at=True),
     _table_command("partitions", "partitions", "records, files and deletes per partition", at=True),

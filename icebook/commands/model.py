@@ -137,6 +137,18 @@ class Command:
     options is taken as written, with its own quotes, not split like a shell would."""
     changes_table: bool = False
     """Writes to the table (through Spark) and returns it reopened."""
+    group: str = "explore"
+    """Where ``--help`` lists it: one of ``GROUPS``."""
+
+
+GROUPS: tuple[tuple[str, str], ...] = (
+    ("explore", "see inside a table"),
+    ("history", "snapshots, refs and what changed"),
+    ("query", "read rows"),
+    ("maintenance", "debt and the procedures that pay it"),
+    ("lake", "catalogs, warehouses, the demo, lessons and icebook itself"),
+)
+"""The groups of ``--help``, in the order a newcomer needs them."""
 
 
 def at_argument(p: argparse.ArgumentParser, _context: Context) -> None:

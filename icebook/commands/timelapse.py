@@ -32,6 +32,7 @@ TIMELAPSE_COMMANDS = (
         help="replay the table through its history: one frame per snapshot, growth, deletes, partitions",
         run=_timelapse,
         arguments=_arguments,
+        group="history",
     ),
 )
 

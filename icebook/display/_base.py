@@ -9,6 +9,7 @@ from __future__ import annotations
 import enum
 import html
 from collections.abc import Iterable, Mapping, Sequence
+from decimal import Decimal
 from typing import Any
 
 import pandas as pd
@@ -124,8 +125,11 @@ def _is_nan(value: Any) -> bool:
 
 
 def cell_text(value: Any, limit: int = 200) -> str:
-    """A short plain-text form of one cell (bytes as hex, long text cut)."""
-    if value is None:
+    """A short plain-text form of one cell (bytes as hex, long text cut; lists, maps held as key-value
+    pairs and decimals as the terminal writes them, ``terminal.value_text``)."""
+    from icebook.display.terminal import value_text
+
+    if value is None or value is pd.NA:
         return "null"
     if isinstance(value, float) and value != value:
         return "NaN"
@@ -133,6 +137,8 @@ def cell_text(value: Any, limit: int = 200) -> str:
         text = "0x" + bytes(value).hex().upper()
     elif isinstance(value, Mapping):
         text = "{" + ", ".join(f"{k}: {cell_text(v, 60)}" for k, v in value.items()) + "}"
+    elif isinstance(value, (list, tuple, Decimal)) or type(value).__name__ == "ndarray":
+        text = value_text(value)
     else:
         text = str(value)
     return text if len(text) <= limit else text[: limit - 1] + "…"

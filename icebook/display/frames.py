@@ -1,4 +1,4 @@
-"""DataFrames as icebook shows them: text for the terminal, and a row limit in notebooks that leaves
+"""DataFrames as icebook shows them: text for the terminal (``display/terminal.py``), and a row limit in notebooks that leaves
 pandas' global display options alone."""
 
 from __future__ import annotations
@@ -7,16 +7,7 @@ from typing import Any, ClassVar
 
 import pandas as pd
 
-TEXT_COLUMN_WIDTH = 80
-TEXT_WIDTH = 200
-
-
-def frame_text(df: pd.DataFrame) -> str:
-    """Every row of ``df`` as aligned text (long cells cut), or ``(no rows)``."""
-    if not len(df):
-        return "(no rows)"
-    with pd.option_context("display.max_colwidth", TEXT_COLUMN_WIDTH, "display.width", TEXT_WIDTH):
-        return df.to_string(index=False)
+from icebook.display.terminal import frame_text
 
 
 class ShownFrame(pd.DataFrame):
@@ -51,6 +42,10 @@ def limited(result: Any, rows: int) -> Any:
     """``result`` ready for a notebook cell: a DataFrame shown with at most ``rows`` rows, else itself."""
     if isinstance(result, pd.DataFrame):
         shown = ShownFrame(result)
+        shown.attrs.update(result.attrs)  # what the frame says of itself (its fields' types) goes along
         shown.display_rows = rows
         return shown
     return result
+
+
+__all__ = ["ShownFrame", "frame_text", "limited"]

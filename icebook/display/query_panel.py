@@ -13,6 +13,7 @@ from typing import Any
 import ipywidgets as W
 import pandas as pd
 
+from icebook.analysis._frames import exact_frame
 from icebook.analysis.scan.planner import plan_scan
 from icebook.display._base import StaticHTML, TableLike, esc, frame, frame_table_html
 from icebook.display.summary import plan_text
@@ -119,7 +120,7 @@ class QueryPanel(StaticHTML, W.VBox):  # type: ignore[misc]
                 self.result = result if isinstance(result, pd.DataFrame) else pd.DataFrame(result)
             else:
                 arrow = self._table.read(at, filter=self.filter.value.strip() or None, engine="arrow")
-                self.result = arrow.to_pandas()
+                self.result = exact_frame(arrow)
         except Exception as exc:  # the panel shows the failure; the user fixes the query and runs again
             self.result = None
             self.status.value = f'<span class="icebook ib-error">{esc(type(exc).__name__)}: {esc(exc)}</span>'

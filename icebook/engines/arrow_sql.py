@@ -17,10 +17,9 @@ from __future__ import annotations
 
 import datetime as _dt
 import json
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterator, Mapping, Sequence
 from typing import Any
 
-import pandas as pd
 import polars as pl
 import pyarrow as pa
 import pyarrow.ipc
@@ -31,6 +30,7 @@ from icebook.analysis.expr.nodes import Expr, FilterError
 from icebook.analysis.resolve import snapshot_schema
 from icebook.analysis.store.table_like import TableLike
 from icebook.engines.arrow import read
+from icebook.engines.sql_names import spark_names
 from icebook.errors import EngineError
 from icebook.spec.schema import Schema
 from icebook.spec.snapshots import Snapshot
@@ -41,6 +41,11 @@ _COMPARE = {"Eq": "=", "NotEq": "!=", "Lt": "<", "LtEq": "<=", "Gt": ">", "GtEq"
 _UNIT = {"Nanoseconds": 1_000, "Microseconds": 1, "Milliseconds": 1 / 1_000}
 
 
+def scan_schema(table: TableLike, snapshot: Snapshot, *, schema: Schema | None = None) -> pa.Schema:
+    """The Arrow schema of ``lazy_scan``'s rows (no file is opened)."""
+    return read(table, snapshot, nodes.AlwaysFalse(), schema=schema or snapshot_schema(table.metadata, snapshot)).schema
+
+
 def lazy_scan(table: TableLike, snapshot: Snapshot, *, schema: Schema | None = None) -> pl.LazyFrame:
     """``snapshot`` of ``table`` as a polars lazy frame that pushes projection and filters into icebook's scan.
 
@@ -49,7 +54,7 @@ def lazy_scan(table: TableLike, snapshot: Snapshot, *, schema: Schema | None = N
 
     read_schema = schema or snapshot_schema(table.metadata, snapshot)
     names = [f.name for f in read_schema.columns]
-    arrow_schema = read(table, snapshot, nodes.AlwaysFalse(), schema=read_schema).schema  # no file is opened
+    arrow_schema = scan_schema(table, snapshot, schema=read_schema)
     polars_schema = pl.from_arrow(arrow_schema.empty_table()).schema  # type: ignore[union-attr]
 
     def source(
@@ -76,8 +81,10 @@ def lazy_scan(table: TableLike, snapshot: Snapshot, *, schema: Schema | None = N
     return register_io_source(source, schema=polars_schema, explain_name="icebook")
 
 
-def sql(tables: Mapping[str, pl.LazyFrame], query: str) -> pd.DataFrame:
-    """``query`` over lazy scans registered by name (``lazy_scan``), as pandas."""
+def sql(tables: Mapping[str, pl.LazyFrame], query: str, *, sources: Sequence[pa.Schema] = ()) -> pa.Table:
+    """``query`` over lazy scans registered by name (``lazy_scan``), as Arrow shaped as Spark answers it:
+    columns named as Spark names them, and a column that comes from a table (``sources``: the tables'
+    ``scan_schema``) in that column's Arrow type (polars holds a map as a list of key-value structs)."""
     context = pl.SQLContext()
     for name, frame in tables.items():
         context.register(name, frame)
@@ -86,7 +93,58 @@ def sql(tables: Mapping[str, pl.LazyFrame], query: str) -> pd.DataFrame:
     except Exception as exc:  # polars raises its own SQL and compute error types
         text = str(exc).strip()
         raise EngineError(f"SQL (arrow engine): {text.splitlines()[0] if text else type(exc).__name__}") from None
-    return result.to_pandas()
+    arrow = result.to_arrow(compat_level=pl.CompatLevel.oldest())
+    known = {f.name: f.type for schema in sources for f in schema}
+    columns = [
+        _conform(column, known.get(name)) for name, column in zip(arrow.column_names, arrow.columns, strict=True)
+    ]
+    names = spark_names(query)
+    if names is None or len(names) != len(columns):
+        names = [None] * len(columns)
+    final = [spark or ours for spark, ours in zip(names, arrow.column_names, strict=True)]
+    return pa.Table.from_arrays(columns, names=final)
+
+
+def _conform(column: pa.ChunkedArray, source: pa.DataType | None) -> pa.ChunkedArray:
+    """``column`` with Spark's Arrow types: 32-bit offsets (string, binary, list), and a column read from a
+    table in that column's own type (maps rebuilt from polars' list of key-value structs)."""
+    target = source if source is not None else _small(column.type)
+    if column.type == target:
+        return column
+    try:
+        return pa.chunked_array([_rebuilt(chunk, target) for chunk in column.chunks], type=target)
+    except (pa.ArrowInvalid, pa.ArrowNotImplementedError, TypeError, ValueError):
+        return column if source is None else _conform(column, None)  # a different column of the same name
+
+
+def _small(t: pa.DataType) -> pa.DataType:
+    if pa.types.is_large_string(t) or pa.types.is_string_view(t):
+        return pa.string()
+    if pa.types.is_large_binary(t) or pa.types.is_binary_view(t):
+        return pa.binary()
+    if pa.types.is_large_list(t) or pa.types.is_list(t):
+        return pa.list_(pa.field(t.value_field.name, _small(t.value_type), t.value_field.nullable))
+    if pa.types.is_struct(t):
+        return pa.struct([pa.field(f.name, _small(f.type), f.nullable) for f in t])
+    return t
+
+
+def _rebuilt(array: pa.Array, target: pa.DataType) -> pa.Array:
+    is_list = pa.types.is_large_list(array.type) or pa.types.is_list(array.type)
+    if is_list and (pa.types.is_map(target) or pa.types.is_list(target)):
+        offsets = array.offsets.to_numpy()
+        first, last = int(offsets[0]), int(offsets[-1])
+        values = array.values.slice(first, last - first)
+        starts = pa.array(offsets - first, pa.int32())
+        mask = array.is_null()
+        if pa.types.is_map(target):
+            keys, items = _rebuilt(values.field(0), target.key_type), _rebuilt(values.field(1), target.item_type)
+            return pa.MapArray.from_arrays(starts, keys, items, type=target, mask=mask)
+        return pa.ListArray.from_arrays(starts, _rebuilt(values, target.value_type), type=target, mask=mask)
+    if pa.types.is_struct(target) and pa.types.is_struct(array.type):
+        children = [_rebuilt(array.field(f.name), f.type) for f in target]
+        return pa.StructArray.from_arrays(children, fields=list(target), mask=array.is_null())
+    return array.cast(target)
 
 
 # ------------------------------------------------------------------------------------------ the predicate
@@ -261,4 +319,4 @@ def _series(node: Any) -> list[Any] | None:
     return values
 
 
-__all__ = ["lazy_scan", "pushdown_filter", "sql"]
+__all__ = ["lazy_scan", "pushdown_filter", "scan_schema", "sql"]

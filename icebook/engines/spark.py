@@ -270,7 +270,8 @@ def read(
 
 
 def sql(location: str, query: str, point: SparkPoint, *, identifier: str | None = None, as_spark: bool = False) -> Any:
-    """Run ``query`` with the table bound as the temporary view ``t``, pinned to ``point``."""
+    """Run ``query`` with the table bound as the temporary view ``t``, pinned to ``point``: Spark's result
+    collected as Arrow (Spark's own types and names), or the Spark DataFrame with ``as_spark``."""
     spark = get_session()
     df = dataframe(location, point, identifier=identifier)
     with spark_errors(f"running {query.strip()[:80]!r}"):
@@ -278,7 +279,7 @@ def sql(location: str, query: str, point: SparkPoint, *, identifier: str | None 
         result = spark.sql(query)
         if as_spark:
             return result
-        return to_arrow(result).to_pandas()
+        return to_arrow(result)
 
 
 # ---------------------------------------------------------------------- writes (only when asked)

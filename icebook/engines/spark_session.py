@@ -231,6 +231,31 @@ def catalog_configured_for_startup(name: str) -> bool:
     return False
 
 
+def spark_log_level() -> str:
+    """The level of Spark's own log: ``ICEBOOK_SPARK_LOG`` (e.g. WARN, INFO) when asked, else ERROR."""
+    return os.environ.get("ICEBOOK_SPARK_LOG", "").strip().upper() or "ERROR"
+
+
+def _log_settings() -> dict[str, str]:
+    """The driver's log4j2 configuration at ``spark_log_level`` from its first line: without one, Spark
+    logs WARN lines (the native Hadoop library, the default level) before ``setLogLevel`` can run."""
+    level = spark_log_level()
+    config = Path(tempfile.gettempdir()) / f"icebook-log4j2-v2-{level.lower()}-{os.getuid()}.properties"
+    if not config.is_file():  # written whole, then renamed: another kernel may read it at once
+        partial = config.with_name(f"{config.name}.{os.getpid()}")
+        partial.write_text(
+            f"rootLogger.level = {level.lower()}\nrootLogger.appenderRef.stderr.ref = console\n"
+            "appender.console.type = Console\nappender.console.name = console\nappender.console.target = SYSTEM_ERR\n"
+            "appender.console.layout.type = PatternLayout\n"
+            "appender.console.layout.pattern = %d{yy/MM/dd HH:mm:ss} %p %c{1}: %m%n%ex\n"
+            # the shell's logger at the same level: Spark then prints no "Setting default log level" note
+            f"logger.gateway.name = org.apache.spark.api.python.PythonGatewayServer\nlogger.gateway.level = {level.lower()}\n"
+            f"logger.repl.name = org.apache.spark.repl.Main\nlogger.repl.level = {level.lower()}\n"
+        )
+        os.replace(partial, config)
+    return {"spark.driver.extraJavaOptions": f"-Dlog4j2.configurationFile={config.as_uri()}"}
+
+
 def _start(
     *,
     master: str | None,
@@ -277,6 +302,7 @@ def _start(
         "spark.driver.bindAddress": "127.0.0.1",
         "spark.driver.host": "127.0.0.1",
     }
+    settings.update(_log_settings())
     settings.update(conf)
     for key, value in settings.items():
         builder = builder.config(key, value)
@@ -284,7 +310,7 @@ def _start(
     if progress:
         _progress("icebook: starting Spark with Iceberg (about 10 s)...")
     session = builder.getOrCreate()
-    session.sparkContext.setLogLevel("ERROR")
+    session.sparkContext.setLogLevel(spark_log_level())
     if progress:
         _progress(f"icebook: Spark {session.version} ready in {time.monotonic() - started:.1f} s")
     return session

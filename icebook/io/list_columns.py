@@ -47,9 +47,9 @@ def read_list_columns(fileio: FileIO, paths: Sequence[str], *, progress: bool = 
     starts = list(range(0, len(paths), _BATCH))
     bar = None
     if progress and len(paths) >= _PROGRESS_LISTS:
-        from tqdm.auto import tqdm
+        from icebook.io.progress import progress_bar
 
-        bar = tqdm(total=len(paths), unit="list", desc="reading manifest lists", leave=False)
+        bar = progress_bar(len(paths), unit="list", desc="reading manifest lists", leave=False)
 
     def batch(start: int) -> pa.Table:
         table = _batch(fileio, paths[start : start + _BATCH], start, local)

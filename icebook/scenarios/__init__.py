@@ -10,6 +10,7 @@ from icebook.scenarios.debt import DEBT
 from icebook.scenarios.dv_v3 import DV_V3
 from icebook.scenarios.equality_deletes import EQUALITY_DELETES
 from icebook.scenarios.events import EVENTS
+from icebook.scenarios.exact_values import EXACT_VALUES
 from icebook.scenarios.file_formats import FILE_FORMATS
 from icebook.scenarios.growth import GROWTH
 from icebook.scenarios.history import HISTORY
@@ -39,6 +40,7 @@ SCENARIOS: dict[str, Scenario] = {
         SORT_ORDER,
         HISTORY,
         GROWTH,
+        EXACT_VALUES,
     )
 }
 

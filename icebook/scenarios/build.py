@@ -7,6 +7,7 @@ A file lock keeps two processes (a test run and a notebook) from building the sa
 
 from __future__ import annotations
 
+import argparse
 import fcntl
 import hashlib
 import json
@@ -21,9 +22,12 @@ from typing import Any
 
 from icebook.engines.spark_session import ICEBERG_VERSION, check_writable, get_session
 from icebook.errors import EngineError, NotFound
+from icebook.io.progress import progress_bar
 from icebook.scenarios import SCENARIOS, Scenario
 
 MARKER = ".icebook-built.json"
+WAREHOUSE_KINDS = ("demo", "test")
+"""The warehouses people build by name: ``demo`` for people, ``test`` for the test suite."""
 CATALOG = "lake"
 NAMESPACE = "db"
 
@@ -167,9 +171,13 @@ def build_warehouse(warehouse: Path, scenarios: list[Scenario], *, progress: boo
 
 
 def _progress_bar(total: int, enabled: bool) -> Any:
-    from tqdm.auto import tqdm
+    """A bar of scenario steps, shown only when ``enabled`` and someone watches (``progress_wanted``)."""
+    bar = progress_bar(total, unit="step") if enabled else None
+    if bar is None:
+        from tqdm.auto import tqdm
 
-    return tqdm(total=total, unit="step", file=sys.stderr, disable=not enabled)
+        return tqdm(total=total, disable=True)
+    return bar
 
 
 def demo_warehouse() -> Path:
@@ -201,10 +209,10 @@ def built_steps(name: str) -> list[dict[str, str]]:
 
 def main(argv: list[str] | None = None) -> int:
     """``python -m icebook.scenarios.build [demo|test]``: build a warehouse and print its path."""
-    args = sys.argv[1:] if argv is None else argv
-    kind = args[0] if args else "demo"
-    path = ensure_warehouse(kind)
-    print(path)
+    parser = argparse.ArgumentParser(prog="python -m icebook.scenarios.build", description="Build a warehouse.")
+    parser.add_argument("kind", nargs="?", default="demo", choices=WAREHOUSE_KINDS, help="which (default: demo)")
+    args = parser.parse_args(sys.argv[1:] if argv is None else argv)
+    print(ensure_warehouse(args.kind))
     return 0
 
 

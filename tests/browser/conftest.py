@@ -26,7 +26,7 @@ from _lab import (
     start_lab,
     stop_lab,
 )
-from _lake import HOSTILE_NAMESPACE, HOSTILE_TABLE, LAKE_EXTENSION, LakeCatalogs
+from _lake_catalogs import HOSTILE_NAMESPACE, HOSTILE_TABLE, LAKE_EXTENSION, LakeCatalogs
 from playwright.sync_api import Browser, ConsoleMessage, Error, Playwright, Route, expect, sync_playwright
 
 

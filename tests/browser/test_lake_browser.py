@@ -23,7 +23,7 @@ from _lab import (
     dismiss_dialogs,
     wait_for_idle,
 )
-from _lake import HOSTILE_NAMESPACE, HOSTILE_TABLE, LAKE_EXTENSION, LakeCatalogs
+from _lake_catalogs import HOSTILE_NAMESPACE, HOSTILE_TABLE, LAKE_EXTENSION, LakeCatalogs
 from playwright.sync_api import Locator, Page, expect
 
 from icebook.scenarios.sql_catalog import NAMESPACE, PYICEBERG_SCENARIOS

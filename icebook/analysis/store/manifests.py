@@ -227,9 +227,9 @@ def parallel_map(
         return [fn(item) for item in items]
     bar = None
     if progress and len(items) >= _PROGRESS_THRESHOLD:
-        from tqdm.auto import tqdm
+        from icebook.io.progress import progress_bar
 
-        bar = tqdm(total=len(items), unit=label[:-1], desc=f"reading {label}", leave=False)
+        bar = progress_bar(len(items), unit=label[:-1], desc=f"reading {label}", leave=False)
     try:
         with ThreadPoolExecutor(max_workers=4) as pool:
             results = []
