@@ -46,7 +46,8 @@ from icebook.analysis.maintenance.health_sections import (
 )
 from icebook.analysis.maintenance.orphans import OrphanReport, find_orphans
 from icebook.analysis.maintenance.rewrite_previews import ManifestRewritePreview, manifest_rewrite_preview
-from icebook.analysis.scan.planner import Level, plan_scan
+from icebook.analysis.scan.model import Level
+from icebook.analysis.scan.planner import plan_scan
 from icebook.analysis.store.table_like import TableLike
 from icebook.errors import IcebookError, PropertyError
 from icebook.io.fileio import FileIO
