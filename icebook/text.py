@@ -1,9 +1,10 @@
 """Pure text helpers every layer shares: byte sizes, durations, times (milliseconds since the epoch, UTC) and
-Spark's TIMESTAMP literal. Standard library only, importable from anywhere (like ``icebook.errors``)."""
+Spark SQL's literals and procedure calls. Standard library only, importable from anywhere (like ``icebook.errors``)."""
 
 from __future__ import annotations
 
 import datetime as _dt
+from collections.abc import Iterable
 
 MISSING = "–"
 """What a value that is not known reads as."""
@@ -72,6 +73,19 @@ def spark_timestamp(ms: int) -> str:
     return f"TIMESTAMP '{utc_from_ms(ms).strftime('%Y-%m-%d %H:%M:%S.%f')}'"
 
 
+def spark_string(text: str) -> str:
+    """A Spark SQL string literal (backslash and quote escaped)."""
+    return "'" + text.replace("\\", "\\\\").replace("'", "\\'") + "'"
+
+
+def spark_call(identifier: str, procedure: str, args: Iterable[tuple[str, str]] = ()) -> str:
+    """``CALL <catalog>.system.<procedure>(table => '<db.table>', name => value, ...)`` for the table
+    ``identifier`` (``catalog.db.table``); ``args`` are (name, Spark SQL value) pairs."""
+    catalog, _, table = identifier.partition(".")
+    rendered = [f"table => {spark_string(table)}", *(f"{name} => {value}" for name, value in args)]
+    return f"CALL {catalog}.system.{procedure}({', '.join(rendered)})"
+
+
 __all__ = [
     "BYTE_UNITS",
     "EPOCH",
@@ -80,6 +94,8 @@ __all__ = [
     "duration",
     "iso_utc",
     "short_byte_size",
+    "spark_call",
+    "spark_string",
     "spark_timestamp",
     "utc_from_ms",
     "utc_text",

@@ -25,7 +25,8 @@ from icebook.analysis.arrow_types import arrow_type, row_type, uuid_as_string
 from icebook.analysis.expr.binding import convert_literal
 from icebook.analysis.expr.filter_arrow import to_arrow
 from icebook.analysis.expr.nodes import AlwaysTrue, Expr, referenced_ids
-from icebook.analysis.scan.planner import ScanFile, ScanPlan, ScanTask, plan_scan
+from icebook.analysis.scan.model import ScanFile, ScanTask
+from icebook.analysis.scan.planner import ScanPlan, plan_scan
 from icebook.analysis.store.table_like import TableLike
 from icebook.errors import EngineError, IcebookError, MetadataError, NotFound, UnsupportedFeature
 from icebook.io.datafiles import field_id, open_data_file

@@ -332,14 +332,3 @@ def retention_sql(ms: int | _dt.timedelta | None) -> str:
         if total_ms % size == 0 and total_ms > 0:
             return f"{total_ms // size} {unit}"
     raise OptionError(f"retention {ms} must be a positive whole number of minutes")
-
-
-def split_identifier(identifier: str) -> tuple[str, str]:
-    """``catalog.db.table`` -> (``catalog``, ``db.table``) for stored procedures."""
-    catalog, _, rest = identifier.partition(".")
-    return catalog, rest
-
-
-def sql_string(text: str) -> str:
-    """A Spark SQL string literal (backslash and quote escaped)."""
-    return "'" + text.replace("\\", "\\\\").replace("'", "\\'") + "'"

@@ -11,28 +11,21 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from icebook.engines.spark import spark_errors, split_identifier, sql_string
+from icebook.engines.spark import spark_errors
 from icebook.engines.spark_session import get_session
-from icebook.text import spark_timestamp
+from icebook.text import spark_call, spark_string, spark_timestamp
 
 
 def options_sql(options: Mapping[str, Any]) -> str:
     """``map('k', 'v', ...)`` for a procedure's ``options`` argument."""
-    pairs = ", ".join(f"{sql_string(str(k))}, {sql_string(str(v))}" for k, v in options.items())
+    pairs = ", ".join(f"{spark_string(str(k))}, {spark_string(str(v))}" for k, v in options.items())
     return f"map({pairs})"
-
-
-def call_sql(identifier: str, procedure: str, args: Mapping[str, str]) -> str:
-    """``CALL <catalog>.system.<procedure>(table => '<db.table>', name => value, ...)``; values are SQL."""
-    catalog, table = split_identifier(identifier)
-    rendered = [f"table => {sql_string(table)}", *(f"{k} => {v}" for k, v in args.items())]
-    return f"CALL {catalog}.system.{procedure}({', '.join(rendered)})"
 
 
 def call(identifier: str, procedure: str, args: Mapping[str, str]) -> list[dict[str, Any]]:
     """Run one procedure and return its output rows."""
     spark = get_session()
-    statement = call_sql(identifier, procedure, args)
+    statement = spark_call(identifier, procedure, args.items())
     with spark_errors(f"running {statement[:200]!r}"):
         rows = spark.sql(statement).collect()
         spark.sql(f"REFRESH TABLE {identifier}")
@@ -65,7 +58,7 @@ def remove_orphan_files(
     if older_than_ms is not None:
         args["older_than"] = spark_timestamp(older_than_ms)
     if location is not None:
-        args["location"] = sql_string(location)
+        args["location"] = spark_string(location)
     if dry_run:
         args["dry_run"] = "true"
     return [str(r["orphan_file_location"]) for r in call(identifier, "remove_orphan_files", args)]
@@ -78,7 +71,7 @@ def rewrite_data_files(
     if options:
         args["options"] = options_sql(options)
     if where:
-        args["where"] = sql_string(where)
+        args["where"] = spark_string(where)
     rows = call(identifier, "rewrite_data_files", args)
     return rows[0] if rows else {}
 
@@ -101,7 +94,6 @@ def rewrite_position_delete_files(identifier: str, *, options: Mapping[str, Any]
 
 __all__ = [
     "call",
-    "call_sql",
     "expire_snapshots",
     "options_sql",
     "remove_orphan_files",

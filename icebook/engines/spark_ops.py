@@ -8,8 +8,8 @@ from __future__ import annotations
 
 import datetime as _dt
 
-from icebook.engines.spark import get_session, retention_sql, run, spark_errors, split_identifier, sql_string
-from icebook.text import spark_timestamp
+from icebook.engines.spark import get_session, retention_sql, run, spark_errors
+from icebook.text import spark_call, spark_string, spark_timestamp
 
 
 def _as_of(snapshot_id: int | None) -> str:
@@ -73,31 +73,23 @@ def drop_tag(identifier: str, name: str) -> None:
 
 
 def fast_forward(identifier: str, branch: str, to: str) -> None:
-    catalog, table = split_identifier(identifier)
-    run(
-        f"CALL {catalog}.system.fast_forward(table => {sql_string(table)}, "
-        f"branch => {sql_string(branch)}, to => {sql_string(to)})"
-    )
+    run(spark_call(identifier, "fast_forward", [("branch", spark_string(branch)), ("to", spark_string(to))]))
 
 
 def cherry_pick(identifier: str, snapshot_id: int) -> None:
-    catalog, table = split_identifier(identifier)
-    run(f"CALL {catalog}.system.cherrypick_snapshot({sql_string(table)}, {int(snapshot_id)})")
+    run(spark_call(identifier, "cherrypick_snapshot", [("snapshot_id", str(int(snapshot_id)))]))
 
 
 def rollback_to_snapshot(identifier: str, snapshot_id: int) -> None:
-    catalog, table = split_identifier(identifier)
-    run(f"CALL {catalog}.system.rollback_to_snapshot({sql_string(table)}, {int(snapshot_id)})")
+    run(spark_call(identifier, "rollback_to_snapshot", [("snapshot_id", str(int(snapshot_id)))]))
 
 
 def rollback_to_time(identifier: str, when_ms: int) -> None:
-    catalog, table = split_identifier(identifier)
-    run(f"CALL {catalog}.system.rollback_to_timestamp({sql_string(table)}, {spark_timestamp(when_ms)})")
+    run(spark_call(identifier, "rollback_to_timestamp", [("timestamp", spark_timestamp(when_ms))]))
 
 
 def set_current_snapshot(identifier: str, snapshot_id: int) -> None:
-    catalog, table = split_identifier(identifier)
-    run(f"CALL {catalog}.system.set_current_snapshot({sql_string(table)}, {int(snapshot_id)})")
+    run(spark_call(identifier, "set_current_snapshot", [("snapshot_id", str(int(snapshot_id)))]))
 
 
 def enable_wap(identifier: str) -> None:
@@ -115,15 +107,11 @@ def copy_table(identifier: str, source_location: str, target_location: str) -> i
 
     import pyarrow.fs as pafs
 
-    catalog, table = split_identifier(identifier)
     source = source_location.removeprefix("file:").rstrip("/")
     target = target_location.removeprefix("file:").rstrip("/")
     with tempfile.TemporaryDirectory(prefix="icebook-copy-") as staging:
-        statement = (
-            f"CALL {catalog}.system.rewrite_table_path(table => {sql_string(table)}, "
-            f"source_prefix => {sql_string(source)}, target_prefix => {sql_string(target)}, "
-            f"staging_location => {sql_string(staging)})"
-        )
+        paths = {"source_prefix": source, "target_prefix": target, "staging_location": staging}
+        statement = spark_call(identifier, "rewrite_table_path", [(k, spark_string(v)) for k, v in paths.items()])
         with spark_errors(f"copying {identifier} to {target}"):
             listing = Path(str(get_session().sql(statement).collect()[0].file_list_location).removeprefix("file:"))
         # The file list is a CSV of "source,target" lines: one file, or a folder of part files.

@@ -29,7 +29,7 @@ from icebook.scenarios.javaapi import (
     write_data_file,
     write_position_deletes,
 )
-from icebook.scenarios.model import Claims, Scenario, Step
+from icebook.scenarios.model import MERGE_ON_READ, Claims, Scenario, Step, create_table
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -239,11 +239,12 @@ CONCURRENT_WRITES = Scenario(
     version=1,
     title="Two writers racing: a retried append, and the delete, overwrite and compaction conflicts that fail",
     steps=(
-        Step(
-            narrative="Create a v2 table partitioned by region; row-level deletes are merge-on-read.",
-            sql="""CREATE TABLE {table} (id INT, region STRING, qty INT) USING iceberg PARTITIONED BY (region)
-            TBLPROPERTIES ('format-version'='2', 'write.delete.mode'='merge-on-read',
-                           'write.update.mode'='merge-on-read', 'write.merge.mode'='merge-on-read')""",
+        create_table(
+            "Create a v2 table partitioned by region; row-level deletes are merge-on-read.",
+            columns="id INT, region STRING, qty INT",
+            format_version=2,
+            partitioned_by="region",
+            properties=MERGE_ON_READ,
         ),
         Step(
             narrative="Append one row per region: three data files.",

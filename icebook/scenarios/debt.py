@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from icebook.scenarios.model import Claims, Scenario, Step
+from icebook.scenarios.model import MERGE_ON_READ, Claims, Scenario, Step, create_table
 
 APPENDS = 10
 REGIONS = ("us", "eu", "apac")
@@ -67,17 +67,19 @@ DEBT = Scenario(
     version=1,
     title="A table in need of maintenance: small files, delete debt, many manifests, orphans, stale history",
     steps=(
-        Step(
-            narrative="Create a v2 table partitioned by region. Deletes are merge-on-read; every commit keeps its "
+        create_table(
+            "Create a v2 table partitioned by region. Deletes are merge-on-read; every commit keeps its "
             "own manifest (no manifest merging); the metadata log keeps five previous files (older ones stay on "
             "disk); snapshots are kept for one second, so by the time anyone looks, history is past retention.",
-            sql="""CREATE TABLE {table} (id BIGINT, region STRING, ts TIMESTAMP, amount DOUBLE)
-            USING iceberg PARTITIONED BY (region)
-            TBLPROPERTIES ('format-version'='2', 'write.delete.mode'='merge-on-read',
-                           'write.update.mode'='merge-on-read', 'write.merge.mode'='merge-on-read',
-                           'commit.manifest-merge.enabled'='false',
-                           'write.metadata.previous-versions-max'='5',
-                           'history.expire.max-snapshot-age-ms'='1000')""",
+            columns="id BIGINT, region STRING, ts TIMESTAMP, amount DOUBLE",
+            format_version=2,
+            partitioned_by="region",
+            properties={
+                **MERGE_ON_READ,
+                "commit.manifest-merge.enabled": "false",
+                "write.metadata.previous-versions-max": "5",
+                "history.expire.max-snapshot-age-ms": "1000",
+            },
         ),
         Step(
             narrative="Ten small appends, as a micro-batch job writes them: a small file per region and a manifest "

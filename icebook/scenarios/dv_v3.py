@@ -2,20 +2,19 @@
 
 from __future__ import annotations
 
-from icebook.scenarios.model import Claims, Scenario, Step
+from icebook.scenarios.model import MERGE_ON_READ, Claims, Scenario, Step, create_table
 
 DV_V3 = Scenario(
     name="dv_v3",
     version=1,
     title="Sensor readings in format version 3: deletion vectors, row lineage",
     steps=(
-        Step(
-            narrative="Create a format-version 3 table; merge-on-read deletes become deletion vectors (Puffin blobs).",
-            sql="""CREATE TABLE {table} (
-                reading_id BIGINT NOT NULL, sensor STRING, reading DOUBLE, taken_at TIMESTAMP_NTZ
-            ) USING iceberg PARTITIONED BY (sensor)
-            TBLPROPERTIES ('format-version'='3', 'write.delete.mode'='merge-on-read',
-                           'write.update.mode'='merge-on-read', 'write.merge.mode'='merge-on-read')""",
+        create_table(
+            "Create a format-version 3 table; merge-on-read deletes become deletion vectors (Puffin blobs).",
+            columns="reading_id BIGINT NOT NULL, sensor STRING, reading DOUBLE, taken_at TIMESTAMP_NTZ",
+            format_version=3,
+            partitioned_by="sensor",
+            properties=MERGE_ON_READ,
         ),
         Step(
             narrative="Append 40 readings from two sensors; v3 assigns them row ids (first-row-id).",

@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from icebook.scenarios.model import Claims, Scenario, Step
+from icebook.scenarios.model import MERGE_ON_READ, Claims, Scenario, Step, create_table
 
 
 def _java_table(spark: Any, table_name: str) -> Any:
@@ -106,11 +106,11 @@ EQUALITY_DELETES = Scenario(
     version=1,
     title="Stock levels with equality deletes: global and partition-scoped deletes, an upsert, sequence numbers",
     steps=(
-        Step(
-            narrative="Create an unpartitioned v2 table (spec 0); SQL deletes are merge-on-read.",
-            sql="""CREATE TABLE {table} (id INT, region STRING, name STRING, qty INT) USING iceberg
-            TBLPROPERTIES ('format-version'='2', 'write.delete.mode'='merge-on-read',
-                           'write.update.mode'='merge-on-read', 'write.merge.mode'='merge-on-read')""",
+        create_table(
+            "Create an unpartitioned v2 table (spec 0); SQL deletes are merge-on-read.",
+            columns="id INT, region STRING, name STRING, qty INT",
+            format_version=2,
+            properties=MERGE_ON_READ,
         ),
         Step(
             narrative="Append six rows, one with a null id, into one unpartitioned file (sequence number 1).",

@@ -2,21 +2,19 @@
 
 from __future__ import annotations
 
-from icebook.scenarios.model import Claims, Scenario, Step
+from icebook.scenarios.model import MERGE_ON_READ, Claims, Scenario, Step, create_table
 
 EVENTS = Scenario(
     name="events",
     version=1,
     title="Click events: partition evolution, merge-on-read deletes, schema evolution, a branch and a tag",
     steps=(
-        Step(
-            narrative="Create a format-version 2 table partitioned by identity(region), deletes written as position-delete files (merge-on-read).",
-            sql="""CREATE TABLE {table} (
-                event_id BIGINT NOT NULL, ts TIMESTAMP, region STRING, kind STRING, payload STRING, amount DECIMAL(10,2)
-            ) USING iceberg PARTITIONED BY (region)
-            TBLPROPERTIES ('format-version'='2', 'write.delete.mode'='merge-on-read',
-                           'write.update.mode'='merge-on-read', 'write.merge.mode'='merge-on-read',
-                           'app.team'='analytics')""",
+        create_table(
+            "Create a format-version 2 table partitioned by identity(region), deletes written as position-delete files (merge-on-read).",
+            columns="event_id BIGINT NOT NULL, ts TIMESTAMP, region STRING, kind STRING, payload STRING, amount DECIMAL(10,2)",
+            format_version=2,
+            partitioned_by="region",
+            properties={**MERGE_ON_READ, "app.team": "analytics"},
         ),
         Step(
             narrative="First append: one data file per region partition.",

@@ -14,7 +14,7 @@ import shutil
 from typing import Any
 
 from icebook.scenarios.equality_deletes import _java_table, _row_delta
-from icebook.scenarios.model import Claims, Scenario, Step
+from icebook.scenarios.model import MERGE_ON_READ, Claims, Scenario, Step, create_table
 
 
 def add_uuid_column(spark: Any, table_name: str) -> None:
@@ -85,16 +85,15 @@ FILE_FORMATS = Scenario(
     version=1,
     title="Inventory in ORC, Avro and Parquet: data, position-delete and equality-delete files of each format",
     steps=(
-        Step(
-            narrative="Create a v2 merge-on-read table whose data and delete files are ORC.",
-            sql="""CREATE TABLE {table} (
+        create_table(
+            "Create a v2 merge-on-read table whose data and delete files are ORC.",
+            columns="""
                 id INT, region STRING, name STRING, qty INT, price DECIMAL(10,2), ts TIMESTAMP,
                 seen TIMESTAMP_NTZ, day DATE, tags ARRAY<STRING>, attrs MAP<STRING, INT>,
-                info STRUCT<code: INT, note: STRING>
-            ) USING iceberg PARTITIONED BY (region)
-            TBLPROPERTIES ('format-version'='2', 'write.format.default'='orc',
-                           'write.delete.format.default'='orc', 'write.delete.mode'='merge-on-read',
-                           'write.update.mode'='merge-on-read', 'write.merge.mode'='merge-on-read')""",
+                info STRUCT<code: INT, note: STRING>""",
+            format_version=2,
+            partitioned_by="region",
+            properties={"write.format.default": "orc", "write.delete.format.default": "orc", **MERGE_ON_READ},
         ),
         Step(
             narrative="Add a uuid column through the Java API (Spark reads and writes it as a string).",

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from icebook.scenarios.model import Claims, Scenario, Step
+from icebook.scenarios.model import Claims, Scenario, Step, create_table
 
 _BATCH = """INSERT INTO {table}
     SELECT id, concat('store-', CAST(id % {stores} AS STRING)), CAST(id % 7 AS INT) + 1,
@@ -41,13 +41,17 @@ HISTORY = Scenario(
     version=1,
     title="Daily sales: snapshot and metadata logs, a rollback, tag and branch retention, theta-sketch statistics",
     steps=(
-        Step(
-            narrative="Create a v2 table partitioned by region, with the table-wide expiry policy: snapshots older "
+        create_table(
+            "Create a v2 table partitioned by region, with the table-wide expiry policy: snapshots older "
             "than an hour may go, but main always keeps its last 2.",
-            sql="""CREATE TABLE {table} (sale_id BIGINT, store STRING, units INT, region STRING) USING iceberg
-            PARTITIONED BY (region)
-            TBLPROPERTIES ('format-version'='2', 'history.expire.max-snapshot-age-ms'='3600000',
-                           'history.expire.min-snapshots-to-keep'='2', 'history.expire.max-ref-age-ms'='604800000')""",
+            columns="sale_id BIGINT, store STRING, units INT, region STRING",
+            format_version=2,
+            partitioned_by="region",
+            properties={
+                "history.expire.max-snapshot-age-ms": "3600000",
+                "history.expire.min-snapshots-to-keep": "2",
+                "history.expire.max-ref-age-ms": "604800000",
+            },
         ),
         Step(narrative="Day 1, morning load: 100 sales.", sql=_batch(0, 100)),
         Step(narrative="Day 1, evening load: 100 more.", sql=_batch(100, 200)),

@@ -7,7 +7,7 @@ part of a data file's path. Tables are untrusted input, and this one says so lou
 
 from __future__ import annotations
 
-from icebook.scenarios.model import Claims, Scenario, Step
+from icebook.scenarios.model import Claims, Scenario, Step, create_table
 
 IMG = "<img src=x onerror=alert(1)>"
 SCRIPT = "<script>alert(2)</script>"
@@ -17,13 +17,12 @@ HOSTILE = Scenario(
     version=1,
     title="Hostile names and values: HTML/JS payloads in columns, properties, refs, partitions and rows",
     steps=(
-        Step(
-            narrative="Create a table whose column names, a property key and value, and the partition field "
-            "are HTML payloads.",
-            sql=f"""CREATE TABLE {{table}} (
-                id BIGINT, `{IMG}` STRING, `{SCRIPT}` STRING COMMENT '{SCRIPT}', note STRING
-            ) USING iceberg PARTITIONED BY (`{IMG}`)
-            TBLPROPERTIES ('format-version'='2', 'comment.payload'='{SCRIPT}', '{IMG}'='{SCRIPT}')""",
+        create_table(
+            "Create a table whose column names, a property key and value, and the partition field are HTML payloads.",
+            columns=f"id BIGINT, `{IMG}` STRING, `{SCRIPT}` STRING COMMENT '{SCRIPT}', note STRING",
+            format_version=2,
+            partitioned_by=f"`{IMG}`",
+            properties={"comment.payload": SCRIPT, IMG: SCRIPT},
         ),
         Step(
             narrative="Append rows whose values (and so partition values, bounds and file paths) are payloads.",

@@ -2,19 +2,18 @@
 
 from __future__ import annotations
 
-from icebook.scenarios.model import Claims, Scenario, Step
+from icebook.scenarios.model import Claims, Scenario, Step, create_table
 
 LEGACY_V1 = Scenario(
     name="legacy_v1",
     version=1,
     title="Inventory in format version 1: appends and a partition overwrite, no sequence numbers",
     steps=(
-        Step(
-            narrative="Create a format-version 1 table partitioned by identity(category) and truncate(2, sku).",
-            sql="""CREATE TABLE {table} (
-                sku STRING, category STRING, qty INT, price DOUBLE, in_stock BOOLEAN, updated DATE
-            ) USING iceberg PARTITIONED BY (category, truncate(2, sku))
-            TBLPROPERTIES ('format-version'='1')""",
+        create_table(
+            "Create a format-version 1 table partitioned by identity(category) and truncate(2, sku).",
+            columns="sku STRING, category STRING, qty INT, price DOUBLE, in_stock BOOLEAN, updated DATE",
+            format_version=1,
+            partitioned_by="category, truncate(2, sku)",
         ),
         Step(
             narrative="Append the first stock count. v1 has no sequence numbers: readers treat them as 0.",

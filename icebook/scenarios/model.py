@@ -28,6 +28,39 @@ class Step:
     action: Callable[[Any, str], str | None] | None = None
 
 
+MERGE_ON_READ: Mapping[str, str] = {
+    "write.delete.mode": "merge-on-read",
+    "write.update.mode": "merge-on-read",
+    "write.merge.mode": "merge-on-read",
+}
+"""Row-level DELETE, UPDATE and MERGE write delete files and leave data files as they are."""
+COPY_ON_WRITE: Mapping[str, str] = {
+    "write.delete.mode": "copy-on-write",
+    "write.update.mode": "copy-on-write",
+    "write.merge.mode": "copy-on-write",
+}
+"""Row-level DELETE, UPDATE and MERGE rewrite the data files they touch (Spark's default)."""
+
+
+def create_table(
+    narrative: str,
+    *,
+    columns: str,
+    format_version: int,
+    partitioned_by: str = "",
+    properties: Mapping[str, str] | None = None,
+) -> Step:
+    """The step that creates the scenario's table: ``columns`` and ``partitioned_by`` as Spark SQL,
+    ``format-version`` and then ``properties`` as its table properties, one clause or property per line."""
+    column_lines = "\n".join(f"    {line.strip()}" for line in columns.strip().splitlines())
+    sql = f"CREATE TABLE {{table}} (\n{column_lines}\n) USING iceberg"
+    if partitioned_by:
+        sql += f"\nPARTITIONED BY ({partitioned_by})"
+    tblproperties = {"format-version": str(format_version), **(properties or {})}
+    sql += "\nTBLPROPERTIES (\n" + ",\n".join(f"    '{k}'='{v}'" for k, v in tblproperties.items()) + "\n)"
+    return Step(narrative=narrative, sql=sql)
+
+
 @dataclass(frozen=True, slots=True, kw_only=True)
 class Claims:
     """What a scenario promises to leave behind; the test suite checks each claim with Spark.

@@ -2,20 +2,19 @@
 
 from __future__ import annotations
 
-from icebook.scenarios.model import Claims, Scenario, Step
+from icebook.scenarios.model import COPY_ON_WRITE, Claims, Scenario, Step, create_table
 
 ORDERS_COW = Scenario(
     name="orders_cow",
     version=1,
     title="Orders: copy-on-write UPDATE, DELETE and MERGE rewrite data files instead of writing deletes",
     steps=(
-        Step(
-            narrative="Create a v2 table partitioned by months(order_date); row-level changes use copy-on-write (the default).",
-            sql="""CREATE TABLE {table} (
-                order_id BIGINT NOT NULL, customer STRING, status STRING, total DECIMAL(12,2), order_date DATE
-            ) USING iceberg PARTITIONED BY (months(order_date))
-            TBLPROPERTIES ('format-version'='2', 'write.delete.mode'='copy-on-write',
-                           'write.update.mode'='copy-on-write', 'write.merge.mode'='copy-on-write')""",
+        create_table(
+            "Create a v2 table partitioned by months(order_date); row-level changes use copy-on-write (the default).",
+            columns="order_id BIGINT NOT NULL, customer STRING, status STRING, total DECIMAL(12,2), order_date DATE",
+            format_version=2,
+            partitioned_by="months(order_date)",
+            properties=COPY_ON_WRITE,
         ),
         Step(
             narrative="Append January and February orders.",

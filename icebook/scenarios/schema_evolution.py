@@ -9,21 +9,21 @@ the same name is a new column.
 
 from __future__ import annotations
 
-from icebook.scenarios.model import Claims, Scenario, Step
+from icebook.scenarios.model import Claims, Scenario, Step, create_table
 
 SCHEMA_EVOLUTION = Scenario(
     name="schema_evolution",
     version=1,
     title="Customers: add, drop, rename, reorder, type promotion and nested struct, list and map fields",
     steps=(
-        Step(
-            narrative="Create a v2 table with a struct, a list of structs and a map (schema 0).",
-            sql="""CREATE TABLE {table} (
+        create_table(
+            "Create a v2 table with a struct, a list of structs and a map (schema 0).",
+            columns="""
                 id INT NOT NULL, name STRING, score FLOAT, balance DECIMAL(9,2),
                 address STRUCT<street: STRING, city: STRING>,
                 orders ARRAY<STRUCT<sku: STRING, qty: INT>>,
-                prefs MAP<STRING, INT>
-            ) USING iceberg TBLPROPERTIES ('format-version'='2')""",
+                prefs MAP<STRING, INT>""",
+            format_version=2,
         ),
         Step(
             narrative="Append two customers under schema 0: this data file knows only the original field ids.",

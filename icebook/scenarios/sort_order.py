@@ -9,7 +9,7 @@ into files with disjoint ranges; a later append is sorted as it is written.
 
 from __future__ import annotations
 
-from icebook.scenarios.model import Claims, Scenario, Step
+from icebook.scenarios.model import Claims, Scenario, Step, create_table
 
 _READINGS = """INSERT INTO {table}
     SELECT id, concat('sensor-', CAST(id % 5 AS STRING)), CAST((id * 7919) % 1000 AS INT) - 200
@@ -20,10 +20,11 @@ SORT_ORDER = Scenario(
     version=1,
     title="Readings: unsorted files, a sort compaction (replace) and a sorted write; bounds and file skipping",
     steps=(
-        Step(
-            narrative="Create an unsorted v2 table. Small advisory partitions make each write produce several files.",
-            sql="""CREATE TABLE {table} (reading_id BIGINT, sensor STRING, temperature INT) USING iceberg
-            TBLPROPERTIES ('format-version'='2', 'write.spark.advisory-partition-size-bytes'='4096')""",
+        create_table(
+            "Create an unsorted v2 table. Small advisory partitions make each write produce several files.",
+            columns="reading_id BIGINT, sensor STRING, temperature INT",
+            format_version=2,
+            properties={"write.spark.advisory-partition-size-bytes": "4096"},
         ),
         Step(
             narrative="Append 2,000 readings from four tasks: four files, each spanning nearly every temperature.",

@@ -9,7 +9,7 @@ The hour batch writes a couple of hundred partitions, as a busy table would.
 
 from __future__ import annotations
 
-from icebook.scenarios.model import Claims, Scenario, Step
+from icebook.scenarios.model import Claims, Scenario, Step, create_table
 
 _ROWS = """SELECT id,
                element_at(array('alice', 'bob', 'carol', 'dave'), CAST(id % 4 + 1 AS INT)) AS name,
@@ -30,12 +30,12 @@ TRANSFORMS = Scenario(
     version=1,
     title="Sales: identity, bucket, truncate, year, month, day and hour partitions; the spec evolves",
     steps=(
-        Step(
-            narrative="Create a v2 table partitioned by identity(category), bucket(4, id), truncate(2, name) and "
+        create_table(
+            "Create a v2 table partitioned by identity(category), bucket(4, id), truncate(2, name) and "
             "years(ts) (spec 0). Queries never name these partition columns.",
-            sql="""CREATE TABLE {table} (id BIGINT, name STRING, category STRING, ts TIMESTAMP, amount DECIMAL(10,2))
-            USING iceberg PARTITIONED BY (category, bucket(4, id), truncate(2, name), years(ts))
-            TBLPROPERTIES ('format-version'='2')""",
+            columns="id BIGINT, name STRING, category STRING, ts TIMESTAMP, amount DECIMAL(10,2)",
+            format_version=2,
+            partitioned_by="category, bucket(4, id), truncate(2, name), years(ts)",
         ),
         Step(
             narrative="Append 12 sales from 2022 to 2024 under spec 0 (yearly time partitions).",
@@ -83,12 +83,13 @@ VOID_V1 = Scenario(
     version=1,
     title="Format v1 partition evolution: a dropped partition field becomes a void transform",
     steps=(
-        Step(
-            narrative="Create a format-version 1 table partitioned by identity(category) and days(ts), with "
+        create_table(
+            "Create a format-version 1 table partitioned by identity(category) and days(ts), with "
             "GZIP-compressed metadata files (v<N>.gz.metadata.json).",
-            sql="""CREATE TABLE {table} (id BIGINT, category STRING, ts TIMESTAMP) USING iceberg
-            PARTITIONED BY (category, days(ts))
-            TBLPROPERTIES ('format-version'='1', 'write.metadata.compression-codec'='gzip')""",
+            columns="id BIGINT, category STRING, ts TIMESTAMP",
+            format_version=1,
+            partitioned_by="category, days(ts)",
+            properties={"write.metadata.compression-codec": "gzip"},
         ),
         Step(
             narrative="Append four rows under spec 0.",

@@ -38,7 +38,7 @@ from __future__ import annotations
 import datetime as _dt
 import struct
 import uuid as _uuid
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from decimal import Context, Decimal
 from typing import Any
 
@@ -50,14 +50,33 @@ EPOCH = _dt.datetime(1970, 1, 1)
 MICROS_PER_DAY = 86_400_000_000
 NANOS_PER_DAY = 86_400_000_000_000
 
-_FIXED_WIDTH = {
-    Primitive.INT: 4,
-    Primitive.DATE: 4,
-    Primitive.FLOAT: 4,
-    Primitive.TIME: 8,
-    Primitive.TIMESTAMPTZ: 8,
-    Primitive.TIMESTAMPTZ_NS: 8,
+FIXED_WIDTH: Mapping[Primitive, tuple[int, str]] = {
+    Primitive.BOOLEAN: (1, "u1"),
+    Primitive.INT: (4, "<i4"),
+    Primitive.DATE: (4, "<i4"),
+    Primitive.LONG: (8, "<i8"),
+    Primitive.TIME: (8, "<i8"),
+    Primitive.TIMESTAMP: (8, "<i8"),
+    Primitive.TIMESTAMPTZ: (8, "<i8"),
+    Primitive.TIMESTAMP_NS: (8, "<i8"),
+    Primitive.TIMESTAMPTZ_NS: (8, "<i8"),
+    Primitive.FLOAT: (4, "<f4"),
+    Primitive.DOUBLE: (8, "<f8"),
 }
+"""The fixed-width types: bytes of a value of the type itself, and the numpy dtype that reads them
+(little-endian). A bound written before a type promotion may be narrower (see ``decode_value``)."""
+_EXACT_WIDTH = {
+    name: FIXED_WIDTH[name][0]
+    for name in (
+        Primitive.INT,
+        Primitive.DATE,
+        Primitive.FLOAT,
+        Primitive.TIME,
+        Primitive.TIMESTAMPTZ,
+        Primitive.TIMESTAMPTZ_NS,
+    )
+}
+"""Widths no promotion changes (boolean checks its own)."""
 
 
 def _fail(file: str, field: str, problem: str) -> MetadataError:
@@ -166,7 +185,7 @@ def decode_value(raw: bytes, type_: IcebergType, *, field: str = "bound", file: 
     decoder = None if name is None else _DECODERS.get(name)
     if name is None or decoder is None:
         raise UnsupportedFeature(f"{file}: {field}: no binary single-value serialization for {type_}")
-    width = _FIXED_WIDTH.get(name)
+    width = _EXACT_WIDTH.get(name)
     if width is not None and n != width:
         raise _fail(file, field, f"{name} must be {width} bytes, found {n}")
     return decoder(raw, n, name, file, field)
@@ -270,4 +289,4 @@ def encode_value(value: Any, type_: IcebergType) -> bytes:
     return encode(value)
 
 
-__all__ = ["decode_value", "encode_value", "to_human", "to_python_object"]
+__all__ = ["FIXED_WIDTH", "decode_value", "encode_value", "to_human", "to_python_object"]

@@ -27,9 +27,8 @@ from icebook.analysis.expr.filter_arrow import to_arrow
 from icebook.analysis.expr.nodes import AlwaysTrue, And, Expr
 from icebook.analysis.expr.pruning import evaluate
 from icebook.analysis.history.evolution import explain_predicate
+from icebook.analysis.scan.model import Evidence, Level
 from icebook.analysis.scan.planner import (
-    Evidence,
-    Level,
     ScanPlan,
     partition_summary_stats,
     partition_value_stats,

@@ -35,10 +35,8 @@ from icebook.analysis.scan.delete_index import (
     delete_matches,
     equality_disjoint,
 )
+from icebook.analysis.scan.model import Evidence, Level, ScanFile
 from icebook.analysis.scan.planner import (
-    Evidence,
-    Level,
-    ScanFile,
     partition_summary_stats,
     partition_value_stats,
     plan_scan,

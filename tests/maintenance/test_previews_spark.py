@@ -20,7 +20,7 @@ from _copies import age_files, files_on_disk
 from icebook.engines import spark_maintenance
 from icebook.engines.spark import writable_identifier
 from icebook.table import Table
-from icebook.text import spark_timestamp
+from icebook.text import spark_call, spark_timestamp
 
 EXPIRE_CASES = [
     ("debt", None),  # the stale tag goes, every snapshot before the middle one expires
@@ -145,8 +145,8 @@ def test_compaction_preview_equals_rewrite_data_files(
 
 
 def test_procedure_sql_names_the_table_and_arguments() -> None:
-    sql = spark_maintenance.call_sql(
-        "lake.db.debt", "rewrite_data_files", {"options": spark_maintenance.options_sql({"min-input-files": 2})}
+    sql = spark_call(
+        "lake.db.debt", "rewrite_data_files", [("options", spark_maintenance.options_sql({"min-input-files": 2}))]
     )
     assert sql == "CALL lake.system.rewrite_data_files(table => 'db.debt', options => map('min-input-files', '2'))"
     assert spark_timestamp(0) == "TIMESTAMP '1970-01-01 00:00:00.000000'"

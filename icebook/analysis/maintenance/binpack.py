@@ -12,10 +12,13 @@ against the same range.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Self
+from typing import Any, Generic, Self, TypeVar
 
+import pandas as pd
+
+from icebook.analysis._frames import frame
 from icebook.analysis.scan.model import ScanFile, ScanTask
 from icebook.errors import OptionError, UnsupportedFeature
 from icebook.spec import properties
@@ -242,6 +245,48 @@ class Packed:
         return cls(
             partition=packed.partition, files=packed.files, rewritten=packed.rewritten, reasons=packed.reasons, **extra
         )
+
+
+G = TypeVar("G", bound=Packed)
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class PackPreview(Generic[G]):
+    """What a bin-pack rewrite would do in snapshot ``snapshot_id``: the groups it rewrites and the
+    candidate groups it leaves as they are."""
+
+    snapshot_id: int | None
+    options: CompactionOptions
+    groups: tuple[G, ...]
+    """Groups that would be rewritten."""
+    skipped_groups: tuple[G, ...]
+
+    @property
+    def rewritten_files(self) -> tuple[CandidateFile, ...]:
+        return tuple(f for g in self.groups for f in g.files)
+
+    def files_frame(
+        self, extra: Mapping[str, Callable[[CandidateFile], Any]], ints: Iterable[str] = ()
+    ) -> pd.DataFrame:
+        """One row per candidate file: its group (rewritten ones first), whether the group is rewritten,
+        the file, the ``extra`` columns and the group's reasons."""
+        base = ["group", "rewritten", "partition", "file_path", "file_size_in_bytes", "record_count"]
+        rows = [
+            {
+                "group": index,
+                "rewritten": g.rewritten,
+                "partition": g.partition,
+                "file_path": f.file_path,
+                "file_size_in_bytes": f.file_size_in_bytes,
+                "record_count": f.record_count,
+                **{name: value(f) for name, value in extra.items()},
+                "group_reasons": ", ".join(g.reasons),
+            }
+            for index, g in enumerate((*self.groups, *self.skipped_groups), start=1)
+            for f in g.files
+        ]
+        columns = [*base, *extra, "group_reasons"]
+        return frame(rows, columns, ints=["group", "file_size_in_bytes", "record_count", *ints])
 
 
 def pack_partitions(

@@ -28,18 +28,19 @@ from typing import Any
 
 import pandas as pd
 
-from icebook.analysis._frames import frame
 from icebook.analysis.maintenance.binpack import (
     HIGH_DELETE_RATIO,
     TOO_MANY_DELETES,
     CandidateFile,
     CompactionOptions,
     Packed,
+    PackPreview,
     bin_pack,
     compaction_options,
     pack_partitions,
 )
-from icebook.analysis.scan.planner import ScanFile, ScanPlan, ScanTask, plan_scan
+from icebook.analysis.scan.model import ScanFile, ScanTask
+from icebook.analysis.scan.planner import ScanPlan, plan_scan
 from icebook.analysis.store.table_like import TableLike
 from icebook.errors import OptionError
 from icebook.spec.manifest import FileContent
@@ -54,20 +55,11 @@ class FileGroup(Packed):
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
-class CompactionPreview:
+class CompactionPreview(PackPreview[FileGroup]):
     """What ``rewrite_data_files`` (bin-pack) would rewrite in snapshot ``snapshot_id``."""
 
-    snapshot_id: int | None
-    options: CompactionOptions
-    groups: tuple[FileGroup, ...]
-    """Groups that would be rewritten."""
-    skipped_groups: tuple[FileGroup, ...]
     files_planned: int
     partitions: int
-
-    @property
-    def rewritten_files(self) -> tuple[CandidateFile, ...]:
-        return tuple(f for g in self.groups for f in g.files)
 
     @property
     def rewritten_bytes(self) -> int:
@@ -79,34 +71,8 @@ class CompactionPreview:
 
     def to_pandas(self) -> pd.DataFrame:
         """One row per candidate file: its group, whether the group is rewritten, and why."""
-        rows = []
-        for index, g in enumerate((*self.groups, *self.skipped_groups), start=1):
-            for f in g.files:
-                rows.append(
-                    {
-                        "group": index,
-                        "rewritten": g.rewritten,
-                        "partition": g.partition,
-                        "file_path": f.file_path,
-                        "file_size_in_bytes": f.file_size_in_bytes,
-                        "record_count": f.record_count,
-                        "delete_files": f.delete_files,
-                        "file_reasons": ", ".join(f.reasons),
-                        "group_reasons": ", ".join(g.reasons),
-                    }
-                )
-        columns = [
-            "group",
-            "rewritten",
-            "partition",
-            "file_path",
-            "file_size_in_bytes",
-            "record_count",
-            "delete_files",
-            "file_reasons",
-            "group_reasons",
-        ]
-        return frame(rows, columns, ints=["group", "file_size_in_bytes", "record_count", "delete_files"])
+        extra = {"delete_files": lambda f: f.delete_files, "file_reasons": lambda f: ", ".join(f.reasons)}
+        return self.files_frame(extra, ints=["delete_files"])
 
     def summary(self) -> str:
         return (

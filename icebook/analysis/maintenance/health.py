@@ -46,14 +46,15 @@ from icebook.analysis.maintenance.health_sections import (
 )
 from icebook.analysis.maintenance.orphans import OrphanReport, find_orphans
 from icebook.analysis.maintenance.rewrite_previews import ManifestRewritePreview, manifest_rewrite_preview
-from icebook.analysis.scan.planner import Level, plan_scan
+from icebook.analysis.scan.model import Level
+from icebook.analysis.scan.planner import plan_scan
 from icebook.analysis.store.table_like import TableLike
 from icebook.errors import IcebookError, PropertyError
 from icebook.io.fileio import FileIO
 from icebook.spec import properties
 from icebook.spec.metadata import TableMetadata
 from icebook.spec.snapshots import Snapshot
-from icebook.text import byte_size, duration, spark_timestamp
+from icebook.text import byte_size, duration, spark_call, spark_timestamp
 
 MANY_MANIFESTS = 8
 LARGE_METADATA_BYTES = 4 * 1024 * 1024
@@ -70,9 +71,7 @@ class ProcedureCall:
     """The same through icebook, e.g. ``t.rewrite_data_files()``."""
 
     def sql(self, identifier: str) -> str:
-        catalog, _, table = identifier.partition(".")
-        rendered = [f"table => '{table}'", *(f"{k} => {v}" for k, v in self.args)]
-        return f"CALL {catalog}.system.{self.name}({', '.join(rendered)})"
+        return spark_call(identifier, self.name, self.args)
 
 
 class Area(StrEnum):

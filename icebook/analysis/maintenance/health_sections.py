@@ -16,7 +16,7 @@ import pandas as pd
 from icebook.analysis._frames import frame
 from icebook.analysis.maintenance.binpack import TOO_LARGE, TOO_SMALL, CompactionOptions, dangling_deletes
 from icebook.analysis.maintenance.expire import ExpirePreview
-from icebook.analysis.scan.planner import ScanFile, ScanTask
+from icebook.analysis.scan.model import ScanFile, ScanTask
 from icebook.analysis.store.manifests import ManifestStore
 from icebook.spec import properties
 from icebook.spec.manifest import FileContent, ManifestContent, ManifestFile

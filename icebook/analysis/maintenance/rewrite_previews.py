@@ -26,13 +26,14 @@ from icebook.analysis._frames import frame
 from icebook.analysis.maintenance.binpack import (
     SIZE_OPTION_NAMES,
     CandidateFile,
-    CompactionOptions,
     Packed,
+    PackPreview,
     compaction_options,
     dangling_deletes,
     pack_partitions,
 )
-from icebook.analysis.scan.planner import Level, plan_scan
+from icebook.analysis.scan.model import Level
+from icebook.analysis.scan.planner import plan_scan
 from icebook.analysis.store.manifests import ManifestStore, table_partition_type
 from icebook.analysis.store.table_like import TableLike
 from icebook.spec import properties
@@ -139,46 +140,16 @@ class DeleteGroup(Packed):
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
-class DeleteRewritePreview:
-    snapshot_id: int | None
-    options: CompactionOptions
-    groups: tuple[DeleteGroup, ...]
-    skipped_groups: tuple[DeleteGroup, ...]
+class DeleteRewritePreview(PackPreview[DeleteGroup]):
+    """What ``rewrite_position_delete_files`` (bin-pack) would rewrite in snapshot ``snapshot_id``."""
+
     position_delete_files: int
     dangling: tuple[str, ...]
     """Every live position delete file that applies to no live data file."""
 
-    @property
-    def rewritten_files(self) -> tuple[CandidateFile, ...]:
-        return tuple(f for g in self.groups for f in g.files)
-
     def to_pandas(self) -> pd.DataFrame:
         dangling = set(self.dangling)
-        rows = [
-            {
-                "group": i,
-                "rewritten": g.rewritten,
-                "partition": g.partition,
-                "file_path": f.file_path,
-                "file_size_in_bytes": f.file_size_in_bytes,
-                "record_count": f.record_count,
-                "dangling": f.file_path in dangling,
-                "group_reasons": ", ".join(g.reasons),
-            }
-            for i, g in enumerate((*self.groups, *self.skipped_groups), start=1)
-            for f in g.files
-        ]
-        columns = [
-            "group",
-            "rewritten",
-            "partition",
-            "file_path",
-            "file_size_in_bytes",
-            "record_count",
-            "dangling",
-            "group_reasons",
-        ]
-        return frame(rows, columns, ints=["group", "file_size_in_bytes", "record_count"])
+        return self.files_frame({"dangling": lambda f: f.file_path in dangling})
 
     def summary(self) -> str:
         return (

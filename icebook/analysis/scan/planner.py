@@ -41,11 +41,9 @@ from icebook.analysis.scan.columns import (
 from icebook.analysis.scan.delete_index import DeleteJoin, equality_disjoint, match_deletes_columns
 from icebook.analysis.scan.model import (
     Decision,
-    DeleteMatch,
     Evidence,
     Level,
     ScanFile,
-    ScanFileKind,
     ScanTask,
     partition_text,
 )
@@ -544,14 +542,7 @@ def partition_summary_stats(metadata: TableMetadata, m: ManifestFile) -> dict[in
 
 
 __all__ = [
-    "Decision",
-    "DeleteMatch",
-    "Evidence",
-    "Level",
-    "ScanFile",
-    "ScanFileKind",
     "ScanPlan",
-    "ScanTask",
     "partition_summary_stats",
     "partition_value_stats",
     "plan_scan",

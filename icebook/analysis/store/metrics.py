@@ -19,12 +19,7 @@ from icebook.analysis.arrow_types import arrow_type
 from icebook.spec.schema import Schema
 from icebook.spec.types import (
     BINARY,
-    BOOLEAN,
     DATE,
-    DOUBLE,
-    FLOAT,
-    INT,
-    LONG,
     STRING,
     TIME,
     TIMESTAMP_TYPES,
@@ -34,19 +29,8 @@ from icebook.spec.types import (
     PrimitiveType,
     is_primitive,
 )
-from icebook.spec.values import decode_value
+from icebook.spec.values import FIXED_WIDTH, decode_value
 
-# Appendix D little-endian fixed widths, and the numpy dtype each decodes to.
-_NUMPY: dict[PrimitiveType, tuple[int, str]] = {
-    BOOLEAN: (1, "u1"),
-    INT: (4, "<i4"),
-    DATE: (4, "<i4"),
-    LONG: (8, "<i8"),
-    TIME: (8, "<i8"),
-    **dict.fromkeys(TIMESTAMP_TYPES, (8, "<i8")),
-    FLOAT: (4, "<f4"),
-    DOUBLE: (8, "<f8"),
-}
 _INTEGER_BACKED = frozenset({DATE, TIME, *TIMESTAMP_TYPES})
 """Types whose Arrow values are built from the integers the spec stores (days, micros, nanos)."""
 _STAT_MAPS = (
@@ -123,7 +107,7 @@ def decode_bound_column(raw: pa.Array, t: IcebergType, *, file: str = "<manifest
             return pc.cast(raw, pa.string())
         if t == BINARY:
             return raw
-        width, dtype = _NUMPY.get(t, (0, ""))
+        width, dtype = FIXED_WIDTH.get(t.name, (0, ""))
         if width:
             fast = _fixed(raw, width, dtype, target)
             if fast is not None:

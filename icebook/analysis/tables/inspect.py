@@ -172,8 +172,9 @@ def _maybe_snapshot(metadata: TableMetadata, snapshot_id: int | None) -> Snapsho
 def manifests_arrow(metadata: TableMetadata, manifests: Iterable[ManifestFile]) -> pa.Table:
     ms = list(manifests)
 
-    def count(m: ManifestFile, value: int | None, content: ManifestContent) -> int:
+    def count(m: ManifestFile, state: str, content: ManifestContent) -> int:
         # Spark reports a data manifest's counts as data-file counts and zero delete-file counts.
+        value: int | None = getattr(m, f"{state}_files_count")
         return (value or 0) if (m.content or ManifestContent.DATA) == content else 0
 
     return pa.table(
@@ -183,24 +184,11 @@ def manifests_arrow(metadata: TableMetadata, manifests: Iterable[ManifestFile]) 
             "length": pa.array([m.manifest_length for m in ms], pa.int64()),
             "partition_spec_id": pa.array([m.partition_spec_id for m in ms], pa.int32()),
             "added_snapshot_id": pa.array([m.added_snapshot_id for m in ms], pa.int64()),
-            "added_data_files_count": pa.array(
-                [count(m, m.added_files_count, ManifestContent.DATA) for m in ms], pa.int32()
-            ),
-            "existing_data_files_count": pa.array(
-                [count(m, m.existing_files_count, ManifestContent.DATA) for m in ms], pa.int32()
-            ),
-            "deleted_data_files_count": pa.array(
-                [count(m, m.deleted_files_count, ManifestContent.DATA) for m in ms], pa.int32()
-            ),
-            "added_delete_files_count": pa.array(
-                [count(m, m.added_files_count, ManifestContent.DELETES) for m in ms], pa.int32()
-            ),
-            "existing_delete_files_count": pa.array(
-                [count(m, m.existing_files_count, ManifestContent.DELETES) for m in ms], pa.int32()
-            ),
-            "deleted_delete_files_count": pa.array(
-                [count(m, m.deleted_files_count, ManifestContent.DELETES) for m in ms], pa.int32()
-            ),
+            **{
+                f"{state}_{kind}_files_count": pa.array([count(m, state, content) for m in ms], pa.int32())
+                for kind, content in (("data", ManifestContent.DATA), ("delete", ManifestContent.DELETES))
+                for state in ("added", "existing", "deleted")
+            },
             "partition_summaries": partition_summaries_arrow(metadata, ms),
         }
     )
