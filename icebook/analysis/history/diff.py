@@ -238,21 +238,22 @@ def _with_metrics(files: pa.Table, metadata: TableMetadata) -> pd.DataFrame:
     return to_pandas(spark_shaped(metadata, files))
 
 
+CHANGE_COLUMNS = (
+    "added_data_files",
+    "removed_data_files",
+    "added_delete_files",
+    "removed_delete_files",
+    "added_records",
+    "removed_records",
+    "added_delete_records",
+    "removed_delete_records",
+)
+"""Files and records a change added and removed: data files, delete files, then the same for records
+(a snapshot diff's partitions and a time-lapse frame's commit columns)."""
+
+
 def _partition_changes(added: pa.Table, removed: pa.Table) -> pd.DataFrame:
-    columns = [
-        "partition",
-        "spec_id",
-        "added_data_files",
-        "removed_data_files",
-        "added_delete_files",
-        "removed_delete_files",
-        "added_records",
-        "removed_records",
-        "added_delete_records",
-        "removed_delete_records",
-        "added_bytes",
-        "removed_bytes",
-    ]
+    columns = ["partition", "spec_id", *CHANGE_COLUMNS, "added_bytes", "removed_bytes"]
     # Aggregated column-wise (one group_by per side) so that a diff of many files stays fast.
     groups: dict[tuple[Any, ...], dict[str, Any]] = {}
     for side, files in (("added", added), ("removed", removed)):

@@ -27,6 +27,7 @@ import pyarrow.compute as pc
 
 from icebook.analysis.ancestry import ancestry
 from icebook.analysis.arrow_types import arrow_type
+from icebook.analysis.history.diff import CHANGE_COLUMNS
 from icebook.analysis.resolve import At, AtTime, parse_at, resolve_snapshot
 from icebook.analysis.store.manifests import ManifestStore, parallel_map, table_partition_type, unify_partition
 from icebook.analysis.store.table_like import TableLike
@@ -50,18 +51,6 @@ STATE_COLUMNS = (
 """The per-partition state: data files, their records and bytes; position and equality delete files and
 their records; delete bytes (a deletion vector counted by its blob, as ``total-files-size`` counts it)."""
 _WIDTH = len(STATE_COLUMNS)
-# Files and records added and removed by a commit: [added data, removed data, added deletes, removed
-# deletes] files, then the same four for records.
-CHANGE_COLUMNS = (
-    "added_data_files",
-    "removed_data_files",
-    "added_delete_files",
-    "removed_delete_files",
-    "added_records",
-    "removed_records",
-    "added_delete_records",
-    "removed_delete_records",
-)
 _ENTRY_COLUMNS = (
     "status",
     "snapshot_id",
@@ -528,4 +517,4 @@ def _sort_key(key: Key) -> tuple[Any, ...]:
     return tuple((v is not None, str(v) if v is not None else "") for v in key)
 
 
-__all__ = ["CHANGE_COLUMNS", "FRAME_COLUMNS", "STATE_COLUMNS", "Timelapse", "timelapse"]
+__all__ = ["FRAME_COLUMNS", "STATE_COLUMNS", "Timelapse", "timelapse"]
