@@ -41,7 +41,7 @@ _BINARY = {
 
 
 @dataclass(frozen=True, slots=True)
-class _Tok:
+class _SqlToken:
     kind: str  # str, qid, num, word, sym
     text: str
 
@@ -54,8 +54,8 @@ class _Unsupported(Exception):
     """An expression this module does not print as Spark does."""
 
 
-def _tokens(query: str) -> list[_Tok]:
-    out: list[_Tok] = []
+def _tokens(query: str) -> list[_SqlToken]:
+    out: list[_SqlToken] = []
     pos = 0
     while pos < len(query):
         m = _TOKEN.match(query, pos)
@@ -63,11 +63,11 @@ def _tokens(query: str) -> list[_Tok]:
             raise _Unsupported(query[pos])
         pos = m.end()
         if m.lastgroup is not None:
-            out.append(_Tok(m.lastgroup, m.group(m.lastgroup)))
+            out.append(_SqlToken(m.lastgroup, m.group(m.lastgroup)))
     return out
 
 
-def select_items(query: str) -> list[list[_Tok]] | None:
+def select_items(query: str) -> list[list[_SqlToken]] | None:
     """The items of the first select list at the top level of ``query`` (None: no such list)."""
     try:
         tokens = _tokens(query)
@@ -87,7 +87,7 @@ def select_items(query: str) -> list[list[_Tok]] | None:
         return None
     while start < len(tokens) and tokens[start].upper in ("DISTINCT", "ALL"):
         start += 1
-    items: list[list[_Tok]] = [[]]
+    items: list[list[_SqlToken]] = [[]]
     depth = 0
     for tok in tokens[start:]:
         if depth == 0 and (tok.upper in _END_OF_LIST or tok.text == ";"):
@@ -112,11 +112,11 @@ def spark_names(query: str) -> list[str | None] | None:
     return [_item_name(item) for item in items]
 
 
-def _is_star(item: Sequence[_Tok]) -> bool:
+def _is_star(item: Sequence[_SqlToken]) -> bool:
     return bool(item) and item[-1].text == "*" and (len(item) == 1 or item[-2].text == ".")
 
 
-def _item_name(item: Sequence[_Tok]) -> str | None:
+def _item_name(item: Sequence[_SqlToken]) -> str | None:
     if not item:
         return None
     if len(item) >= 2 and item[-2].upper == "AS":
@@ -135,7 +135,7 @@ def _item_name(item: Sequence[_Tok]) -> str | None:
         return None
 
 
-def _ident(tok: _Tok) -> str:
+def _ident(tok: _SqlToken) -> str:
     if tok.kind == "qid":
         quote = tok.text[0]
         return tok.text[1:-1].replace(quote * 2, quote)
@@ -147,14 +147,14 @@ def _ident(tok: _Tok) -> str:
 class _Printer:
     """A precedence-climbing reader of one select item that prints it as Spark names it."""
 
-    def __init__(self, tokens: list[_Tok]) -> None:
+    def __init__(self, tokens: list[_SqlToken]) -> None:
         self.tokens = tokens
         self.pos = 0
 
-    def peek(self) -> _Tok | None:
+    def peek(self) -> _SqlToken | None:
         return self.tokens[self.pos] if self.pos < len(self.tokens) else None
 
-    def take(self, text: str | None = None) -> _Tok:
+    def take(self, text: str | None = None) -> _SqlToken:
         tok = self.tokens[self.pos]
         if text is not None and tok.upper != text and tok.text != text:
             raise _Unsupported(tok.text)

@@ -8,18 +8,19 @@ every read a second point in history.
 
 from __future__ import annotations
 
-from icebook.scenarios.model import Claims, Scenario, Step
+from icebook.scenarios.model import Claims, Scenario, Step, create_table
 
 EXACT_VALUES = Scenario(
     name="exact_values",
     version=1,
     title="Ids above 2^53 beside nulls, dates, decimals, timestamps and maps with null values",
     steps=(
-        Step(
-            narrative="Create a v2 table partitioned by day: a nullable long id, a date, a decimal, a timestamp "
+        create_table(
+            "Create a v2 table partitioned by day: a nullable long id, a date, a decimal, a timestamp "
             "and a map whose values may be null.",
-            sql="""CREATE TABLE {table} (id BIGINT, day DATE, amount DECIMAL(18,6), seen TIMESTAMP,
-                tags MAP<STRING, BIGINT>) USING iceberg PARTITIONED BY (day) TBLPROPERTIES ('format-version'='2')""",
+            columns="id BIGINT, day DATE, amount DECIMAL(18,6), seen TIMESTAMP, tags MAP<STRING, BIGINT>",
+            format_version=2,
+            partitioned_by="day",
         ),
         Step(
             narrative="Append ids just above 2^53 (9007199254740993 has no exact double) beside a null id.",

@@ -3,7 +3,7 @@ change and a compaction, in the order tables usually live through them."""
 
 from __future__ import annotations
 
-from icebook.scenarios.model import Claims, Scenario, Step
+from icebook.scenarios.model import MERGE_ON_READ, Claims, Scenario, Step, create_table
 
 _DAY = """INSERT INTO {table}
     SELECT id, TIMESTAMP '{day} 00:00:00' + make_interval(0, 0, 0, 0, 0, CAST(id % 1440 AS INT), 0),
@@ -26,13 +26,16 @@ GROWTH = Scenario(
     version=1,
     title="Orders over a week: appends, merge-on-read deletes, a new column, a new partition field, a compaction",
     steps=(
-        Step(
-            narrative="Create a v2 table partitioned by region; deletes write position-delete files (merge-on-read).",
-            sql="""CREATE TABLE {table} (order_id BIGINT, ts TIMESTAMP, region STRING, qty INT) USING iceberg
-            PARTITIONED BY (region)
-            TBLPROPERTIES ('format-version'='2', 'write.delete.mode'='merge-on-read',
-                           'write.update.mode'='merge-on-read', 'write.spark.advisory-partition-size-bytes'='4096',
-                           'commit.manifest.min-count-to-merge'='4')""",
+        create_table(
+            "Create a v2 table partitioned by region; deletes write position-delete files (merge-on-read).",
+            columns="order_id BIGINT, ts TIMESTAMP, region STRING, qty INT",
+            format_version=2,
+            partitioned_by="region",
+            properties={
+                **MERGE_ON_READ,
+                "write.spark.advisory-partition-size-bytes": "4096",
+                "commit.manifest.min-count-to-merge": "4",
+            },
         ),
         Step(narrative="Monday's orders: one append, files in every region.", sql=_day("2024-03-04", 0, 600)),
         Step(narrative="Tuesday's orders.", sql=_day("2024-03-05", 600, 1200)),

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import gzip
 import json
+import re
 import zlib
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -576,6 +577,17 @@ def inflate_metadata_json(data: bytes, *, file: str) -> bytes:
     return data
 
 
+_PARTIAL_TOKEN = re.compile(r"-?[0-9]*(\.[0-9]*)?([eE][+-]?[0-9]*)?")
+
+
+def _cut_short(rest: str) -> bool:
+    """Whether the text after a JSON error is nothing, or the start of a literal or number that the end of
+    the file cut off (``tr``, ``-1.``): then the file is truncated rather than malformed."""
+    rest = rest.strip()
+    partial_word = any(word.startswith(rest) for word in ("true", "false", "null"))
+    return not rest or partial_word or bool(_PARTIAL_TOKEN.fullmatch(rest))
+
+
 def decode_metadata_json(data: bytes, *, file: str) -> Any:
     """Bytes -> the decoded JSON object, with errors that say where the text is broken."""
 
@@ -590,7 +602,7 @@ def decode_metadata_json(data: bytes, *, file: str) -> Any:
     try:
         obj = json.loads(text)
     except json.JSONDecodeError as exc:
-        if not text[exc.pos :].strip() or exc.msg.startswith("Unterminated"):
+        if _cut_short(text[exc.pos :]) or exc.msg.startswith("Unterminated"):
             raise fail(f"truncated: JSON ends unexpectedly at line {exc.lineno} column {exc.colno}") from None
         raise fail(f"not valid JSON at line {exc.lineno} column {exc.colno}: {exc.msg}") from None
     except RecursionError:

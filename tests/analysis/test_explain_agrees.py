@@ -176,6 +176,14 @@ LEAVES: dict[str, list[Leaf]] = {
         ("qty", "is_null", None),
         ("order_id", "<", 100),
     ],
+    "exact_values": [
+        ("day", "=", "2024-01-07"),
+        ("day", "<", "2000-01-01"),
+        ("id", ">", 9007199254740992),
+        ("amount", "<", 0),
+        ("id", "is_null", None),
+        ("seen", ">=", "2024-02-01"),
+    ],
 }
 
 COMPOUND: dict[str, list[str]] = {
@@ -213,6 +221,7 @@ COMPOUND: dict[str, list[str]] = {
     "sort_order": ["temperature > 700 or temperature < -150"],
     "history": ["region = 'south' and units >= 5"],
     "growth": ["region = 'apac' and ts >= '2024-03-09'", "region is null or qty < 5"],
+    "exact_values": ["id is null or day >= '2024-02-01'", "not (day = '2024-01-07') and id > 0"],
 }
 
 
