@@ -1,5 +1,6 @@
 """The lake browser in a real JupyterLab: the "Iceberg" sidebar over a SQL catalog of PyIceberg tables,
-a catalog whose names are markup, and a catalog that cannot be reached; its server extension's endpoints
+a catalog whose names are markup, a catalog that cannot be reached, and a Spark catalog from Spark's
+configuration; its server extension's endpoints
 behind the server's authentication; a double-click opening the table in a notebook."""
 
 from __future__ import annotations
@@ -26,6 +27,9 @@ from _lab import (
 from _lake_catalogs import HOSTILE_NAMESPACE, HOSTILE_TABLE, LAKE_EXTENSION, LakeCatalogs
 from playwright.sync_api import Locator, Page, expect
 
+import icebook
+from icebook.scenarios.build import NAMESPACE as WAREHOUSE_NAMESPACE
+from icebook.scenarios.build import table_location
 from icebook.scenarios.sql_catalog import NAMESPACE, PYICEBERG_SCENARIOS
 
 PANEL = "#icebook-lake-browser"
@@ -144,6 +148,22 @@ def test_panel_lists_catalogs_namespaces_and_tables_with_badges(
     expect(panel.locator(".ib-lake-table")).to_have_count(len(PYICEBERG_SCENARIOS))
     lab_page.assert_clean()
     page.screenshot(path=str(ARTIFACTS / "lake-browser-panel.png"))
+
+
+def test_panel_lists_a_spark_catalog_from_spark_configuration(
+    lab_page: LabPage, lab_server: LabServer, lake_catalogs: LakeCatalogs, warehouse: Path
+) -> None:
+    page = lab_page.page
+    _lab(page, lab_server)
+    panel = _open_panel(page)
+    spark = _expand(panel, "ib-lake-catalog", lake_catalogs.spark)
+    _expand(spark, "ib-lake-namespace", WAREHOUSE_NAMESPACE)
+    row = _table(panel, f"{lake_catalogs.spark}.{WAREHOUSE_NAMESPACE}.events")
+    expect(row.locator(".ib-lake-badge")).to_have_text(re.compile(r"^(ok|debt)$"))
+    current = icebook.open(str(table_location(warehouse, "events"))).current_snapshot
+    assert current is not None
+    expect(row.locator(".ib-lake-card")).to_contain_text(f"{int(current.summary['total-records']):,} records")
+    lab_page.assert_clean()
 
 
 def test_markup_in_names_renders_as_text(lab_page: LabPage, lab_server: LabServer, lake_catalogs: LakeCatalogs) -> None:
