@@ -150,15 +150,19 @@ def test_panel_lists_catalogs_namespaces_and_tables_with_badges(
     page.screenshot(path=str(ARTIFACTS / "lake-browser-panel.png"))
 
 
+def _down_to(page: Page, server: LabServer, catalog: str, namespace: str, name: str) -> tuple[Locator, Locator]:
+    """The panel opened down to table ``name`` of ``catalog.namespace``: the catalog's item and the table's row."""
+    _lab(page, server)
+    panel = _open_panel(page)
+    item = _expand(panel, "ib-lake-catalog", catalog)
+    _expand(item, "ib-lake-namespace", namespace)
+    return item, _table(panel, f"{catalog}.{namespace}.{name}")
+
+
 def test_panel_lists_a_spark_catalog_from_spark_configuration(
     lab_page: LabPage, lab_server: LabServer, lake_catalogs: LakeCatalogs, warehouse: Path
 ) -> None:
-    page = lab_page.page
-    _lab(page, lab_server)
-    panel = _open_panel(page)
-    spark = _expand(panel, "ib-lake-catalog", lake_catalogs.spark)
-    _expand(spark, "ib-lake-namespace", WAREHOUSE_NAMESPACE)
-    row = _table(panel, f"{lake_catalogs.spark}.{WAREHOUSE_NAMESPACE}.events")
+    _, row = _down_to(lab_page.page, lab_server, lake_catalogs.spark, WAREHOUSE_NAMESPACE, "events")
     expect(row.locator(".ib-lake-badge")).to_have_text(re.compile(r"^(ok|debt)$"))
     current = icebook.open(str(table_location(warehouse, "events"))).current_snapshot
     assert current is not None
@@ -168,11 +172,8 @@ def test_panel_lists_a_spark_catalog_from_spark_configuration(
 
 def test_markup_in_names_renders_as_text(lab_page: LabPage, lab_server: LabServer, lake_catalogs: LakeCatalogs) -> None:
     page = lab_page.page
-    _lab(page, lab_server)
-    panel = _open_panel(page)
-    hostile = _expand(panel, "ib-lake-catalog", lake_catalogs.hostile)
-    _expand(hostile, "ib-lake-namespace", HOSTILE_NAMESPACE)
-    row = _table(panel, f"{lake_catalogs.hostile}.{HOSTILE_NAMESPACE}.{HOSTILE_TABLE}")
+    hostile, row = _down_to(page, lab_server, lake_catalogs.hostile, HOSTILE_NAMESPACE, HOSTILE_TABLE)
+    panel = page.locator(PANEL)
     expect(row.locator(".ib-lake-name")).to_have_text(HOSTILE_TABLE)
     namespace = hostile.locator(".ib-lake-namespace > .ib-lake-row > .ib-lake-name")
     expect(namespace).to_have_text(HOSTILE_NAMESPACE)
@@ -184,14 +185,11 @@ def test_markup_in_names_renders_as_text(lab_page: LabPage, lab_server: LabServe
 
 def _trips(page: Page, server: LabServer, lake_catalogs: LakeCatalogs) -> tuple[Locator, str]:
     """The panel opened down to the ``trips`` table: its row and its current snapshot id."""
-    _lab(page, server)
-    panel = _open_panel(page)
-    scenarios = _expand(panel, "ib-lake-catalog", lake_catalogs.scenarios)
-    _expand(scenarios, "ib-lake-namespace", NAMESPACE)
+    _, row = _down_to(page, server, lake_catalogs.scenarios, NAMESPACE, "trips")
     identifier = f"{lake_catalogs.scenarios}.{NAMESPACE}.trips"
     expected = server.api("GET", f"/icebook/lake/tables?catalog={lake_catalogs.scenarios}&namespace={NAMESPACE}")
     snapshot_id = next(t for t in expected["tables"] if t["identifier"] == identifier)["card"]["current_snapshot_id"]
-    return _table(panel, identifier), snapshot_id
+    return row, snapshot_id
 
 
 def test_double_click_opens_the_table_in_a_notebook(
