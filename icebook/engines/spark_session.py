@@ -10,8 +10,10 @@ Facts that shape this module:
 
 from __future__ import annotations
 
+import itertools
 import os
 import re
+import shlex
 import shutil
 import subprocess
 import sys
@@ -22,6 +24,7 @@ from dataclasses import dataclass
 from importlib import metadata as importlib_metadata
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
+from urllib.parse import unquote, urlparse
 
 from icebook.engines.spark_storage import installed_jars
 from icebook.errors import EnvironmentProblem
@@ -207,28 +210,110 @@ def session_running() -> bool:
     return _session is not None
 
 
+@dataclass(frozen=True, slots=True)
+class ConfiguredCatalog:
+    """An Iceberg catalog a Spark session has by configuration: ``type`` as configured ("hadoop", "hive",
+    "rest", ...; "" when unset), ``warehouse`` as configured, ``source`` where the setting was read."""
+
+    name: str
+    type: str
+    warehouse: str
+    source: str
+
+    def local_warehouse(self) -> Path | None:
+        """The warehouse as a local directory when it is a path or a ``file:`` URI, else None."""
+        if not self.warehouse.startswith("file:"):
+            return Path(self.warehouse).expanduser() if self.warehouse and ":" not in self.warehouse else None
+        uri = urlparse(self.warehouse)
+        return Path(unquote(uri.path)) if uri.netloc in ("", "localhost") and uri.path.startswith("/") else None
+
+
+_ICEBERG_CATALOG_CLASSES = ("org.apache.iceberg.spark.SparkCatalog", "org.apache.iceberg.spark.SparkSessionCatalog")
+
+
+def _spark_defaults_file() -> Path | None:
+    """The ``spark-defaults.conf`` a session started now reads: ``$SPARK_CONF_DIR``'s, else
+    ``$SPARK_HOME/conf``'s, else the installed pyspark's own conf dir (pyspark's default SPARK_HOME)."""
+    directories: list[Path] = []
+    if os.environ.get("SPARK_CONF_DIR"):
+        directories.append(Path(os.environ["SPARK_CONF_DIR"]))
+    elif os.environ.get("SPARK_HOME"):
+        directories.append(Path(os.environ["SPARK_HOME"]) / "conf")
+    else:
+        try:
+            import pyspark
+
+            directories.append(Path(pyspark.__file__).parent / "conf")
+        except ImportError:
+            pass
+    for directory in directories:
+        if (directory / "spark-defaults.conf").is_file():
+            return directory / "spark-defaults.conf"
+    return None
+
+
+def _startup_settings() -> list[tuple[str, str, str]]:
+    """(key, value, source) of the settings a session started now begins with, later ones winning:
+    ``spark-defaults.conf`` (``key value`` or ``key=value`` lines), then ``--conf`` in ``PYSPARK_SUBMIT_ARGS``."""
+    found: list[tuple[str, str, str]] = []
+    defaults = _spark_defaults_file()
+    if defaults is not None:
+        try:
+            lines = defaults.read_text(errors="replace").splitlines()
+        except OSError:
+            lines = []
+        for line in lines:
+            line = line.strip()
+            if line and not line.startswith("#"):
+                key, *rest = re.split(r"\s*[=:\s]\s*", line, maxsplit=1)  # Java properties' separators
+                found.append((key, "".join(rest).strip(), str(defaults)))
+    try:
+        words = shlex.split(os.environ.get("PYSPARK_SUBMIT_ARGS", ""))
+    except ValueError:  # an unbalanced quote: Spark would refuse it too
+        words = []
+    for flag, setting in itertools.pairwise(words):
+        if flag in ("--conf", "-c") and "=" in setting:
+            name, value = setting.split("=", 1)
+            found.append((name.strip(), value.strip(), "PYSPARK_SUBMIT_ARGS"))
+    return found
+
+
+def configured_catalogs() -> dict[str, ConfiguredCatalog]:
+    """The Iceberg catalogs a session started now would have from Spark's configuration, without
+    starting one, then the Hadoop catalogs icebook added to this process's running session (which win)."""
+    classes: dict[str, str] = {}
+    options: dict[tuple[str, str], str] = {}
+    sources: dict[str, str] = {}
+    for key, value, source in _startup_settings():
+        match = re.fullmatch(r"spark\.sql\.catalog\.([^.]+)(?:\.(type|warehouse))?", key)
+        if match is None:
+            continue
+        name, option = match.groups()
+        if option is None:
+            classes[name] = value
+            sources[name] = source
+        else:
+            options[(name, option)] = value
+    found = {
+        name: ConfiguredCatalog(
+            name=name,
+            type=options.get((name, "type"), ""),
+            warehouse=options.get((name, "warehouse"), ""),
+            source=sources[name],
+        )
+        for name, cls in classes.items()
+        if cls in _ICEBERG_CATALOG_CLASSES
+    }
+    for name, warehouse in _catalogs.items() if session_running() else ():
+        found[name] = ConfiguredCatalog(name=name, type="hadoop", warehouse=warehouse, source="this session")
+    return found
+
+
 def catalog_configured_for_startup(name: str) -> bool:
     """Whether a session started now would know catalog ``name``: it is set in ``PYSPARK_SUBMIT_ARGS``
-    or a ``spark-defaults.conf`` Spark reads (``SPARK_CONF_DIR``, ``SPARK_HOME/conf``, pyspark's own)."""
+    or the ``spark-defaults.conf`` Spark reads (``SPARK_CONF_DIR``, ``SPARK_HOME/conf``, pyspark's own)."""
     key = f"spark.sql.catalog.{name}"
-    if key in os.environ.get("PYSPARK_SUBMIT_ARGS", ""):
-        return True
-    directories = [os.environ.get("SPARK_CONF_DIR"), os.environ.get("SPARK_HOME")]
-    candidates = [Path(d) / "spark-defaults.conf" for d in directories[:1] if d]
-    candidates += [Path(d) / "conf" / "spark-defaults.conf" for d in directories[1:] if d]
-    try:
-        import pyspark
-
-        candidates.append(Path(pyspark.__file__).parent / "conf" / "spark-defaults.conf")
-    except ImportError:
-        pass
-    for path in candidates:
-        try:
-            if key in path.read_text(errors="replace"):
-                return True
-        except OSError:
-            continue
-    return False
+    return any(setting == key for setting, _value, _source in _startup_settings())
 
 
 def spark_log_level() -> str:

@@ -1,9 +1,10 @@
 """What the lake browser's endpoints answer, as plain JSON-ready data (no web framework here).
 
-Catalogs are PyIceberg's configured ones, and the Hadoop catalogs of a Spark session when one is
-already running in this process (Spark is never started for the browser; their warehouses are read as
-Iceberg's Hadoop catalog lays them out: ``<warehouse>/<namespace>/<table>/metadata``). A catalog that
-cannot be reached answers with its one-line error in place of its namespaces; a table that cannot be read, with its error in place of its card.
+Catalogs are PyIceberg's configured ones, then the Spark catalogs a notebook kernel's session has by
+Spark's configuration (read without starting Spark, which the browser never does; Hadoop catalogs are
+browsed by their warehouse directories, as Iceberg lays them out: ``<warehouse>/<namespace>/<table>/metadata``;
+a catalog of another type shows why it is not listed). A catalog that cannot be reached answers with its
+one-line error in place of its namespaces; a table that cannot be read, with its error in place of its card.
 Tables come in pages: the namespace is listed once per request (one catalog call), and only the
 page's tables are resolved and their metadata files read, in parallel.
 """
@@ -29,16 +30,31 @@ PAGE = 100
 MAX_PAGE = 500
 
 
-def spark_catalogs() -> dict[str, str]:
-    """Catalog name -> warehouse of the running Spark session's Hadoop catalogs that PyIceberg does not
-    also name; none without a running session."""
-    if not spark_session.session_running():
-        return {}
+def spark_catalogs() -> dict[str, spark_session.ConfiguredCatalog]:
+    """The Spark catalogs a notebook kernel's session has (``spark_session.configured_catalogs``: Spark's
+    configuration, never a started session) that PyIceberg does not also name: a name both configure
+    resolves through PyIceberg, as ``icebook.open`` resolves it."""
     try:
         shadowed = set(catalogs.catalog_names())
     except IcebookError:
         shadowed = set()
-    return {name: where for name, where in spark_session.catalogs().items() if name.lower() not in shadowed}
+    return {name: found for name, found in spark_session.configured_catalogs().items() if name.lower() not in shadowed}
+
+
+def _spark_warehouse(found: spark_session.ConfiguredCatalog) -> Path:
+    """A Spark catalog's warehouse directory, or why icebook cannot browse it, in one line."""
+    where = f"Spark catalog {found.name!r} ({found.source})"
+    if found.type != "hadoop":
+        raise NotFound(
+            f"{where} is of type {found.type or 'unset'!r}: icebook lists only Hadoop catalogs from Spark's "
+            "configuration (configure it as a PyIceberg catalog to browse it here)"
+        )
+    warehouse = found.local_warehouse()
+    if warehouse is None:
+        raise NotFound(f"{where} has the warehouse {found.warehouse!r}: icebook lists only local Hadoop warehouses")
+    if not warehouse.is_dir():
+        raise NotFound(f"{where}: its warehouse {warehouse} does not exist")
+    return warehouse
 
 
 def catalog_list() -> list[dict[str, Any]]:
@@ -54,8 +70,18 @@ def catalog_list() -> list[dict[str, Any]]:
             out.append({"source": "pyiceberg", **catalogs.describe(name)})
         except IcebookError as exc:
             out.append({"name": name, "error": one_line(exc)})
-    for name, warehouse in sorted(spark_catalogs().items()):
-        out.append({"name": name, "source": "spark", "type": "hadoop (Spark session)", "warehouse": warehouse})
+    for name, found in sorted(spark_catalogs().items()):
+        row = {
+            "name": name,
+            "source": "spark",
+            "type": f"{found.type or 'unset'} (Spark)",
+            "warehouse": found.warehouse,
+        }
+        try:
+            _spark_warehouse(found)
+        except IcebookError as exc:
+            row["error"] = one_line(exc)
+        out.append(row)
     return out
 
 
@@ -89,7 +115,7 @@ def namespace_list(catalog: str, parent: str = "") -> dict[str, Any]:
     try:
         spark = spark_catalogs()
         if catalog in spark and not parent:
-            return {"namespaces": _hadoop_namespaces(Path(spark[catalog]))}
+            return {"namespaces": _hadoop_namespaces(_spark_warehouse(spark[catalog]))}
         return {"namespaces": catalogs.list_namespaces(catalog, parent)}
     except Exception as exc:  # an unreachable catalog: its one-line error, shown in its place
         return {"error": one_line(exc)}
@@ -99,13 +125,14 @@ def table_page(catalog: str, namespace: str, *, offset: int = 0, limit: int = PA
     """One page of a namespace's tables (filtered by a case-insensitive substring of the name), each
     with its card and metadata debts."""
     spark = spark_catalogs()
-    resolve = _hadoop_resolver(Path(spark[catalog])) if catalog in spark else None
+    resolve = None
     try:
-        names = (
-            _hadoop_tables(Path(spark[catalog]), namespace)
-            if catalog in spark
-            else catalogs.list_tables(catalog, namespace)
-        )
+        if catalog in spark:
+            warehouse = _spark_warehouse(spark[catalog])
+            resolve = _hadoop_resolver(warehouse)
+            names = _hadoop_tables(warehouse, namespace)
+        else:
+            names = catalogs.list_tables(catalog, namespace)
     except Exception as exc:
         return {"error": one_line(exc)}
     wanted = text.casefold()
@@ -115,7 +142,7 @@ def table_page(catalog: str, namespace: str, *, offset: int = 0, limit: int = PA
     limit = min(max(limit, 1), MAX_PAGE)
     rows = read_cards(catalog, names[offset : offset + limit], resolve=resolve)
     tables = [row_json(r) for r in rows]
-    if resolve is not None:  # a kernel may have no Spark session: its tables open by their location
+    if resolve is not None:  # the kernel's session may not be started yet: its tables open by their location
         for table in tables:
             table["open"] = table["card"]["location"] if table["card"] else None
     return {"total": len(names), "offset": offset, "tables": tables}

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
+from pathlib import Path
 
 LAKE_EXTENSION = "icebook-lake-browser"
 # Names that are markup: the panel must show them as text (no '.' or '/': PyIceberg splits names on '.').
@@ -13,8 +14,11 @@ HOSTILE_TABLE = "<b onmouseover=alert(1)>bold"
 @dataclass(frozen=True)
 class LakeCatalogs:
     """The catalogs the lake browser's tests see: the PyIceberg scenarios, a catalog whose names are
-    markup, and a catalog that cannot be reached."""
+    markup, a catalog that cannot be reached, and a Spark Hadoop catalog over the scenario warehouse named
+    in the ``spark-defaults.conf`` of ``spark_conf_dir`` (the server's and its kernels' SPARK_CONF_DIR)."""
 
     scenarios: str
     hostile: str
     offline: str
+    spark: str
+    spark_conf_dir: Path

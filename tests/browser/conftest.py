@@ -56,8 +56,9 @@ def _set_catalog(name: str, properties: dict[str, str]) -> None:
 
 
 @pytest.fixture(scope="session")
-def lake_catalogs(pyiceberg_catalog: str, tmp_path_factory: pytest.TempPathFactory) -> LakeCatalogs:
-    """Configured (``PYICEBERG_CATALOG__*``) before the server starts, so its extension sees them."""
+def lake_catalogs(pyiceberg_catalog: str, warehouse: Path, tmp_path_factory: pytest.TempPathFactory) -> LakeCatalogs:
+    """Configured (``PYICEBERG_CATALOG__*``, a ``spark-defaults.conf``) before the server starts, so its
+    extension sees them."""
     from pyiceberg.catalog.sql import SqlCatalog
     from pyiceberg.schema import Schema
     from pyiceberg.types import LongType, NestedField
@@ -71,7 +72,15 @@ def lake_catalogs(pyiceberg_catalog: str, tmp_path_factory: pytest.TempPathFacto
     _set_catalog("hostile", properties)
     # Nothing listens on this port: listing the catalog fails at once with a connection error.
     _set_catalog("offline", {"type": "rest", "uri": f"http://127.0.0.1:{free_port()}"})
-    return LakeCatalogs(scenarios=pyiceberg_catalog, hostile="hostile", offline="offline")
+    spark_conf = tmp_path_factory.mktemp("spark-conf")
+    (spark_conf / "spark-defaults.conf").write_text(
+        "spark.sql.catalog.sparklake org.apache.iceberg.spark.SparkCatalog\n"
+        "spark.sql.catalog.sparklake.type hadoop\n"
+        f"spark.sql.catalog.sparklake.warehouse {warehouse.as_uri()}\n"
+    )
+    return LakeCatalogs(
+        scenarios=pyiceberg_catalog, hostile="hostile", offline="offline", spark="sparklake", spark_conf_dir=spark_conf
+    )
 
 
 def _install_lake_browser(home: Path) -> None:
@@ -103,7 +112,9 @@ def lab_server(
     home = tmp_path_factory.mktemp("lab-home")
     _install_lake_browser(home)
     try:
-        server = start_lab(root, home, ARTIFACTS / "browser" / "jupyter-lab.log")
+        with pytest.MonkeyPatch.context() as env:  # the server's (and its kernels') Spark configuration only
+            env.setenv("SPARK_CONF_DIR", str(lake_catalogs.spark_conf_dir))
+            server = start_lab(root, home, ARTIFACTS / "browser" / "jupyter-lab.log")
     except RuntimeError as exc:
         error = str(exc)
     else:

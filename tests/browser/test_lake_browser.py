@@ -1,5 +1,6 @@
 """The lake browser in a real JupyterLab: the "Iceberg" sidebar over a SQL catalog of PyIceberg tables,
-a catalog whose names are markup, and a catalog that cannot be reached; its server extension's endpoints
+a catalog whose names are markup, a catalog that cannot be reached, and a Spark catalog from Spark's
+configuration; its server extension's endpoints
 behind the server's authentication; a double-click opening the table in a notebook."""
 
 from __future__ import annotations
@@ -26,6 +27,9 @@ from _lab import (
 from _lake_catalogs import HOSTILE_NAMESPACE, HOSTILE_TABLE, LAKE_EXTENSION, LakeCatalogs
 from playwright.sync_api import Locator, Page, expect
 
+import icebook
+from icebook.scenarios.build import NAMESPACE as WAREHOUSE_NAMESPACE
+from icebook.scenarios.build import table_location
 from icebook.scenarios.sql_catalog import NAMESPACE, PYICEBERG_SCENARIOS
 
 PANEL = "#icebook-lake-browser"
@@ -146,13 +150,30 @@ def test_panel_lists_catalogs_namespaces_and_tables_with_badges(
     page.screenshot(path=str(ARTIFACTS / "lake-browser-panel.png"))
 
 
+def _down_to(page: Page, server: LabServer, catalog: str, namespace: str, name: str) -> tuple[Locator, Locator]:
+    """The panel opened down to table ``name`` of ``catalog.namespace``: the catalog's item and the table's row."""
+    _lab(page, server)
+    panel = _open_panel(page)
+    item = _expand(panel, "ib-lake-catalog", catalog)
+    _expand(item, "ib-lake-namespace", namespace)
+    return item, _table(panel, f"{catalog}.{namespace}.{name}")
+
+
+def test_panel_lists_a_spark_catalog_from_spark_configuration(
+    lab_page: LabPage, lab_server: LabServer, lake_catalogs: LakeCatalogs, warehouse: Path
+) -> None:
+    _, row = _down_to(lab_page.page, lab_server, lake_catalogs.spark, WAREHOUSE_NAMESPACE, "events")
+    expect(row.locator(".ib-lake-badge")).to_have_text(re.compile(r"^(ok|debt)$"))
+    current = icebook.open(str(table_location(warehouse, "events"))).current_snapshot
+    assert current is not None
+    expect(row.locator(".ib-lake-card")).to_contain_text(f"{int(current.summary['total-records']):,} records")
+    lab_page.assert_clean()
+
+
 def test_markup_in_names_renders_as_text(lab_page: LabPage, lab_server: LabServer, lake_catalogs: LakeCatalogs) -> None:
     page = lab_page.page
-    _lab(page, lab_server)
-    panel = _open_panel(page)
-    hostile = _expand(panel, "ib-lake-catalog", lake_catalogs.hostile)
-    _expand(hostile, "ib-lake-namespace", HOSTILE_NAMESPACE)
-    row = _table(panel, f"{lake_catalogs.hostile}.{HOSTILE_NAMESPACE}.{HOSTILE_TABLE}")
+    hostile, row = _down_to(page, lab_server, lake_catalogs.hostile, HOSTILE_NAMESPACE, HOSTILE_TABLE)
+    panel = page.locator(PANEL)
     expect(row.locator(".ib-lake-name")).to_have_text(HOSTILE_TABLE)
     namespace = hostile.locator(".ib-lake-namespace > .ib-lake-row > .ib-lake-name")
     expect(namespace).to_have_text(HOSTILE_NAMESPACE)
@@ -164,14 +185,11 @@ def test_markup_in_names_renders_as_text(lab_page: LabPage, lab_server: LabServe
 
 def _trips(page: Page, server: LabServer, lake_catalogs: LakeCatalogs) -> tuple[Locator, str]:
     """The panel opened down to the ``trips`` table: its row and its current snapshot id."""
-    _lab(page, server)
-    panel = _open_panel(page)
-    scenarios = _expand(panel, "ib-lake-catalog", lake_catalogs.scenarios)
-    _expand(scenarios, "ib-lake-namespace", NAMESPACE)
+    _, row = _down_to(page, server, lake_catalogs.scenarios, NAMESPACE, "trips")
     identifier = f"{lake_catalogs.scenarios}.{NAMESPACE}.trips"
     expected = server.api("GET", f"/icebook/lake/tables?catalog={lake_catalogs.scenarios}&namespace={NAMESPACE}")
     snapshot_id = next(t for t in expected["tables"] if t["identifier"] == identifier)["card"]["current_snapshot_id"]
-    return _table(panel, identifier), snapshot_id
+    return row, snapshot_id
 
 
 def test_double_click_opens_the_table_in_a_notebook(
