@@ -15,7 +15,8 @@ f. warm start: ``inspect.files()`` and ``scan()`` in new processes through the d
 g. ``--warm-start``: only the start of a new process, imports inside the clock, each beside PyIceberg's:
    ``import icebook; icebook.open(location)`` and its first view (``_repr_html_``), against
    ``StaticTable.from_metadata``; then ``inspect.files()`` through the disk cache, against PyIceberg's
-   ``inspect.files()``; then the one-day plan (imports before the clock, as in b), against ``plan_files``
+   ``inspect.files()``; then, cold, the listing as a DataFrame and streamed (``batches=True``: peak memory),
+   and the one-day plan (imports before the clock, as in b), against ``plan_files``
 
 Prints seconds, peak memory (MiB), the number of data files to read, and the ratio peer / icebook (above
 1: icebook is faster). Exit status 1 when icebook and PyIceberg disagree on a count of tasks.
@@ -94,6 +95,8 @@ def child(what: str, location: str, metadata_file: str, filter_text: str | None)
         count = icebook.open(location).scan(filter=filter_text).task_count
     elif what == "icebook files":
         count = len(icebook.open(location).inspect.files())
+    elif what == "icebook files stream":
+        count = sum(batch.num_rows for batch in icebook.open(location).inspect.files(batches=True))
     elif what == "pyiceberg files":
         count = StaticTable.from_metadata(metadata_file).inspect.files().num_rows
     elif what == "pyiceberg plan_files":
@@ -168,7 +171,7 @@ def warm_start(files: int) -> int:
     """Warm start and the one-day plan, icebook beside PyIceberg, each in a new process."""
     print(f"table: {LOCATION or large_table.table_dir(files)} (layout of {files:,} files)")
     print(
-        f"{'measurement (new process, imports timed)':<44} {'open s':>7} {'total s':>8} {'peak MiB':>9} {'vs peer':>8}"
+        f"{'measurement (new process, imports timed)':<52} {'open s':>7} {'total s':>8} {'peak MiB':>9} {'vs peer':>8}"
     )
     status = 0
 
@@ -188,10 +191,17 @@ def warm_start(files: int) -> int:
         peer = measure(theirs, files, None, warm=True)
         line(f"icebook {label}", mine, peer)
         line(f"pyiceberg {label.split(' (')[0]}", peer, None)
+    print(HEADER)
+    frame = measure("icebook files", files, None)
+    stream = measure("icebook files stream", files, None)
+    print(row("icebook inspect.files() (cold)", frame))
+    print(row("icebook inspect.files(batches=True) (cold)", stream))
+    if frame["count"] != stream["count"]:
+        print(f"rows differ: frame {frame['count']}, stream {stream['count']}", file=sys.stderr)
+        status = 1
     text = one_day_filter(files)
     ours_plan = measure("icebook scan", files, text)
     theirs_plan = measure("pyiceberg plan_files", files, text)
-    print(HEADER)
     print(row("icebook scan (one day, cold)", ours_plan, theirs_plan))
     print(row("pyiceberg plan_files (one day)", theirs_plan))
     if ours_plan["count"] != theirs_plan["count"]:
