@@ -183,14 +183,14 @@ def warm_start(files: int) -> int:
         )
 
     measure("icebook files", files, None, disk_cache=True)  # fills the disk cache (not shown)
-    for ours, theirs, label, cached in (
-        ("icebook open", "pyiceberg open", "open + first view", False),
-        ("icebook files", "pyiceberg files", "open + inspect.files() (through the cache)", True),
+    for ours, theirs, label, peer_label, cached in (
+        ("icebook open", "pyiceberg open", "open + first view (_repr_html_)", "StaticTable.from_metadata", False),
+        ("icebook files", "pyiceberg files", "open + inspect.files() (through the cache)", "+ inspect.files()", True),
     ):
         mine = measure(ours, files, None, disk_cache=cached, warm=True)
         peer = measure(theirs, files, None, warm=True)
         line(f"icebook {label}", mine, peer)
-        line(f"pyiceberg {label.split(' (')[0]}", peer, None)
+        line(f"pyiceberg {peer_label}", peer, None)
     print(HEADER)
     frame = measure("icebook files", files, None)
     stream = measure("icebook files stream", files, None)

@@ -75,9 +75,9 @@ def _reader(
 
 
 def _read_ahead(fn: Callable[[ManifestFile], pa.Table], items: Sequence[ManifestFile]) -> Iterator[pa.Table]:
-    """``fn`` over ``items`` in order, with as many in flight as there are decoder workers: the decoders
-    stay busy while the reader's consumer works, and memory holds only that many manifests."""
-    depth = max(1, SETTINGS.workers)
+    """``fn`` over ``items`` in order, two per decoder worker in flight: each worker has the next manifest
+    waiting while the reader's consumer works, and memory holds only that many manifests."""
+    depth = 2 * max(1, SETTINGS.workers)
     pending: deque[Future[pa.Table]] = deque()
     remaining = iter(items)
     with ThreadPoolExecutor(max_workers=depth) as pool:
