@@ -195,7 +195,7 @@ def warm_start(files: int) -> int:
     frame = measure("icebook files", files, None)
     stream = measure("icebook files stream", files, None)
     print(row("icebook inspect.files() (cold)", frame))
-    print(row("icebook inspect.files(batches=True) (cold)", stream))
+    print(row("icebook files(batches=True) (cold)", stream))
     if frame["count"] != stream["count"]:
         print(f"rows differ: frame {frame['count']}, stream {stream['count']}", file=sys.stderr)
         status = 1
