@@ -12,10 +12,17 @@ e. the peer, PyIceberg ``StaticTable.from_metadata(...).scan(row_filter=...).pla
 f. warm start: ``inspect.files()`` and ``scan()`` in new processes through the disk cache of decoded
    manifests that an earlier process filled (every other measurement runs with that cache off)
 
+g. ``--warm-start``: only the start of a new process, imports inside the clock, each beside PyIceberg's:
+   ``import icebook; icebook.open(location)`` and its first view (``_repr_html_``), against
+   ``StaticTable.from_metadata``; then ``inspect.files()`` through the disk cache, against PyIceberg's
+   ``inspect.files()``; then, cold, the listing as a DataFrame and streamed (``batches=True``: peak memory),
+   and the one-day plan (imports before the clock, as in b), against ``plan_files``
+
 Prints seconds, peak memory (MiB), the number of data files to read, and the ratio peer / icebook (above
 1: icebook is faster). Exit status 1 when icebook and PyIceberg disagree on a count of tasks.
 
     python benchmarks/scan_planning.py [--files 500000] [--no-peer]
+    python benchmarks/scan_planning.py --warm-start [--location DIR]   # DIR: any table of --files' layout
     python benchmarks/scan_planning.py --growth 500000,1000000,2000000,5000000 --no-peer
 """
 
@@ -53,12 +60,34 @@ def one_day_filter(files: int) -> str:
 FILTERS = {"full": None, "one day": "<one day>", "keeps none": "id < 0"}
 
 
+def warm_child(what: str, location: str, metadata_file: str) -> dict[str, Any]:
+    """A new process's start, imports inside the clock: what a notebook pays before its first answer."""
+    started = time.perf_counter()
+    if what.startswith("icebook"):
+        import icebook
+
+        table = icebook.open(location)
+        opened = time.perf_counter()
+        count = len(table._repr_html_()) if what == "icebook open" else len(table.inspect.files())
+    else:
+        from pyiceberg.table import StaticTable
+
+        static = StaticTable.from_metadata(metadata_file)
+        opened = time.perf_counter()
+        count = len(static.metadata.snapshots) if what == "pyiceberg open" else static.inspect.files().num_rows
+    seconds = time.perf_counter() - started
+    peak_mib = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+    return {"seconds": seconds, "open_s": opened - started, "count": count, "peak_mib": peak_mib}
+
+
 def child(what: str, location: str, metadata_file: str, filter_text: str | None) -> dict[str, Any]:
     """One measurement in this (fresh) process: imports are done before the clock starts; opening the
     table (reading its metadata file) is timed."""
     from pyiceberg.table import StaticTable
 
     import icebook
+    import icebook.analysis.scan.planner  # opening imports only what opening needs; the rest is not timed here
+    import icebook.analysis.tables.inspect
     import icebook.table
 
     started = time.perf_counter()
@@ -66,6 +95,8 @@ def child(what: str, location: str, metadata_file: str, filter_text: str | None)
         count = icebook.open(location).scan(filter=filter_text).task_count
     elif what == "icebook files":
         count = len(icebook.open(location).inspect.files())
+    elif what == "icebook files stream":
+        count = sum(batch.num_rows for batch in icebook.open(location).inspect.files(batches=True))
     elif what == "pyiceberg files":
         count = StaticTable.from_metadata(metadata_file).inspect.files().num_rows
     elif what == "pyiceberg plan_files":
@@ -78,11 +109,17 @@ def child(what: str, location: str, metadata_file: str, filter_text: str | None)
     return {"seconds": seconds, "count": count, "peak_mib": peak_mib}
 
 
-def measure(what: str, files: int, filter_text: str | None, *, disk_cache: bool = False) -> dict[str, Any]:
+LOCATION: Path | None = None  # --location: an existing table of the layout of --files, used as it is
+
+
+def measure(
+    what: str, files: int, filter_text: str | None, *, disk_cache: bool = False, warm: bool = False
+) -> dict[str, Any]:
     """``what`` in a new process; cold (the disk cache of decoded manifests off) unless ``disk_cache``."""
-    location = large_table.ensure_large_table(files)
+    location = LOCATION or large_table.ensure_large_table(files)
     metadata_file = large_table.current_metadata_file(location)
-    args = [sys.executable, __file__, "--child", what, str(location), str(metadata_file), filter_text or ""]
+    args = [sys.executable, __file__, "--warm-child" if warm else "--child", what, str(location), str(metadata_file)]
+    args.append(filter_text or "")
     env = {**os.environ, "ICEBOOK_MANIFEST_CACHE": "on" if disk_cache else "off"}
     done = subprocess.run(args, check=False, capture_output=True, text=True, env=env)
     if done.returncode != 0:
@@ -130,6 +167,49 @@ def compare(files: int, peer: bool) -> int:
     return status
 
 
+def warm_start(files: int) -> int:
+    """Warm start and the one-day plan, icebook beside PyIceberg, each in a new process."""
+    print(f"table: {LOCATION or large_table.table_dir(files)} (layout of {files:,} files)")
+    print(
+        f"{'measurement (new process, imports timed)':<52} {'open s':>7} {'total s':>8} {'peak MiB':>9} {'vs peer':>8}"
+    )
+    status = 0
+
+    def line(label: str, result: dict[str, Any], peer: dict[str, Any] | None) -> None:
+        ratio = f"{peer['seconds'] / result['seconds']:>7.1f}x" if peer else ""
+        print(
+            f"{label:<52} {result['open_s']:>7.2f} {result['seconds']:>8.2f} {result['peak_mib']:>9,.0f} {ratio:>8}",
+            flush=True,
+        )
+
+    measure("icebook files", files, None, disk_cache=True)  # fills the disk cache (not shown)
+    for ours, theirs, label, peer_label, cached in (
+        ("icebook open", "pyiceberg open", "open + first view (_repr_html_)", "StaticTable.from_metadata", False),
+        ("icebook files", "pyiceberg files", "open + inspect.files() (through the cache)", "+ inspect.files()", True),
+    ):
+        mine = measure(ours, files, None, disk_cache=cached, warm=True)
+        peer = measure(theirs, files, None, warm=True)
+        line(f"icebook {label}", mine, peer)
+        line(f"pyiceberg {peer_label}", peer, None)
+    print(HEADER)
+    frame = measure("icebook files", files, None)
+    stream = measure("icebook files stream", files, None)
+    print(row("icebook inspect.files() (cold)", frame))
+    print(row("icebook files(batches=True) (cold)", stream))
+    if frame["count"] != stream["count"]:
+        print(f"rows differ: frame {frame['count']}, stream {stream['count']}", file=sys.stderr)
+        status = 1
+    text = one_day_filter(files)
+    ours_plan = measure("icebook scan", files, text)
+    theirs_plan = measure("pyiceberg plan_files", files, text)
+    print(row("icebook scan (one day, cold)", ours_plan, theirs_plan))
+    print(row("pyiceberg plan_files (one day)", theirs_plan))
+    if ours_plan["count"] != theirs_plan["count"]:
+        print(f"task counts differ: icebook {ours_plan['count']}, pyiceberg {theirs_plan['count']}", file=sys.stderr)
+        status = 1
+    return status
+
+
 def growth(sizes: list[int]) -> int:
     print("growth: each point a fresh process (cold)")
     print(
@@ -152,11 +232,20 @@ def main(argv: list[str] | None = None) -> int:
         what, location, metadata_file, filter_text = argv[1:5]
         print(json.dumps(child(what, location, metadata_file, filter_text or None)))
         return 0
+    if argv and argv[0] == "--warm-child":
+        print(json.dumps(warm_child(*argv[1:4])))
+        return 0
     parser = argparse.ArgumentParser(description=__doc__.split("\n", 1)[0])
     parser.add_argument("--files", type=int, default=500_000)
     parser.add_argument("--no-peer", action="store_true", help="skip PyIceberg")
     parser.add_argument("--growth", help="comma-separated table sizes: time and peak memory per size")
+    parser.add_argument("--warm-start", action="store_true", help="only the warm start and the one-day plan")
+    parser.add_argument("--location", type=Path, help="an existing table of the layout of --files (not built)")
     args = parser.parse_args(argv)
+    global LOCATION
+    LOCATION = args.location
+    if args.warm_start:
+        return warm_start(args.files)
     if args.growth:
         return growth([int(n) for n in args.growth.split(",")])
     return compare(args.files, not args.no_peer)

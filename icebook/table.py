@@ -8,38 +8,11 @@ import time
 from collections.abc import Collection, Mapping
 from dataclasses import dataclass
 from functools import cached_property
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
-import pyarrow as pa
-
-from icebook.analysis._frames import Output, query_result
-from icebook.analysis.history.changes import changes
-from icebook.analysis.history.diff import SnapshotDiff, diff
-from icebook.analysis.history.evolution import Evolution, evolution
-from icebook.analysis.history.lineage import Lineage, lineage
-from icebook.analysis.history.timelapse import Timelapse, timelapse
-from icebook.analysis.maintenance.before_after import MaintenanceDiff, maintenance_diff
-from icebook.analysis.maintenance.compaction import CompactionPreview, compaction_preview
-from icebook.analysis.maintenance.expire import ExpirePreview, expire_preview
-from icebook.analysis.maintenance.health import HealthReport, health
-from icebook.analysis.maintenance.orphans import OrphanReport, find_orphans
-from icebook.analysis.maintenance.rewrite_previews import (
-    DeleteRewritePreview,
-    ManifestRewritePreview,
-    delete_rewrite_preview,
-    manifest_rewrite_preview,
-)
 from icebook.analysis.resolve import At, AtRef, AtSnapshot, AtTime, parse_at, read_schema, resolve_snapshot, to_epoch_ms
-from icebook.analysis.scan.planner import ScanPlan, plan_scan
-from icebook.analysis.store.manifests import ManifestStore
-from icebook.analysis.tables.inspect import Inspector
-from icebook.display import maintenance_render
 from icebook.display.formatters import register_formatters
 from icebook.display.registry import register, render_html
-from icebook.display.summary import table_html
-from icebook.engines import arrow as arrow_engine
-from icebook.engines import spark as spark_engine
-from icebook.engines import spark_maintenance, spark_ops
 from icebook.errors import EngineError, NotFound
 from icebook.io import catalogs
 from icebook.io.fileio import FileIO, default_fileio
@@ -48,6 +21,27 @@ from icebook.spec.filenames import parse_metadata_file_name
 from icebook.spec.metadata import MAIN_BRANCH, TableMetadata
 from icebook.spec.schema import Schema
 from icebook.spec.snapshots import Branch, Ref, Snapshot
+
+# Opening a table and its first view import only the above; each analysis, engine and view is imported
+# by the method that uses it (pandas, pyarrow.compute and polars load with them).
+if TYPE_CHECKING:
+    import pyarrow as pa
+
+    from icebook.analysis._frames import Output
+    from icebook.analysis.history.diff import SnapshotDiff
+    from icebook.analysis.history.evolution import Evolution
+    from icebook.analysis.history.lineage import Lineage
+    from icebook.analysis.history.timelapse import Timelapse
+    from icebook.analysis.maintenance.before_after import MaintenanceDiff
+    from icebook.analysis.maintenance.compaction import CompactionPreview
+    from icebook.analysis.maintenance.expire import ExpirePreview
+    from icebook.analysis.maintenance.health import HealthReport
+    from icebook.analysis.maintenance.orphans import OrphanReport
+    from icebook.analysis.maintenance.rewrite_previews import DeleteRewritePreview, ManifestRewritePreview
+    from icebook.analysis.scan.planner import ScanPlan
+    from icebook.analysis.store.manifests import ManifestStore
+    from icebook.analysis.tables.inspect import Inspector
+    from icebook.engines import spark as spark_engine
 
 Engine = Literal["arrow", "spark"]
 When = int | str | _dt.datetime | _dt.date | _dt.timedelta | None
@@ -100,9 +94,15 @@ class Table:
         self.metadata = metadata
         self.metadata_location = metadata_location
         self.fileio = fileio
-        self.store = ManifestStore(fileio, metadata)
-        """Reads and caches this table's manifest lists and manifests (immutable, so cached by path)."""
         register_formatters()  # inside IPython, results display richly even without %load_ext icebook
+
+    @cached_property
+    def store(self) -> ManifestStore:
+        """Reads and caches this table's manifest lists and manifests (immutable, so cached by path);
+        made on first use, so that opening a table imports no decoder."""
+        from icebook.analysis.store.manifests import ManifestStore
+
+        return ManifestStore(self.fileio, self.metadata)
 
     @property
     def location(self) -> str:
@@ -135,6 +135,8 @@ class Table:
     @cached_property
     def inspect(self) -> Inspector:
         """Spark-shaped metadata tables: ``t.inspect.files()``, ``t.inspect.snapshots()``, ..."""
+        from icebook.analysis.tables.inspect import Inspector
+
         return Inspector(self.metadata, self.metadata_location, self.store)
 
     # ------------------------------------------------------------------ history analyses
@@ -142,14 +144,20 @@ class Table:
     def diff(self, a: At, b: At = None) -> SnapshotDiff:
         """What changed from ``a`` to ``b`` (default: current): manifests, files, partitions, schema,
         specs, sort orders, properties. Reads only the manifests the two snapshots do not share."""
+        from icebook.analysis.history.diff import diff
+
         return diff(self.metadata, self.store, a, b)
 
     def lineage(self) -> Lineage:
         """The snapshot graph: parents, branches and tags, main's ancestry, unreachable snapshots."""
+        from icebook.analysis.history.lineage import lineage
+
         return lineage(self.metadata)
 
     def evolution(self) -> Evolution:
         """Schema, partition spec and sort order timelines aligned with snapshots."""
+        from icebook.analysis.history.evolution import evolution
+
         return evolution(self.metadata, self.store)
 
     def timelapse(
@@ -158,6 +166,8 @@ class Table:
         """The table replayed: one frame per snapshot in commit order (every snapshot, or ``ref``'s
         ancestry), with totals, what each commit changed, and the per-partition state at each frame;
         ``manifests=False``: from the manifest lists' counts only."""
+        from icebook.analysis.history.timelapse import timelapse
+
         lapse = timelapse(self.metadata, self.store, ref, since, until, manifests=manifests)
         return dataclasses.replace(lapse, source=self)
 
@@ -177,6 +187,8 @@ class Table:
     def _spark_target(self) -> tuple[str | None, str]:
         """Prepares Spark for this table's store; the name Spark reads it by (or None) and, when None
         for a catalog table, why Spark cannot have its catalog."""
+        from icebook.engines import spark as spark_engine
+
         spark_engine.prepare_table(self.location, self.metadata_location, getattr(self.fileio, "properties", {}))
         if self.identifier is None:
             return None, ""
@@ -187,6 +199,8 @@ class Table:
     def spark_point(self, at: At = None) -> spark_engine.SparkPoint:
         """How Spark pins ``at``; None pins this object's current state, so reads are repeatable.
         Unknown ids, refs and times raise NotFound (listing what exists) before Spark starts."""
+        from icebook.engines import spark as spark_engine
+
         point = parse_at(at, self.refs)
         if point is None:
             current = self.current_snapshot
@@ -212,6 +226,9 @@ class Table:
     ) -> pa.Table:
         """Rows of the table at ``at`` as Arrow: ``engine="arrow"`` (no JVM; applies position, equality and
         deletion-vector deletes, projects by field id) or ``engine="spark"`` (the local Spark session)."""
+        from icebook.engines import arrow as arrow_engine
+        from icebook.engines import spark as spark_engine
+
         if engine == "spark":
             point = self.spark_point(at)
             return spark_engine.read(
@@ -224,12 +241,17 @@ class Table:
     def scan(self, at: At = None, filter: Any = None, columns: list[str] | None = None) -> ScanPlan:
         """The scan plan: which manifests and files are read or skipped and why, and which delete
         files apply to each data file (by the spec's sequence-number rules). ``plan.explain()``."""
+        from icebook.analysis.scan.planner import plan_scan
+
         return plan_scan(self, self.snapshot(at), filter, columns, schema=self.read_schema(at))
 
     def changes(self, a: At, b: At = None, *, identifier_columns: list[str] | None = None) -> Any:
         """Rows inserted and deleted after ``a`` up to ``b`` (default: current), as pandas with
         ``_change_type``, ``_change_ordinal`` and ``_commit_snapshot_id``, like Spark's changelog view.
         Works on merge-on-read tables (position and equality deletes, deletion vectors) too."""
+        from icebook.analysis.history.changes import changes
+        from icebook.engines import arrow as arrow_engine
+
         start = None if a is None else self.snapshot(a)
         return changes(
             self, start, self.snapshot(b), read=arrow_engine.read_live_rows, identifier_columns=identifier_columns
@@ -244,6 +266,9 @@ class Table:
 
         ``engine="spark"``: Spark SQL. ``engine="arrow"``: polars SQL over a lazy scan of the table (no
         JVM) that reads only the columns the query uses and only the files its filters can match."""
+        from icebook.analysis._frames import query_result
+        from icebook.engines import spark as spark_engine
+
         if engine == "arrow":
             from icebook.engines import arrow_sql  # polars: imported when first used
 
@@ -274,6 +299,8 @@ class Table:
     # ------------------------------------------------------------------ changes (only when asked)
 
     def _writable(self) -> str:
+        from icebook.engines import spark as spark_engine
+
         identifier, why = self._spark_target()
         if identifier is not None:
             return identifier
@@ -307,6 +334,8 @@ class Table:
         replace: bool = False,
     ) -> Table:
         """Create (or replace) branch ``name`` at ``at`` (default: current), with optional retention."""
+        from icebook.engines import spark_ops
+
         spark_ops.create_branch(
             self._writable(),
             name,
@@ -322,6 +351,8 @@ class Table:
         return self.create_branch(name, at, replace=True, **retention)
 
     def drop_branch(self, name: str) -> Table:
+        from icebook.engines import spark_ops
+
         self._require_ref(name, Branch)
         spark_ops.drop_branch(self._writable(), name)
         return self.reopen()
@@ -330,6 +361,8 @@ class Table:
         self, name: str, at: At = None, *, retain_ms: int | _dt.timedelta | None = None, replace: bool = False
     ) -> Table:
         """Create (or replace) tag ``name`` at ``at`` (default: current), kept for ``retain_ms``."""
+        from icebook.engines import spark_ops
+
         spark_ops.create_tag(self._writable(), name, self._snapshot_id(at), replace=replace, retain_ms=retain_ms)
         return self.reopen()
 
@@ -337,24 +370,32 @@ class Table:
         return self.create_tag(name, at, retain_ms=retain_ms, replace=True)
 
     def drop_tag(self, name: str) -> Table:
+        from icebook.engines import spark_ops
+
         self._require_ref(name, None)
         spark_ops.drop_tag(self._writable(), name)
         return self.reopen()
 
     def fast_forward(self, branch: str, to: str) -> Table:
         """Move ``branch`` forward to the head of ``to`` (``branch`` must be an ancestor)."""
+        from icebook.engines import spark_ops
+
         self._require_ref(to, Branch)
         spark_ops.fast_forward(self._writable(), branch, to)
         return self.reopen()
 
     def cherry_pick(self, at: At) -> Table:
         """Apply the changes of one snapshot onto main as a new snapshot."""
+        from icebook.engines import spark_ops
+
         spark_ops.cherry_pick(self._writable(), self.snapshot(at).snapshot_id)
         return self.reopen()
 
     def rollback(self, at: At) -> Table:
         """Make main point at an earlier snapshot (an id or ref), or, for a time, at the newest ancestor
         of main committed strictly before it (Iceberg's ``rollback_to_timestamp`` rule)."""
+        from icebook.engines import spark_ops
+
         point = parse_at(at, self.refs)
         snapshot = self.snapshot(point)  # NotFound for unknown ids, refs and times before the first snapshot
         if isinstance(point, AtTime):
@@ -365,12 +406,17 @@ class Table:
 
     def set_current_snapshot(self, at: At) -> Table:
         """Point main at any snapshot (not only an ancestor)."""
+        from icebook.engines import spark_ops
+
         spark_ops.set_current_snapshot(self._writable(), self.snapshot(at).snapshot_id)
         return self.reopen()
 
     def wap_write(self, branch: str, query: str) -> Table:
         """Write-audit-publish, step 1: run a write (SQL naming this table as ``{table}``) into ``branch``,
         leaving main untouched. Inspect the branch, then ``publish(branch)``."""
+        from icebook.engines import spark as spark_engine
+        from icebook.engines import spark_ops
+
         identifier = self._writable()
         if branch not in self.refs:
             spark_ops.create_branch(identifier, branch, self._snapshot_id(None))
@@ -387,6 +433,8 @@ class Table:
         """Copy this table (as of its newest metadata) to ``location`` and open the copy: Iceberg's
         ``rewrite_table_path`` rewrites the absolute paths in its metadata, then every file is copied.
         A place to try maintenance (expiry, compaction) without touching the original."""
+        from icebook.engines import spark_ops
+
         spark_ops.copy_table(self._writable(), self.location, str(location))
         return open_table(str(location), fileio=self.fileio)
 
@@ -402,6 +450,8 @@ class Table:
         """Maintenance debt at ``at`` (default: current): file sizes and delete debt per partition,
         manifests, history against retention, stale refs and (with ``list_files``) orphan files;
         each finding names the Spark procedure that addresses it."""
+        from icebook.analysis.maintenance.health import health
+
         snapshot = self.snapshot(at) if at is not None else self.current_snapshot
         return health(
             self,
@@ -417,6 +467,8 @@ class Table:
     ) -> ExpirePreview:
         """The snapshots ``expire_snapshots`` would expire (refs' and branches' retention honoured) and
         every file it would then delete. ``older_than`` defaults to the table's max snapshot age."""
+        from icebook.analysis.maintenance.expire import expire_preview
+
         return expire_preview(
             self.metadata,
             self.store,
@@ -428,6 +480,8 @@ class Table:
     def orphans(self, older_than: When = None, location: str | None = None) -> OrphanReport:
         """Files under the table location that nothing references, as ``remove_orphan_files`` finds
         them (older than ``older_than``, default three days ago)."""
+        from icebook.analysis.maintenance.orphans import find_orphans
+
         return find_orphans(
             self.metadata,
             self.metadata_location,
@@ -441,17 +495,25 @@ class Table:
         self, options: Mapping[str, Any] | None = None, where: str | None = None
     ) -> CompactionPreview:
         """The file groups ``rewrite_data_files`` (bin-pack) would rewrite in the current snapshot."""
+        from icebook.analysis.maintenance.compaction import compaction_preview
+
         return compaction_preview(self, self.current_snapshot, options, where=where)
 
     def manifest_rewrite_preview(self) -> ManifestRewritePreview:
         """The manifests ``rewrite_manifests`` would rewrite, and into how many."""
+        from icebook.analysis.maintenance.rewrite_previews import manifest_rewrite_preview
+
         return manifest_rewrite_preview(self.metadata, self.store, self.current_snapshot)
 
     def delete_rewrite_preview(self, options: Mapping[str, Any] | None = None) -> DeleteRewritePreview:
         """The position delete files ``rewrite_position_delete_files`` would rewrite (dangling ones dropped)."""
+        from icebook.analysis.maintenance.rewrite_previews import delete_rewrite_preview
+
         return delete_rewrite_preview(self, self.current_snapshot, options)
 
     def _maintained(self, procedure: str, output: Any, deleted: tuple[str, ...] = ()) -> MaintenanceResult:
+        from icebook.analysis.maintenance.before_after import maintenance_diff
+
         after = self.reopen()
         change = maintenance_diff(
             procedure, (self.metadata, self.store), (after.metadata, after.store), deleted_files=deleted
@@ -467,6 +529,8 @@ class Table:
         dry_run: bool = False,
     ) -> MaintenanceResult | ExpirePreview:
         """Run ``expire_snapshots`` through Spark (deletes files); ``dry_run`` returns the preview instead."""
+        from icebook.engines import spark_maintenance
+
         if dry_run:
             return self.expire_preview(older_than, retain_last, snapshot_ids)
         output = spark_maintenance.expire_snapshots(
@@ -482,6 +546,8 @@ class Table:
     ) -> MaintenanceResult | OrphanReport:
         """Run ``remove_orphan_files`` through Spark (deletes files; Spark refuses a cutoff under 24
         hours ago); ``dry_run`` returns icebook's own list instead, without Spark."""
+        from icebook.engines import spark_maintenance
+
         if dry_run:
             return self.orphans(older_than, location)
         deleted = spark_maintenance.remove_orphan_files(
@@ -493,6 +559,8 @@ class Table:
         self, options: Mapping[str, Any] | None = None, where: str | None = None, *, dry_run: bool = False
     ) -> MaintenanceResult | CompactionPreview:
         """Run ``rewrite_data_files`` (bin-pack) through Spark; ``dry_run`` returns the preview instead."""
+        from icebook.engines import spark_maintenance
+
         if dry_run:
             return self.compaction_preview(options, where)
         output = spark_maintenance.rewrite_data_files(self._writable(), options=options, where=where)
@@ -500,6 +568,8 @@ class Table:
 
     def rewrite_manifests(self, *, dry_run: bool = False) -> MaintenanceResult | ManifestRewritePreview:
         """Run ``rewrite_manifests`` through Spark; ``dry_run`` returns the preview instead."""
+        from icebook.engines import spark_maintenance
+
         if dry_run:
             return self.manifest_rewrite_preview()
         output = spark_maintenance.rewrite_manifests(self._writable())
@@ -509,6 +579,8 @@ class Table:
         self, options: Mapping[str, Any] | None = None, *, dry_run: bool = False
     ) -> MaintenanceResult | DeleteRewritePreview:
         """Run ``rewrite_position_delete_files`` through Spark; ``dry_run`` returns the preview instead."""
+        from icebook.engines import spark_maintenance
+
         if dry_run:
             return self.delete_rewrite_preview(options)
         output = spark_maintenance.rewrite_position_delete_files(self._writable(), options=options)
@@ -541,12 +613,26 @@ class Table:
 
 
 # How a Table is shown; registered here because the display layer cannot import this one.
-register(Table, text=repr, html=table_html)
-register(
-    MaintenanceResult,
-    text=lambda r: maintenance_render.result_text(r.diff, r.output),
-    html=lambda r: maintenance_render.result_html(r.diff, r.output),
-)
+def _table_html(table: Table) -> str:
+    from icebook.display.summary import table_html
+
+    return table_html(table)
+
+
+def _result_text(result: MaintenanceResult) -> str:
+    from icebook.display import maintenance_render
+
+    return maintenance_render.result_text(result.diff, result.output)
+
+
+def _result_html(result: MaintenanceResult) -> str:
+    from icebook.display import maintenance_render
+
+    return maintenance_render.result_html(result.diff, result.output)
+
+
+register(Table, text=repr, html=_table_html)
+register(MaintenanceResult, text=_result_text, html=_result_html)
 
 
 def open_table(
@@ -564,7 +650,9 @@ def open_table(
     location = str(location)
     if catalog is not None:
         return _open_by_name(catalog, location, fileio)
-    if spark_engine.looks_like_identifier(location) and not _is_local_path(location):
+    if not _is_local_path(location) and _looks_like_identifier(location):
+        from icebook.engines import spark as spark_engine
+
         name, rest = location.split(".", 1)
         if catalogs.is_configured(name):
             return _open_by_name(name, rest, fileio)
@@ -593,6 +681,8 @@ def open_table(
 def catalog_listing() -> list[dict[str, str]]:
     """Every catalog a name can resolve through: PyIceberg's configured catalogs (type, URI,
     warehouse; never credentials), then the catalogs of Spark's running session."""
+    from icebook.engines import spark as spark_engine
+
     rows = [{"catalog": name, "source": "pyiceberg", **catalogs.describe(name)} for name in catalogs.catalog_names()]
     for row in rows:
         row.pop("name", None)
@@ -604,6 +694,8 @@ def catalog_listing() -> list[dict[str, str]]:
 def table_listing(namespace: str) -> list[str]:
     """Tables of ``catalog.namespace`` (or of every namespace of ``catalog``), as full names.
     Unknown catalogs and namespaces raise NotFound listing what exists."""
+    from icebook.engines import spark as spark_engine
+
     parts = namespace.split(".")
     name = parts[0]
     if catalogs.is_configured(name):
@@ -614,6 +706,12 @@ def table_listing(namespace: str) -> list[str]:
         return spark_engine.session_tables(namespace)
     known = [row["catalog"] for row in catalog_listing()]
     raise NotFound(f"no catalog {name!r} (neither a PyIceberg catalog nor one of Spark's)", available=known)
+
+
+def _looks_like_identifier(location: str) -> bool:
+    from icebook.engines import spark as spark_engine  # only for what is not a local path
+
+    return spark_engine.looks_like_identifier(location)
 
 
 def _is_local_path(location: str) -> bool:

@@ -10,14 +10,15 @@ import enum
 import html
 from collections.abc import Iterable, Mapping, Sequence
 from decimal import Decimal
-from typing import Any
-
-import pandas as pd
+from typing import TYPE_CHECKING, Any
 
 from icebook.analysis.history.field_changes import ChangeKind
 from icebook.analysis.store.table_like import TableLike as TableLike  # the views import it from here
 from icebook.spec.manifest import FileContent
 from icebook.widgets import STYLESHEET
+
+if TYPE_CHECKING:
+    import pandas as pd  # imported where a frame is shown, so that a table's first view needs no pandas
 
 
 class Markup(str):
@@ -98,6 +99,8 @@ def kv_table(rows: Iterable[tuple[Any, Any, Any]], *, headers: Sequence[str] = (
 
 def frame_table_html(df: pd.DataFrame, *, offset: int = 0, limit: int = 50, caption: str = "") -> str:
     """One page of a DataFrame as an escaped HTML table, with the row range it shows."""
+    import pandas as pd
+
     total = len(df)
     page = df.iloc[offset : offset + limit]
     head = "<th>#</th>" + "".join(f"<th>{esc(c)}</th>" for c in df.columns)
@@ -127,6 +130,8 @@ def _is_nan(value: Any) -> bool:
 def cell_text(value: Any, limit: int = 200) -> str:
     """A short plain-text form of one cell (bytes as hex, long text cut; lists, maps held as key-value
     pairs and decimals as the terminal writes them, ``terminal.value_text``)."""
+    import pandas as pd
+
     from icebook.display.terminal import value_text
 
     if value is None or value is pd.NA:

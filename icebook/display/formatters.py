@@ -13,8 +13,9 @@ import sys
 import weakref
 from typing import Any
 
-_TAUGHT: weakref.WeakKeyDictionary[Any, int] = weakref.WeakKeyDictionary()
-"""Shell -> how many registered types it has been taught (a type registered later is taught on the next call)."""
+_TAUGHT: weakref.WeakKeyDictionary[Any, tuple[int, int]] = weakref.WeakKeyDictionary()
+"""Shell -> how many types it has been taught, loaded and by name (a type registered later is taught on the
+next call)."""
 WIDGET_MIMETYPE = "application/vnd.jupyter.widget-view+json"
 
 
@@ -31,10 +32,13 @@ def register_formatters(ip: Any = None) -> bool:
     shell = ip if ip is not None else current_shell()
     if shell is None:
         return False
-    from icebook.display.registry import registered, render_html
+    from icebook.display import registry
+    from icebook.display.registry import render_html
 
-    types = registered()
-    if _TAUGHT.get(shell) == len(types):
+    # Types not imported yet are taught by name (IPython matches them when one is shown), so that opening a
+    # table in a kernel imports no analysis.
+    types, by_name = registry.loaded(), registry.not_loaded()
+    if _TAUGHT.get(shell) == (len(types), len(by_name)):
         return True
     display = shell.display_formatter
     for cls, entry in types.items():
@@ -42,7 +46,12 @@ def register_formatters(ip: Any = None) -> bool:
         display.formatters["text/html"].for_type(cls, render_html)
         if entry.widget is not None:
             display.mimebundle_formatter.for_type(cls, _live)
-    _TAUGHT[shell] = len(types)
+    for module, name, widget in by_name:
+        display.formatters["text/plain"].for_type_by_name(module, name, _plain)
+        display.formatters["text/html"].for_type_by_name(module, name, render_html)
+        if widget:
+            display.mimebundle_formatter.for_type_by_name(module, name, _live)
+    _TAUGHT[shell] = (len(types), len(by_name))
     return True
 
 

@@ -23,35 +23,6 @@ from functools import singledispatch
 from types import MappingProxyType
 from typing import Any
 
-import pandas as pd
-
-from icebook.analysis.history.diff import SnapshotDiff
-from icebook.analysis.history.evolution import Evolution, PredicateExplanation
-from icebook.analysis.history.lineage import Lineage
-from icebook.analysis.history.timelapse import Timelapse
-from icebook.analysis.maintenance.before_after import MaintenanceDiff
-from icebook.analysis.maintenance.compaction import CompactionPreview
-from icebook.analysis.maintenance.expire import ExpirePreview
-from icebook.analysis.maintenance.health import HealthReport
-from icebook.analysis.maintenance.lake_health import LakeHealth
-from icebook.analysis.maintenance.orphans import OrphanReport
-from icebook.analysis.maintenance.rewrite_previews import DeleteRewritePreview, ManifestRewritePreview
-from icebook.analysis.scan.planner import ScanPlan
-from icebook.display import (
-    diff_render,
-    evolution_render,
-    health_render,
-    lake_health_render,
-    lineage_render,
-    maintenance_render,
-    summary,
-    timelapse_render,
-    tree_render,
-)
-from icebook.display._base import esc, frame, frame_table_html
-from icebook.display.frames import frame_text
-from icebook.spec.snapshots import Snapshot
-
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class Renderers:
@@ -66,6 +37,7 @@ class Renderers:
 
 
 _REGISTERED: dict[type, Renderers] = {}
+_BUILTINS = False
 
 
 @singledispatch
@@ -82,26 +54,46 @@ def register(cls: type, *, text: Callable[[Any], str], html: Callable[[Any], str
 
 def registered() -> Mapping[type, Renderers]:
     """Every registered type and its renderers, in registration order."""
+    _register_builtins()
+    return loaded()
+
+
+def loaded() -> Mapping[type, Renderers]:
+    """The types registered so far (without the built-ins not imported yet: ``not_loaded``)."""
     return MappingProxyType(_REGISTERED)
 
 
 def render_text(obj: Any) -> str:
     """Plain text of any result: registered types, DataFrames, strings, else ``str``."""
     entry = _renderers(obj)
+    if entry is None and not _BUILTINS:
+        _register_builtins()
+        entry = _renderers(obj)
     if entry is not None:
         return entry.text(obj)
     if obj is None:
         return ""
+    import pandas as pd  # not before: a registered result is shown without it
+
     if isinstance(obj, pd.DataFrame):
+        from icebook.display.frames import frame_text
+
         return frame_text(obj)
     return str(obj)
 
 
 def render_html(obj: Any) -> str:
     """Static HTML of any result, escaped: registered types, DataFrames (one page), else preformatted text."""
+    from icebook.display._base import esc, frame, frame_table_html
+
     entry = _renderers(obj)
+    if entry is None and not _BUILTINS:
+        _register_builtins()
+        entry = _renderers(obj)
     if entry is not None:
         return entry.html(obj)
+    import pandas as pd  # not before: a registered result is shown without it
+
     if isinstance(obj, pd.DataFrame):
         return frame(frame_table_html(obj), cls="ib-result")
     return frame(f'<pre class="ib-explain">{esc(render_text(obj))}</pre>')
@@ -110,6 +102,9 @@ def render_html(obj: Any) -> str:
 def render_widget(obj: Any) -> Any | None:
     """The live view of ``obj``, or None when its type has none."""
     entry = _renderers(obj)
+    if entry is None and not _BUILTINS:
+        _register_builtins()
+        entry = _renderers(obj)
     if entry is None or entry.widget is None:
         return None
     module, _, path = entry.widget.partition(":")
@@ -119,46 +114,95 @@ def render_widget(obj: Any) -> Any | None:
     return factory(obj)
 
 
-register(SnapshotDiff, text=diff_render.diff_text, html=diff_render.diff_html)
-register(
-    Lineage,
-    text=lineage_render.lineage_text,
-    html=lineage_render.lineage_html,
-    widget="icebook.display.lineage_view:LineageWidget",
+_BUILTIN: tuple[tuple[str, str, str, str, str, str | None], ...] = (
+    # (module of the type, the type, module of its renderers, text renderer, HTML renderer, widget)
+    ("icebook.analysis.history.diff", "SnapshotDiff", "icebook.display.diff_render", "diff_text", "diff_html", None),
+    (
+        "icebook.analysis.history.lineage",
+        "Lineage",
+        "icebook.display.lineage_render",
+        "lineage_text",
+        "lineage_html",
+        "icebook.display.lineage_view:LineageWidget",
+    ),
+    (
+        "icebook.analysis.history.evolution",
+        "Evolution",
+        "icebook.display.evolution_render",
+        "evolution_text",
+        "evolution_html",
+        "icebook.display.evolution_view:EvolutionView",
+    ),
+    (
+        "icebook.analysis.history.evolution",
+        "PredicateExplanation",
+        "icebook.display.evolution_render",
+        "predicate_text",
+        "predicate_html",
+        None,
+    ),
+    ("icebook.analysis.scan.planner", "ScanPlan", "icebook.display.summary", "plan_text", "plan_html", None),
+    ("icebook.spec.snapshots", "Snapshot", "icebook.display.summary", "snapshot_text", "snapshot_html", None),
+    (
+        "icebook.display.tree_render",
+        "MetadataTree",
+        "icebook.display.tree_render",
+        "metadata_tree_text",
+        "metadata_tree_html",
+        "icebook.display.tree:TreeWidget.of",
+    ),
+    (
+        "icebook.analysis.maintenance.health",
+        "HealthReport",
+        "icebook.display.health_render",
+        "health_text",
+        "health_html",
+        "icebook.display.health_view:HealthView",
+    ),
+    (
+        "icebook.analysis.maintenance.lake_health",
+        "LakeHealth",
+        "icebook.display.lake_health_render",
+        "lake_health_text",
+        "lake_health_html",
+        None,
+    ),
+    *(
+        (module, name, "icebook.display.maintenance_render", f"{stem}_text", f"{stem}_html", None)
+        for module, name, stem in (
+            ("icebook.analysis.maintenance.expire", "ExpirePreview", "expire"),
+            ("icebook.analysis.maintenance.orphans", "OrphanReport", "orphans"),
+            ("icebook.analysis.maintenance.compaction", "CompactionPreview", "compaction"),
+            ("icebook.analysis.maintenance.rewrite_previews", "ManifestRewritePreview", "manifest_rewrite"),
+            ("icebook.analysis.maintenance.rewrite_previews", "DeleteRewritePreview", "delete_rewrite"),
+            ("icebook.analysis.maintenance.before_after", "MaintenanceDiff", "maintenance_diff"),
+        )
+    ),
+    (
+        "icebook.analysis.history.timelapse",
+        "Timelapse",
+        "icebook.display.timelapse_render",
+        "timelapse_text",
+        "timelapse_html",
+        "icebook.display.timelapse_view:TimelapseView",
+    ),
 )
-register(
-    Evolution,
-    text=evolution_render.evolution_text,
-    html=evolution_render.evolution_html,
-    widget="icebook.display.evolution_view:EvolutionView",
-)
-register(PredicateExplanation, text=evolution_render.predicate_text, html=evolution_render.predicate_html)
-register(ScanPlan, text=summary.plan_text, html=summary.plan_html)
-register(Snapshot, text=summary.snapshot_text, html=summary.snapshot_html)
-register(
-    tree_render.MetadataTree,
-    text=tree_render.metadata_tree_text,
-    html=tree_render.metadata_tree_html,
-    widget="icebook.display.tree:TreeWidget.of",
-)
-register(
-    HealthReport,
-    text=health_render.health_text,
-    html=health_render.health_html,
-    widget="icebook.display.health_view:HealthView",
-)
-register(LakeHealth, text=lake_health_render.lake_health_text, html=lake_health_render.lake_health_html)
-register(ExpirePreview, text=maintenance_render.expire_text, html=maintenance_render.expire_html)
-register(OrphanReport, text=maintenance_render.orphans_text, html=maintenance_render.orphans_html)
-register(CompactionPreview, text=maintenance_render.compaction_text, html=maintenance_render.compaction_html)
-register(
-    ManifestRewritePreview, text=maintenance_render.manifest_rewrite_text, html=maintenance_render.manifest_rewrite_html
-)
-register(DeleteRewritePreview, text=maintenance_render.delete_rewrite_text, html=maintenance_render.delete_rewrite_html)
-register(MaintenanceDiff, text=maintenance_render.maintenance_diff_text, html=maintenance_render.maintenance_diff_html)
-register(
-    Timelapse,
-    text=timelapse_render.timelapse_text,
-    html=timelapse_render.timelapse_html,
-    widget="icebook.display.timelapse_view:TimelapseView",
-)
+"""icebook's own result types, named rather than imported: importing the registry (as opening a table does,
+to register ``Table``) loads no analysis, and IPython is taught them by name (``not_loaded``)."""
+
+
+def not_loaded() -> tuple[tuple[str, str, bool], ...]:
+    """(module, type name, has a widget) of the built-in types not registered yet."""
+    return () if _BUILTINS else tuple((module, name, widget is not None) for module, name, *_, widget in _BUILTIN)
+
+
+def _register_builtins() -> None:
+    """Register the built-in types, importing them and their renderers: on the first lookup that misses."""
+    global _BUILTINS
+    if _BUILTINS:
+        return
+    for module, name, renderers, text, html, widget in _BUILTIN:
+        cls = getattr(importlib.import_module(module), name)
+        views = importlib.import_module(renderers)
+        register(cls, text=getattr(views, text), html=getattr(views, html), widget=widget)
+    _BUILTINS = True

@@ -2,11 +2,15 @@
 
 from __future__ import annotations
 
-from icebook.analysis.scan.planner import ScanPlan
+from typing import TYPE_CHECKING
+
 from icebook.display._base import TableLike, badge, esc, frame, human_count, kv_table
 from icebook.spec.metadata import TableMetadata, main_first
 from icebook.spec.snapshots import Branch, Snapshot
 from icebook.text import byte_size, utc_text
+
+if TYPE_CHECKING:
+    from icebook.analysis.scan.planner import ScanPlan
 
 
 def _refs_html(metadata: TableMetadata, snapshot_id: int | None = None) -> str:

@@ -82,12 +82,23 @@ def _preload() -> None:
         import polars_avro  # noqa: F401
 
 
+class _WithoutPandas:
+    """Decoders return Arrow IPC and never use pandas, but pyarrow imports it (a fifth of a second) on the
+    first compute call or ``to_numpy`` when it can: here it cannot, and pyarrow then works without it."""
+
+    def find_spec(self, fullname: str, path: Any = None, target: Any = None) -> None:
+        if fullname.partition(".")[0] == "pandas":
+            raise ModuleNotFoundError("pandas is not used by the decoder process", name=fullname)
+        return None
+
+
 def main() -> None:
     # The protocol owns the real stdout; anything a library prints goes to stderr instead.
     out = os.fdopen(os.dup(1), "wb")
     os.dup2(2, 1)
     source = sys.stdin.buffer
     _limit_core_dumps()
+    sys.meta_path.insert(0, _WithoutPandas())
     tasks = _tasks()
     _preload()
     write_message(out, (READY, os.getpid()))

@@ -130,6 +130,9 @@ class _Worker:
         assert self.proc.stdin is not None and self.proc.stdout is not None
         self._in = self.proc.stdin
         self._out = self.proc.stdout.raw if hasattr(self.proc.stdout, "raw") else self.proc.stdout
+
+    def wait_ready(self) -> None:
+        """Wait for the worker's "ready" (its imports done); EnvironmentProblem when it never comes."""
         try:
             status, _ = self._receive(time.monotonic() + _STARTUP_SECONDS)
         except WorkerFailed as exc:
@@ -218,16 +221,63 @@ class _Worker:
 
 
 class WorkerPool:
-    """Up to ``SETTINGS.workers`` decoder processes, started on first use and reused."""
+    """Up to ``SETTINGS.workers`` decoder processes, started on demand and reused.
+
+    A worker starts in the background (its imports take a few tenths of a second): callers wait for
+    the first one that is free, whether it was busy or starting. One start is in flight at a time, and
+    another worker starts only when callers have waited ``_GROW_AFTER`` seconds for one: a plan that
+    decodes two small manifests is done by one worker sooner than two workers can start on a busy
+    machine, while a listing of hundreds of manifests still grows the pool to its size.
+    """
+
+    _GROW_AFTER = 0.1
 
     def __init__(self) -> None:
         self._idle: list[_Worker] = []
         self._busy = 0
+        self._starting = 0
+        self._start_error: BaseException | None = None
+        self._generation = 0  # bumped by shutdown(): a start in flight then ends its worker
         self._cond = threading.Condition()
         self.started = 0
         """Worker processes started so far (tests check that a hung one was replaced)."""
 
+    def prestart(self) -> None:
+        """Start a worker in the background when none runs or is starting, so that its imports overlap
+        the caller's own work (reading a manifest list, pruning) before the first decode."""
+        with self._cond:
+            if not (self._idle or self._busy or self._starting):
+                self._launch()
+
+    def _launch(self) -> None:
+        """Start one worker on a thread that waits for its "ready"; called holding ``_cond``."""
+        self._starting += 1
+        self.started += 1
+        threading.Thread(target=self._start_one, args=(self._generation,), daemon=True).start()
+
+    def _start_one(self, generation: int) -> None:
+        worker: _Worker | None = None
+        try:
+            worker = _Worker()
+            worker.wait_ready()
+        except BaseException as exc:  # handed to a waiting caller, never lost on this thread
+            with self._cond:
+                self._starting -= 1
+                self._start_error = exc
+                self._cond.notify_all()
+            return
+        with self._cond:
+            self._starting -= 1
+            self._start_error = None
+            if generation == self._generation:
+                self._idle.append(worker)
+                worker = None
+            self._cond.notify_all()
+        if worker is not None:
+            worker.kill()  # the pool was shut down while this one started
+
     def _acquire(self) -> _Worker:
+        waited_since: float | None = None
         with self._cond:
             while True:
                 while self._idle:
@@ -236,25 +286,23 @@ class WorkerPool:
                         self._busy += 1
                         return worker
                     worker.kill()
-                if self._busy < SETTINGS.workers:
-                    self._busy += 1
-                    break
-                self._cond.wait()
-        try:
-            worker = _Worker()
-        except BaseException:
-            self._release(None)
-            raise
-        with self._cond:
-            self.started += 1
-        return worker
+                if self._start_error is not None and not (self._busy or self._starting):
+                    error, self._start_error = self._start_error, None
+                    raise error
+                now = time.monotonic()
+                # waiting counts only while every worker is busy and none is starting
+                waited_since = None if self._starting else (now if waited_since is None else waited_since)
+                room = self._busy + self._starting < SETTINGS.workers
+                if room and not self._starting and (not self._busy or now - (waited_since or now) >= self._GROW_AFTER):
+                    self._launch()
+                self._cond.wait(self._GROW_AFTER if room and self._busy and not self._starting else None)
 
     def _release(self, worker: _Worker | None) -> None:
         with self._cond:
             self._busy -= 1
             if worker is not None:
                 self._idle.append(worker)
-            self._cond.notify()
+            self._cond.notify_all()
 
     def run(self, name: str, *args: Any, nbytes: int, columnar: bool = False) -> Any:
         """``TASKS[name](*args)`` in a worker, allowed ``SETTINGS.timeout_for(nbytes)`` seconds
@@ -283,8 +331,10 @@ class WorkerPool:
         return result
 
     def shutdown(self) -> None:
-        """Stop the idle workers (busy ones stop when their callers finish or time out)."""
+        """Stop the idle workers (busy ones stop when their callers finish or time out, starting ones
+        when they are ready)."""
         with self._cond:
+            self._generation += 1
             idle, self._idle = self._idle, []
         for worker in idle:
             worker.kill()

@@ -50,6 +50,7 @@ from icebook.analysis.scan.model import (
 from icebook.analysis.store.manifests import parallel_map, spec_partition_type
 from icebook.analysis.store.table_like import TableLike
 from icebook.errors import OptionError
+from icebook.io.worker_pool import POOL
 from icebook.spec.manifest import FileContent, ManifestContent, ManifestFile
 from icebook.spec.metadata import TableMetadata
 from icebook.spec.schema import Schema
@@ -455,6 +456,7 @@ def plan_scan(
     when an equality delete file is live, so that ``reference_tasks`` can rule out equality deletes
     by them as the reference implementation does.
     """
+    POOL.prestart()  # a decoder's imports overlap reading the manifest list and pruning
     metadata, store = table.metadata, table.store
     schema = schema or snapshot_schema(metadata, snapshot)
     bound = bind(filter, schema)

@@ -97,10 +97,11 @@ class ManifestStore:
             self._lists.put(snapshot.manifest_list, manifests)
         return manifests
 
-    def entries(self, manifest: ManifestFile, columns: Collection[str] | None = None) -> pa.Table:
+    def entries(self, manifest: ManifestFile, columns: Collection[str] | None = None, *, keep: bool = True) -> pa.Table:
         """The entries of one manifest, inheritance applied: every column, or at least ``columns``
         (a table holding more may be returned). Asking for fewer columns sends fewer back from the
-        decoder; the checks cover the columns left out all the same (``check_entry_values``)."""
+        decoder; the checks cover the columns left out all the same (``check_entry_values``).
+        ``keep=False``: not kept in memory afterwards (a streamed listing holds a few manifests at a time)."""
         wanted = frozenset(ENTRY_TABLE_COLUMNS if columns is None else (*columns, *CHECKED_COLUMNS))
         with self._lock:
             cached = self._entries.get(manifest.manifest_path)
@@ -116,7 +117,8 @@ class ManifestStore:
         check_entry_values(manifest, table, last_column_id=self.metadata.last_column_id)
         with self._lock:
             self.reads += 1
-            self._entries.put(manifest.manifest_path, table)
+            if keep:
+                self._entries.put(manifest.manifest_path, table)
             self._counts[manifest.manifest_path] = counts
         return table
 

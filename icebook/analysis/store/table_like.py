@@ -7,14 +7,16 @@ are read-only properties, so a plain attribute or a property both satisfy them.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
-import pyarrow as pa
-
-from icebook.analysis.store.manifests import ManifestStore
 from icebook.io.fileio import FileIO
 from icebook.spec.metadata import TableMetadata
 from icebook.spec.snapshots import Ref, Snapshot
+
+if TYPE_CHECKING:  # a table's first view uses this protocol and needs no decoder
+    import pyarrow as pa
+
+    from icebook.analysis.store.manifests import ManifestStore
 
 
 class TableLike(Protocol):

@@ -14,7 +14,7 @@ appears once per manifest, as in Spark.
 from __future__ import annotations
 
 from collections.abc import Iterable
-from typing import Any
+from typing import Any, Literal, overload
 
 import pandas as pd
 import pyarrow as pa
@@ -197,10 +197,13 @@ def manifests_arrow(metadata: TableMetadata, manifests: Iterable[ManifestFile]) 
 # ------------------------------------------------------------------ file-level tables
 
 
-def manifest_entries_table(store: ManifestStore, manifest: ManifestFile, *, live_only: bool) -> pa.Table:
+def manifest_entries_table(
+    store: ManifestStore, manifest: ManifestFile, *, live_only: bool, keep: bool = True
+) -> pa.Table:
     """One manifest's entries (only ADDED and EXISTING when ``live_only``), the partition re-shaped to
-    the table-wide partition type so that manifests of every spec concatenate."""
-    table = store.entries(manifest)
+    the table-wide partition type so that manifests of every spec concatenate (``keep``: see
+    ``ManifestStore.entries``)."""
+    table = store.entries(manifest, keep=keep)
     if live_only:
         deleted = table.column("status").to_numpy() == 2
         if deleted.any():  # filtering copies every nested column, so only when there is something to drop
@@ -241,23 +244,31 @@ def manifest_files_arrow(
     store: ManifestStore, manifests: Iterable[ManifestFile], *, content: str = "all", progress: bool = True
 ) -> pa.Table:
     """Live data and delete files listed by ``manifests`` (``content``: all, data or deletes)."""
-    metadata = store.metadata
-    manifests = tuple(manifests)
-    if content == "data":
-        manifests = tuple(m for m in manifests if (m.content or 0) == ManifestContent.DATA)
-    elif content == "deletes":
-        manifests = tuple(m for m in manifests if (m.content or 0) == ManifestContent.DELETES)
-    schema = metadata.current_schema()
 
     def one_manifest(manifest: ManifestFile) -> pa.Table:
         # Decoding, reshaping and metrics per manifest, in the worker: the numpy and Arrow kernels
         # release the GIL, and nothing large is concatenated before the end.
-        files = manifest_entries_table(store, manifest, live_only=True).select(list(DATA_FILE_COLUMNS))
-        metrics = readable_metrics(files, schema, file=manifest.manifest_path)
-        return files.append_column("readable_metrics", metrics)
+        return manifest_live_files(store, manifest)
 
-    table = _concat(parallel_map(one_manifest, manifests, progress=progress, label="manifests"))
+    chosen = of_content(manifests, content)
+    table = _concat(parallel_map(one_manifest, chosen, progress=progress, label="manifests"))
     return empty_files_table(store) if table is None else table
+
+
+def of_content(manifests: Iterable[ManifestFile], content: str) -> tuple[ManifestFile, ...]:
+    """The manifests that can list files of ``content`` (all, data or deletes)."""
+    if content == "data":
+        return tuple(m for m in manifests if (m.content or 0) == ManifestContent.DATA)
+    if content == "deletes":
+        return tuple(m for m in manifests if (m.content or 0) == ManifestContent.DELETES)
+    return tuple(manifests)
+
+
+def manifest_live_files(store: ManifestStore, manifest: ManifestFile, *, keep: bool = True) -> pa.Table:
+    """The rows of the files table that one manifest gives: its live entries' files and their metrics."""
+    files = manifest_entries_table(store, manifest, live_only=True, keep=keep).select(list(DATA_FILE_COLUMNS))
+    metrics = readable_metrics(files, store.metadata.current_schema(), file=manifest.manifest_path)
+    return files.append_column("readable_metrics", metrics)
 
 
 def entries_arrow(store: ManifestStore, snapshot: Snapshot | None, *, progress: bool = True) -> pa.Table:
@@ -293,6 +304,12 @@ def manifest_entries_arrow(
                 "readable_metrics": empty.column("readable_metrics").combine_chunks(),
             }
         )
+    return entries_shaped(metadata, table)
+
+
+def entries_shaped(metadata: TableMetadata, table: pa.Table) -> pa.Table:
+    """Manifest entries (``manifest_entries_table``) in the entries table's shape: status, snapshot id,
+    sequence numbers, the ``data_file`` struct and ``readable_metrics``."""
     data_file = pa.StructArray.from_arrays(
         [table.column(c).combine_chunks() for c in DATA_FILE_COLUMNS], names=list(DATA_FILE_COLUMNS)
     )
@@ -377,22 +394,51 @@ class Inspector:
             parts = [empty.append_column("reference_snapshot_id", pa.array([], pa.int64()))]
         return to_pandas(pa.concat_tables(parts))
 
-    def entries(self, at: At = None) -> pd.DataFrame:
-        """Every manifest entry of a snapshot, with status, sequence numbers and the data_file struct."""
+    @overload
+    def entries(self, at: At = None, *, batches: Literal[False] = False) -> pd.DataFrame: ...
+    @overload
+    def entries(self, at: At = None, *, batches: Literal[True]) -> pa.RecordBatchReader: ...
+    def entries(self, at: At = None, *, batches: bool = False) -> pd.DataFrame | pa.RecordBatchReader:
+        """Every manifest entry of a snapshot, with status, sequence numbers and the data_file struct.
+        ``batches=True``: a ``pyarrow.RecordBatchReader`` of the same rows and types, one manifest at a time."""
+        if batches:
+            from icebook.analysis.tables.streams import entries_batches
+
+            return entries_batches(self._store, self._snapshot(at))
         return to_pandas(spark_shaped(self._metadata, entries_arrow(self._store, self._snapshot(at))))
 
-    def files(self, at: At = None) -> pd.DataFrame:
-        """Live data and delete files of a snapshot."""
-        return to_pandas(spark_shaped(self._metadata, files_arrow(self._store, self._snapshot(at))))
+    @overload
+    def files(self, at: At = None, *, batches: Literal[False] = False) -> pd.DataFrame: ...
+    @overload
+    def files(self, at: At = None, *, batches: Literal[True]) -> pa.RecordBatchReader: ...
+    def files(self, at: At = None, *, batches: bool = False) -> pd.DataFrame | pa.RecordBatchReader:
+        """Live data and delete files of a snapshot. ``batches=True``: a ``pyarrow.RecordBatchReader`` of
+        the same rows and types, one manifest at a time, never the whole listing in memory."""
+        return self._files(at, "all", batches)
 
-    def data_files(self, at: At = None) -> pd.DataFrame:
-        """Live data files of a snapshot."""
-        return to_pandas(spark_shaped(self._metadata, files_arrow(self._store, self._snapshot(at), content="data")))
+    @overload
+    def data_files(self, at: At = None, *, batches: Literal[False] = False) -> pd.DataFrame: ...
+    @overload
+    def data_files(self, at: At = None, *, batches: Literal[True]) -> pa.RecordBatchReader: ...
+    def data_files(self, at: At = None, *, batches: bool = False) -> pd.DataFrame | pa.RecordBatchReader:
+        """Live data files of a snapshot (``batches``: as for ``files``)."""
+        return self._files(at, "data", batches)
 
-    def delete_files(self, at: At = None) -> pd.DataFrame:
-        """Live position and equality delete files (and deletion vectors) of a snapshot."""
-        files = files_arrow(self._store, self._snapshot(at), content="deletes")
-        return to_pandas(spark_shaped(self._metadata, files))
+    @overload
+    def delete_files(self, at: At = None, *, batches: Literal[False] = False) -> pd.DataFrame: ...
+    @overload
+    def delete_files(self, at: At = None, *, batches: Literal[True]) -> pa.RecordBatchReader: ...
+    def delete_files(self, at: At = None, *, batches: bool = False) -> pd.DataFrame | pa.RecordBatchReader:
+        """Live position and equality delete files (and deletion vectors) of a snapshot (``batches``: as for
+        ``files``)."""
+        return self._files(at, "deletes", batches)
+
+    def _files(self, at: At, content: str, batches: bool) -> pd.DataFrame | pa.RecordBatchReader:
+        if batches:
+            from icebook.analysis.tables.streams import files_batches
+
+            return files_batches(self._store, self._snapshot(at), content=content)
+        return to_pandas(spark_shaped(self._metadata, files_arrow(self._store, self._snapshot(at), content=content)))
 
     def partitions(self, at: At = None) -> pd.DataFrame:
         """Per partition: record, file and delete counts, size, and the snapshot that last updated it."""

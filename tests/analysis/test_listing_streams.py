@@ -1,0 +1,59 @@
+"""Streamed listings equal the DataFrame forms: ``inspect.files/data_files/delete_files/entries(batches=True)``
+give a ``pyarrow.RecordBatchReader`` with the same rows, in the same order, and the same types, at every
+snapshot of every scenario table; one batch per manifest that lists a row."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pandas as pd
+import pyarrow as pa
+import pytest
+
+import icebook
+from icebook.analysis.tables.inspect import files_arrow, spark_shaped, to_pandas
+from icebook.scenarios import SCENARIOS
+from icebook.table import Table
+
+
+@pytest.fixture(scope="module")
+def tables(scenario_locations: dict[str, Path]) -> dict[str, Table]:
+    return {name: icebook.open(str(path)) for name, path in scenario_locations.items()}
+
+
+def _points(table: Table) -> list[int | None]:
+    return [None, *(s.snapshot_id for s in table.snapshots)]
+
+
+@pytest.mark.parametrize("name", sorted(SCENARIOS))
+def test_streamed_listings_equal_the_frames_at_every_snapshot(name: str, tables: dict[str, Table]) -> None:
+    table = tables[name]
+    compared = 0
+    for at in _points(table):
+        for listing in ("files", "data_files", "delete_files", "entries"):
+            method = getattr(table.inspect, listing)
+            reader = method(at, batches=True)
+            assert isinstance(reader, pa.RecordBatchReader)
+            streamed = reader.read_all()
+            frame = method(at)
+            assert list(streamed.column_names) == list(frame.columns), (name, at, listing)
+            pd.testing.assert_frame_equal(to_pandas(streamed), frame, check_exact=True, obj=f"{name}@{at} {listing}")
+            compared += len(frame)
+        # the Arrow types are those of the table the DataFrame is made from
+        whole = spark_shaped(
+            table.metadata, files_arrow(table.store, table.snapshot(at) if at else table.current_snapshot)
+        )
+        assert table.inspect.files(at, batches=True).schema == whole.schema, (name, at)
+    assert compared > 0 or not table.snapshots, name
+
+
+def test_one_batch_per_manifest_and_none_kept_in_memory(tables: dict[str, Table]) -> None:
+    name = max(tables, key=lambda n: len(tables[n].inspect.manifests()))
+    table = icebook.open(tables[name].location)  # a fresh store: nothing decoded yet
+    manifests = table.inspect.manifests()
+    listing = ((manifests["added_data_files_count"] + manifests["existing_data_files_count"]) > 0).sum() + (
+        (manifests["added_delete_files_count"] + manifests["existing_delete_files_count"]) > 0
+    ).sum()
+    batches = list(table.inspect.files(batches=True))
+    assert len(batches) == listing and all(b.num_rows for b in batches), name
+    assert table.store.reads == len(manifests) and not table.store._entries  # decoded once, not kept
