@@ -56,3 +56,15 @@ def pyiceberg_catalog() -> Iterator[str]:
                 os.environ.pop(k, None)
             else:
                 os.environ[k] = v
+
+
+@pytest.fixture()
+def shell(scenario_locations: dict[str, Path]) -> Iterator[Any]:
+    """An IPython shell with icebook's magics loaded and the events table open as ``events``."""
+    from IPython.core.interactiveshell import InteractiveShell
+
+    ip = InteractiveShell.instance()
+    ip.run_line_magic("load_ext", "icebook")
+    ip.run_line_magic("ice", f"open {scenario_locations['events']} --as events")
+    yield ip
+    ip.run_line_magic("reload_ext", "icebook")  # a fresh session of open tables for the next test

@@ -7,7 +7,6 @@ from __future__ import annotations
 import io
 import subprocess
 import sys
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -51,15 +50,6 @@ SAME_COMMANDS = [
     ("maintain orphans --dry-run --older-than 2100-01-01", ["orphans", "--dry-run", "--older-than", "2100-01-01"]),
 ]  # fmt: skip
 NOT_PARSED = {"table", "output", "wide", "json", "csv"}  # how each context names the table and shows the result
-
-
-@pytest.fixture()
-def shell(scenario_locations: dict[str, Path]) -> Iterator[InteractiveShell]:
-    ip = InteractiveShell.instance()
-    ip.run_line_magic("load_ext", "icebook")
-    ip.run_line_magic("ice", f"open {scenario_locations['events']} --as events")
-    yield ip
-    ip.run_line_magic("reload_ext", "icebook")
 
 
 def cli(*words: str) -> tuple[int, str]:

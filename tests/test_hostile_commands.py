@@ -7,7 +7,6 @@ import os
 import subprocess
 import sys
 import time
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -40,15 +39,6 @@ def test_command_line_errors_are_one_line(
     assert code == 1, captured
     assert says in captured.err and "Traceback" not in captured.err
     assert captured.err.count("\n") == 1 and captured.err.startswith("icebook: ")
-
-
-@pytest.fixture()
-def shell(scenario_locations: dict[str, Path]) -> Iterator[InteractiveShell]:
-    ip = InteractiveShell.instance()
-    ip.run_line_magic("load_ext", "icebook")
-    ip.run_line_magic("ice", f"open {scenario_locations['events']} --as events")
-    yield ip
-    ip.run_line_magic("reload_ext", "icebook")
 
 
 @pytest.mark.parametrize(("words", "says"), CASES)

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -12,15 +11,6 @@ from IPython.core.error import UsageError
 from IPython.core.interactiveshell import InteractiveShell
 
 import icebook
-
-
-@pytest.fixture()
-def shell(scenario_locations: dict[str, Path]) -> Iterator[InteractiveShell]:
-    ip = InteractiveShell.instance()
-    ip.run_line_magic("load_ext", "icebook")
-    ip.run_line_magic("ice", f"open {scenario_locations['events']} --as events")
-    yield ip
-    ip.run_line_magic("reload_ext", "icebook")  # fresh session of open tables for the next test
 
 
 def ice(ip: InteractiveShell, line: str) -> Any:

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import io
-from collections.abc import Iterator
 from pathlib import Path
 
 import pandas as pd
@@ -40,15 +39,6 @@ def test_the_command_line_prints_one_line_per_frame(
     assert code == 0 and "record_count" in text
     code, _ = run("timelapse", path, "--ref", "no-such-ref")
     assert code == 1 and "no-such-ref" in capsys.readouterr().err
-
-
-@pytest.fixture()
-def shell(scenario_locations: dict[str, Path]) -> Iterator[InteractiveShell]:
-    ip = InteractiveShell.instance()
-    ip.run_line_magic("load_ext", "icebook")
-    ip.run_line_magic("ice", f"open {scenario_locations['events']} --as events")
-    yield ip
-    ip.run_line_magic("reload_ext", "icebook")
 
 
 def test_the_magic_returns_the_time_lapse(shell: InteractiveShell, scenario_locations: dict[str, Path]) -> None:
