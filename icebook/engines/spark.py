@@ -172,12 +172,23 @@ def has_catalog(name: str) -> bool:
         return False
 
 
+_prepared: set[tuple[int, str, tuple[tuple[str, str], ...]]] = set()
+"""(session, metadata file, properties) already prepared: every Spark call on a table asks again, and the
+probe is a request to the store, needed once."""
+
+
 def prepare_table(location: str, metadata_location: str, properties: Mapping[str, str]) -> None:
     """Give the session what it needs to reach a table's files: the store's connector (one line naming
-    what to install when it is missing) and the table's FileIO properties as Hadoop settings."""
+    what to install when it is missing) and the table's FileIO properties as Hadoop settings; the
+    metadata file is probed once, so wrong credentials fail before anything is written."""
     spark = get_session()
+    key = (id(spark), metadata_location, tuple(sorted(properties.items())))
+    if key in _prepared:
+        return
     for place in dict.fromkeys((metadata_location, location)):
-        spark_storage.prepare(spark, place, properties, probe=metadata_location)
+        probe = metadata_location if place == metadata_location else None
+        spark_storage.prepare(spark, place, properties, probe=probe)
+    _prepared.add(key)
 
 
 def catalog_identifier(identifier: str, location: str) -> tuple[str | None, str]:
