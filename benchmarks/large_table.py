@@ -19,6 +19,14 @@ History (so that adjacent-snapshot diffs have something to show):
 
 Run ``python benchmarks/large_table.py [--files N]``; the table is built once and reused while the
 marker file next to it matches the parameters.
+
+Growth (``--measure [SIZES]``, default 500k, 2M, 5M, 10M and 20M files): tables ``grow_<files>`` whose files
+come in appends of 50,000 (20 manifests each; 400 commits for 20M), then the same delete, position deletes
+and compaction. On each, ``health()``, ``inspect.partitions()``, a full plan and a one-day plan run cold
+(the disk cache of decoded manifests off), each in its own process, beside PyIceberg's ``inspect.partitions()``
+and ``plan_files()`` up to ``--peer-max`` files; printed: seconds, peak memory, the ratio to the peer and
+seconds per million files (growth is linear when that column stays flat). ``--build-growth SIZES`` only
+builds them.
 """
 
 from __future__ import annotations
@@ -42,6 +50,10 @@ CATALOG = "bench"
 NAMESPACE = "db"
 # Bump when BenchTableWriter.java or the history below changes what gets written: cached tables rebuild.
 GENERATOR_VERSION = 1
+# The growth tables (``--measure``): appends of 50,000 files each, so 20M files are 400 commits.
+GROWTH_COMMIT_FILES = 50_000
+GROWTH_SIZES = (500_000, 2_000_000, 5_000_000, 10_000_000, 20_000_000)
+FIRST_DAY = "2024-01-01"  # BenchTableWriter.FIRST_DAY
 JAVA_SOURCE = Path(__file__).with_name("BenchTableWriter.java")
 _writer_class: Any = None
 
@@ -84,18 +96,22 @@ def warehouse_dir() -> Path:
     return bench_dir() / "warehouse"
 
 
-def table_name(files: int, files_per_manifest: int = 2_500) -> str:
-    # The default size keeps the short name the other benchmarks talk about (bench.db.big).
-    name = "big" if files == 500_000 else f"big_{files}"
+def table_name(files: int, files_per_manifest: int = 2_500, commit_files: int = 0) -> str:
+    # The default size keeps the short name the other benchmarks talk about (bench.db.big); a table
+    # grown in commits of ``commit_files`` is ``grow_<files>``.
+    if commit_files:
+        name = f"grow_{files}" if commit_files == GROWTH_COMMIT_FILES else f"grow_{files}_c{commit_files}"
+    else:
+        name = "big" if files == 500_000 else f"big_{files}"
     return name if files_per_manifest == 2_500 else f"{name}_m{files_per_manifest}"
 
 
-def table_dir(files: int, files_per_manifest: int = 2_500) -> Path:
-    return warehouse_dir() / NAMESPACE / table_name(files, files_per_manifest)
+def table_dir(files: int, files_per_manifest: int = 2_500, commit_files: int = 0) -> Path:
+    return warehouse_dir() / NAMESPACE / table_name(files, files_per_manifest, commit_files)
 
 
-def marker_path(files: int, files_per_manifest: int = 2_500) -> Path:
-    return bench_dir() / f"{table_name(files, files_per_manifest)}.complete.json"
+def marker_path(files: int, files_per_manifest: int = 2_500, commit_files: int = 0) -> Path:
+    return bench_dir() / f"{table_name(files, files_per_manifest, commit_files)}.complete.json"
 
 
 def current_metadata_file(location: Path) -> Path:
@@ -105,8 +121,8 @@ def current_metadata_file(location: Path) -> Path:
     return metadata / f"v{version}.metadata.json"
 
 
-def read_marker(files: int, files_per_manifest: int = 2_500) -> dict[str, Any] | None:
-    path = marker_path(files, files_per_manifest)
+def read_marker(files: int, files_per_manifest: int = 2_500, commit_files: int = 0) -> dict[str, Any] | None:
+    path = marker_path(files, files_per_manifest, commit_files)
     if not path.is_file():
         return None
     try:
@@ -215,16 +231,17 @@ def _log(message: str) -> None:
     print(f"large_table: {message}", file=sys.stderr, flush=True)
 
 
-def build(layout: Layout, threads: int = 2) -> dict[str, Any]:
-    """Create the table and commit its five snapshots; returns timings and counts."""
+def build(layout: Layout, threads: int = 2, *, commit_files: int = 0) -> dict[str, Any]:
+    """Create the table and commit its snapshots (the files in one append, or in appends of
+    ``commit_files`` each, then the delete, position deletes and compaction); returns timings and counts."""
     spark = get_spark()
-    name = table_name(layout.files, layout.files_per_manifest)
-    location = table_dir(layout.files, layout.files_per_manifest)
+    name = table_name(layout.files, layout.files_per_manifest, commit_files)
+    location = table_dir(layout.files, layout.files_per_manifest, commit_files)
     # A table without a marker is a leftover from an interrupted build: start over. The directory goes
     # first (its metadata may be half-written); DROP then only clears the catalog's cached table.
     shutil.rmtree(location, ignore_errors=True)
     spark.sql(f"DROP TABLE IF EXISTS {CATALOG}.{NAMESPACE}.{name}")
-    marker_path(layout.files, layout.files_per_manifest).unlink(missing_ok=True)
+    marker_path(layout.files, layout.files_per_manifest, commit_files).unlink(missing_ok=True)
 
     timings: dict[str, float] = {}
     started = time.monotonic()
@@ -242,7 +259,16 @@ def build(layout: Layout, threads: int = 2) -> dict[str, Any]:
         timings[f"{label}_s"] = round(time.monotonic() - t0, 2)
         _log(f"{label}: {timings[f'{label}_s']:.1f} s")
 
-    step("append_bulk", lambda: writer.appendFiles(table, 0, layout.files, layout.files_per_manifest, threads))
+    per_commit = commit_files or layout.files
+
+    def append_all() -> None:
+        for first in range(0, layout.files, per_commit):
+            count = min(per_commit, layout.files - first)
+            writer.appendFiles(table, first, count, layout.files_per_manifest, threads)
+            if commit_files:
+                _log(f"{name}: appended {first + count:,} of {layout.files:,} files")
+
+    step("append_bulk", append_all)
     extra = layout.extra_manifests * layout.files_per_manifest
     step("append_more", lambda: writer.appendFiles(table, layout.files, extra, layout.files_per_manifest, threads))
     step(
@@ -263,47 +289,191 @@ def build(layout: Layout, threads: int = 2) -> dict[str, Any]:
 
 
 def count_with_spark(spark: SparkSession, name: str) -> dict[str, int]:
-    """Counts through Spark's metadata tables: proves Spark can read what was committed."""
+    """Counts through Spark's metadata tables (the manifests' own counts, so that tens of millions of
+    files are not listed): proves Spark can read what was committed."""
     qualified = f"{CATALOG}.{NAMESPACE}.{name}"
-    by_content = {
-        row["content"]: row["n"]
-        for row in spark.sql(f"SELECT content, count(*) AS n FROM {qualified}.files GROUP BY content").collect()
-    }
-    manifests = spark.sql(f"SELECT count(*) AS n FROM {qualified}.manifests").collect()[0]["n"]
+    row = spark.sql(
+        "SELECT count(*) AS manifests, "
+        "sum(added_data_files_count + existing_data_files_count) AS data_files, "
+        "sum(added_delete_files_count + existing_delete_files_count) AS delete_files "
+        f"FROM {qualified}.manifests"
+    ).collect()[0]
     snapshots = spark.sql(f"SELECT count(*) AS n FROM {qualified}.snapshots").collect()[0]["n"]
     return {
-        "files": sum(by_content.values()),
-        "data_files": by_content.get(0, 0),
-        "delete_files": by_content.get(1, 0) + by_content.get(2, 0),
-        "manifests": manifests,
-        "snapshots": snapshots,
+        "files": int(row["data_files"] or 0) + int(row["delete_files"] or 0),
+        "data_files": int(row["data_files"] or 0),
+        "delete_files": int(row["delete_files"] or 0),
+        "manifests": int(row["manifests"]),
+        "snapshots": int(snapshots),
     }
 
 
-def ensure_large_table(files: int = 500_000, *, files_per_manifest: int = 2_500, threads: int = 2) -> Path:
-    """Return the directory of the synthetic table, building it first unless a matching marker exists."""
+def ensure_large_table(
+    files: int = 500_000, *, files_per_manifest: int = 2_500, threads: int = 2, commit_files: int = 0
+) -> Path:
+    """Return the directory of the synthetic table, building it first unless a matching marker exists.
+    ``commit_files``: files per append commit (0: all in one)."""
     layout = Layout(files=files, files_per_manifest=files_per_manifest)
-    marker = read_marker(files, files_per_manifest)
-    location = table_dir(files, files_per_manifest)
-    if marker and marker.get("layout") == asdict(layout) and (location / "metadata" / "version-hint.text").is_file():
+    marker = read_marker(files, files_per_manifest, commit_files)
+    location = table_dir(files, files_per_manifest, commit_files)
+    wanted = {"layout": asdict(layout), "commit_files": commit_files}
+    if (
+        marker
+        and {k: marker.get(k, 0 if k == "commit_files" else None) for k in wanted} == wanted
+        and (location / "metadata" / "version-hint.text").is_file()
+    ):
         return location
     _log(f"building {files:,} files in {warehouse_dir()} (one-off; cached afterwards)")
-    report = build(layout, threads=threads)
+    report = build(layout, threads=threads, commit_files=commit_files)
+    report["commit_files"] = commit_files
     report["location"] = str(location)
     report["metadata_file"] = str(current_metadata_file(location))
     # Written last, atomically: its presence means every commit above succeeded.
-    tmp = marker_path(files, files_per_manifest).with_suffix(".tmp")
+    path = marker_path(files, files_per_manifest, commit_files)
+    tmp = path.with_suffix(".tmp")
     tmp.write_text(json.dumps(report, indent=2))
-    tmp.replace(marker_path(files, files_per_manifest))
+    tmp.replace(path)
     return location
 
 
-def main(argv: list[str] | None = None) -> None:
+def one_day_filter(files: int) -> str:
+    """A filter on one day in the middle of the table: ts is partitioned by day, so the manifests'
+    partition summaries rule out all but the one or two manifests that hold that day."""
+    import datetime as dt
+
+    layout = Layout(files=files)
+    day = dt.date.fromisoformat(FIRST_DAY) + dt.timedelta(days=layout.days // 2 + 1)
+    return (
+        f"ts >= '{day.isoformat()}T00:00:00+00:00' and ts < '{(day + dt.timedelta(days=1)).isoformat()}T00:00:00+00:00'"
+    )
+
+
+# ---------------------------------------------------------------------- growth: each measure in a new process
+
+_CHILD = r"""
+import json, resource, sys, time
+what, location, metadata_file, filter_text = sys.argv[1:5]
+if what.startswith("pyiceberg"):
+    from pyiceberg.table import StaticTable
+else:
+    import icebook
+    import icebook.analysis.maintenance.health, icebook.analysis.scan.planner, icebook.analysis.tables.inspect
+started = time.perf_counter()
+if what == "health":
+    report = icebook.open(location).health()
+    count = len(report.files.partitions)
+elif what == "partitions":
+    count = len(icebook.open(location).inspect.partitions())
+elif what == "plan":
+    count = icebook.open(location).scan(filter=filter_text or None).task_count
+elif what == "pyiceberg partitions":
+    count = StaticTable.from_metadata(metadata_file).inspect.partitions().num_rows
+elif what == "pyiceberg plan":
+    scan = StaticTable.from_metadata(metadata_file).scan(row_filter=filter_text or "True")
+    count = sum(1 for _ in scan.plan_files())
+else:
+    raise SystemExit(f"unknown measurement {what!r}")
+seconds = time.perf_counter() - started
+peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+print(json.dumps({"seconds": seconds, "peak_mib": peak, "count": count}))
+"""
+
+# (label, child measurement, filter): the four the growth table shows, each beside its peer.
+GROWTH_MEASURES = (
+    ("health()", "health", None),
+    ("inspect.partitions()", "partitions", None),
+    ("full plan", "plan", ""),
+    ("one-day plan", "plan", "<one day>"),
+)
+PEERS = {"partitions": "pyiceberg partitions", "plan": "pyiceberg plan"}
+AGGREGATE_LIMIT_MIB = 6 * 1024
+
+
+def run_child(what: str, location: Path, filter_text: str | None, timeout: int) -> dict[str, Any]:
+    """``what`` in a new Python process, cold (the disk cache of decoded manifests off)."""
+    here = Path(__file__).resolve()
+    env = {
+        **os.environ,
+        "ICEBOOK_MANIFEST_CACHE": "off",
+        "PYTHONPATH": os.pathsep.join(p for p in (str(here.parent.parent), os.environ.get("PYTHONPATH", "")) if p),
+    }
+    args = [sys.executable, "-c", _CHILD, what, str(location), str(current_metadata_file(location)), filter_text or ""]
+    try:
+        done = subprocess.run(args, capture_output=True, text=True, timeout=timeout, env=env, check=False)
+    except subprocess.TimeoutExpired:
+        return {"error": f"over {timeout} s"}
+    if done.returncode != 0:
+        lines = done.stderr.strip().splitlines()
+        return {"error": lines[-1][:200] if lines else f"exit {done.returncode}"}
+    return dict(json.loads(done.stdout.strip().splitlines()[-1]))
+
+
+def _cell(result: dict[str, Any] | None) -> str:
+    if result is None:
+        return f"{'-':>22}"
+    if "error" in result:
+        return f"{'failed: ' + result['error']:>22.22}"
+    return f"{result['seconds']:>9.2f} s {result['peak_mib']:>7,.0f} MiB"
+
+
+def measure_growth(sizes: list[int], *, peer_max: int, timeout: int, threads: int) -> int:
+    """Build (or reuse) a table of each size grown in 50,000-file commits, then time every measure cold in
+    its own process, beside PyIceberg's where the table is at most ``peer_max`` files. Exit status 1 when
+    the two disagree on a count or an aggregate at the largest size passes ``AGGREGATE_LIMIT_MIB``."""
+    status = 0
+    results: dict[tuple[int, str], dict[str, Any]] = {}
+    print(f"{'files':>11} {'measure':<22} {'icebook':>22} {'pyiceberg':>22} {'ratio':>7} {'s per 1M files':>15}")
+    for files in sizes:
+        location = ensure_large_table(files, threads=threads, commit_files=GROWTH_COMMIT_FILES)
+        for label, what, filter_text in GROWTH_MEASURES:
+            text = one_day_filter(files) if filter_text == "<one day>" else filter_text
+            ours = run_child(what, location, text, timeout)
+            peer_what = PEERS.get(what)
+            theirs = run_child(peer_what, location, text, timeout) if peer_what and files <= peer_max else None
+            results[(files, label)] = ours
+            ratio = ""
+            if theirs and "error" not in theirs and "error" not in ours:
+                ratio = f"{theirs['seconds'] / ours['seconds']:>6.1f}x"
+                if theirs["count"] != ours["count"] and what == "plan":
+                    print(f"  tasks differ: icebook {ours['count']:,}, pyiceberg {theirs['count']:,}", file=sys.stderr)
+                    status = 1
+            per_million = f"{ours['seconds'] / files * 1e6:>15.3f}" if "error" not in ours else ""
+            print(f"{files:>11,} {label:<22} {_cell(ours)} {_cell(theirs)} {ratio:>7} {per_million}", flush=True)
+    largest = max(sizes)
+    for label in ("health()", "inspect.partitions()"):
+        result = results.get((largest, label), {})
+        peak = result.get("peak_mib")
+        verdict = "within" if peak is not None and peak <= AGGREGATE_LIMIT_MIB else "NOT within"
+        if verdict != "within":
+            status = 1
+        shown = f"{peak:,.0f} MiB" if peak is not None else result.get("error", "no result")
+        print(f"{label} at {largest:,} files: {shown}, {verdict} {AGGREGATE_LIMIT_MIB:,} MiB")
+    return status
+
+
+def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--files", type=int, default=500_000, help="data files in the first snapshot")
     parser.add_argument("--files-per-manifest", type=int, default=2_500)
     parser.add_argument("--threads", type=int, default=2, help="JVM threads writing manifests")
+    parser.add_argument(
+        "--measure",
+        nargs="?",
+        const=",".join(str(n) for n in GROWTH_SIZES),
+        help="comma-separated sizes (default: 500k to 20M) of tables grown in 50,000-file commits: health(), "
+        "inspect.partitions(), the full and the one-day plan, each cold in its own process",
+    )
+    parser.add_argument("--build-growth", help="comma-separated sizes: only build the growth tables")
+    parser.add_argument("--peer-max", type=int, default=2_000_000, help="largest table PyIceberg is run on")
+    parser.add_argument("--timeout", type=int, default=3600, help="seconds allowed to each measurement")
     args = parser.parse_args(argv)
+    if args.build_growth:
+        for files in (int(n) for n in args.build_growth.split(",")):
+            print(ensure_large_table(files, threads=args.threads, commit_files=GROWTH_COMMIT_FILES), flush=True)
+        return 0
+    if args.measure:
+        sizes = [int(n) for n in args.measure.split(",")]
+        return measure_growth(sizes, peer_max=args.peer_max, timeout=args.timeout, threads=args.threads)
     started = time.monotonic()
     location = ensure_large_table(args.files, files_per_manifest=args.files_per_manifest, threads=args.threads)
     marker = read_marker(args.files, args.files_per_manifest) or {}
@@ -315,7 +485,8 @@ def main(argv: list[str] | None = None) -> None:
     for key, value in marker.get("timings", {}).items():
         print(f"{key + ':':<24}{value:.1f}")
     print(f"this run:       {time.monotonic() - started:.1f} s")
+    return 0
 
 
 if __name__ == "__main__":
-    main()
+    sys.exit(main())

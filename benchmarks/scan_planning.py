@@ -42,20 +42,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 import large_table  # after the path tweak, so the script runs from any directory
 
-FIRST_DAY = "2024-01-01"  # BenchTableWriter.FIRST_DAY
-
-
-def one_day_filter(files: int) -> str:
-    """A filter on one day in the middle of the table: ts is partitioned by day, so the manifests'
-    partition summaries rule out all but the one or two manifests that hold that day."""
-    import datetime as dt
-
-    layout = large_table.Layout(files=files)
-    day = dt.date.fromisoformat(FIRST_DAY) + dt.timedelta(days=layout.days // 2 + 1)
-    return (
-        f"ts >= '{day.isoformat()}T00:00:00+00:00' and ts < '{(day + dt.timedelta(days=1)).isoformat()}T00:00:00+00:00'"
-    )
-
+one_day_filter = large_table.one_day_filter
 
 FILTERS = {"full": None, "one day": "<one day>", "keeps none": "id < 0"}
 
