@@ -29,7 +29,7 @@ from icebook.analysis.store.manifests import (
 )
 from icebook.analysis.store.metrics import readable_metrics
 from icebook.analysis.store.reachable import unique_manifests
-from icebook.analysis.tables.partitions import partition_summaries_arrow, partitions_arrow
+from icebook.analysis.tables.partitions import partition_summaries_arrow
 from icebook.analysis.tables.position_deletes import position_deletes_arrow
 from icebook.io.avro import ENTRY_COLUMNS
 from icebook.spec.manifest import ManifestContent, ManifestFile
@@ -442,12 +442,9 @@ class Inspector:
 
     def partitions(self, at: At = None) -> pd.DataFrame:
         """Per partition: record, file and delete counts, size, and the snapshot that last updated it."""
-        snapshot = self._snapshot(at)
-        entries = entries_arrow(self._store, snapshot) if snapshot else None
-        table = partitions_arrow(self._metadata, entries)
-        if not table_partition_type(self._metadata).fields:  # Spark: one row, no partition or spec_id
-            table = table.drop_columns([c for c in ("partition", "spec_id") if c in table.column_names])
-        return to_pandas(table)
+        from icebook.analysis.tables.aggregates import partitions_streamed
+
+        return to_pandas(partitions_streamed(self._store, self._snapshot(at)))
 
     def all_entries(self) -> pd.DataFrame:
         """Every entry of every manifest reachable from any valid snapshot (once per manifest)."""

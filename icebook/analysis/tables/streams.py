@@ -12,6 +12,7 @@ from __future__ import annotations
 from collections import deque
 from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
+from typing import TypeVar
 
 import pyarrow as pa
 
@@ -27,6 +28,9 @@ from icebook.analysis.tables.inspect import (
 from icebook.io.worker_pool import SETTINGS
 from icebook.spec.manifest import ManifestFile
 from icebook.spec.snapshots import Snapshot
+
+T = TypeVar("T")
+R = TypeVar("R")
 
 
 def files_batches(store: ManifestStore, snapshot: Snapshot | None, *, content: str = "all") -> pa.RecordBatchReader:
@@ -65,7 +69,7 @@ def _reader(
     snapshot: Snapshot | None,
 ) -> pa.RecordBatchReader:
     def batches() -> Iterator[pa.RecordBatch]:
-        for table in _read_ahead(one, manifests):
+        for table in read_ahead(one, manifests):
             if table.num_rows:
                 yield from (table if table.schema == schema else table.cast(schema)).combine_chunks().to_batches()
         if snapshot is not None:
@@ -74,11 +78,11 @@ def _reader(
     return pa.RecordBatchReader.from_batches(schema, batches())
 
 
-def _read_ahead(fn: Callable[[ManifestFile], pa.Table], items: Sequence[ManifestFile]) -> Iterator[pa.Table]:
-    """``fn`` over ``items`` in order, two per decoder worker in flight: each worker has the next manifest
-    waiting while the reader's consumer works, and memory holds only that many manifests."""
+def read_ahead(fn: Callable[[T], R], items: Sequence[T]) -> Iterator[R]:
+    """``fn`` over ``items`` (manifests) in order, two per decoder worker in flight: each worker has the next
+    manifest waiting while the reader's consumer works, and memory holds only that many manifests."""
     depth = 2 * max(1, SETTINGS.workers)
-    pending: deque[Future[pa.Table]] = deque()
+    pending: deque[Future[R]] = deque()
     remaining = iter(items)
     with ThreadPoolExecutor(max_workers=depth) as pool:
         try:
