@@ -10,6 +10,8 @@ snapshot's listing, so a table of tens of millions of files is aggregated in the
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from typing import TypeVar
 
 import numpy as np
 import pyarrow as pa
@@ -23,6 +25,7 @@ from icebook.spec.manifest import ManifestFile
 from icebook.spec.snapshots import Snapshot
 from icebook.spec.types import StructType
 
+R = TypeVar("R")
 _DELETED = 2
 _DATA, _POSITION_DELETES, _EQUALITY_DELETES = 0, 1, 2
 _PARTITION_COLUMNS = ("status", "snapshot_id", "partition", "content", "record_count", "file_size_in_bytes", "spec_id")
@@ -46,10 +49,8 @@ def live_manifests(store: ManifestStore, snapshot: Snapshot | None) -> tuple[Man
 
 
 def stream_manifests(
-    store: ManifestStore,
-    snapshot: Snapshot | None,
-    reduce: Callable[[ManifestFile], pa.Table],
-) -> Iterator[pa.Table]:
+    store: ManifestStore, snapshot: Snapshot | None, reduce: Callable[[ManifestFile], R]
+) -> Iterator[R]:
     """``reduce`` over the snapshot's manifests, in order, a few in flight; the summary totals are checked
     once the last one was read (each ``reduce`` reads its manifest through ``store.entries``)."""
     yield from read_ahead(reduce, live_manifests(store, snapshot))
@@ -191,3 +192,60 @@ def _partitions_table(rows: pa.Table | None, unified: StructType, keys: list[str
     columns["last_updated_at"] = ts.cast(pa.timestamp("ms", tz="UTC"))
     columns["last_updated_snapshot_id"] = rows.column("snap") if rows is not None else pa.array([], pa.int64())
     return pa.table(columns)
+
+
+# ---------------------------------------------------------------------------------------- file sizes
+
+_SIZE_COLUMNS = ("status", "content", "file_size_in_bytes")
+CONTENT_KINDS = 3
+"""Rows of ``SizeCounts.counts``: data files, position delete files (and deletion vectors), equality deletes."""
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class SizeCounts:
+    """Live files of a snapshot counted by ``file_size_in_bytes`` into bins, per content."""
+
+    edges: np.ndarray
+    counts: np.ndarray
+    """``(CONTENT_KINDS, len(edges) - 1)``: files per content (row) and bin (column). A size below the first
+    edge counts in the first bin, one at or past the last edge in the last."""
+    files: int
+    smallest: int | None
+    largest: int | None
+
+
+def bin_index(sizes: np.ndarray, edges: np.ndarray) -> np.ndarray:
+    """The bin of each size (``SizeCounts.counts``' rule): ``edges[i] <= size < edges[i + 1]``, clipped."""
+    return np.clip(np.searchsorted(edges, sizes, side="right") - 1, 0, len(edges) - 2)
+
+
+def file_size_counts(store: ManifestStore, snapshot: Snapshot | None, edges: np.ndarray) -> SizeCounts:
+    """The live files of ``snapshot`` counted into the size bins between ``edges``, manifest by manifest."""
+    bins = len(edges) - 1
+
+    def reduce(manifest: ManifestFile) -> tuple[np.ndarray, int | None, int | None]:
+        entries = store.entries(manifest, _SIZE_COLUMNS, keep=False)
+        live = entries.column("status").to_numpy(zero_copy_only=False) != _DELETED
+        sizes = entries.column("file_size_in_bytes").fill_null(0).to_numpy(zero_copy_only=False)[live]
+        content = entries.column("content").fill_null(_DATA).to_numpy(zero_copy_only=False)[live]
+        counts = np.zeros((CONTENT_KINDS, bins), dtype=np.int64)
+        if len(sizes):
+            np.add.at(counts, (np.clip(content, 0, CONTENT_KINDS - 1), bin_index(sizes, edges)), 1)
+            return counts, int(sizes.min()), int(sizes.max())
+        return counts, None, None
+
+    total = np.zeros((CONTENT_KINDS, bins), dtype=np.int64)
+    lows: list[int] = []
+    highs: list[int] = []
+    for counts, low, high in stream_manifests(store, snapshot, reduce):
+        total += counts
+        if low is not None and high is not None:
+            lows.append(low)
+            highs.append(high)
+    return SizeCounts(
+        edges=edges,
+        counts=total,
+        files=int(total.sum()),
+        smallest=min(lows, default=None),
+        largest=max(highs, default=None),
+    )
