@@ -1,4 +1,5 @@
-"""Listings as Arrow streams: ``t.inspect.files(batches=True)`` and ``entries(batches=True)``.
+"""Listings as Arrow streams: ``t.inspect.files(batches=True)``, ``entries(batches=True)`` and the ``all_*``
+listings; ``lazy=True`` wraps the same stream in a ``polars.LazyFrame`` (``icebook.analysis.tables.lazy``).
 
 A ``pyarrow.RecordBatchReader`` yields the rows of one manifest at a time, in the listing's order and with
 the DataFrame form's columns and types, so that a listing of millions of files is read (or written out)
@@ -33,25 +34,37 @@ T = TypeVar("T")
 R = TypeVar("R")
 
 
-def files_batches(store: ManifestStore, snapshot: Snapshot | None, *, content: str = "all") -> pa.RecordBatchReader:
-    """The files table of ``snapshot`` (``content``: all, data or deletes), one batch per manifest."""
+def files_batches(
+    store: ManifestStore,
+    snapshot: Snapshot | None,
+    *,
+    content: str = "all",
+    manifests: Sequence[ManifestFile] | None = None,
+) -> pa.RecordBatchReader:
+    """The files table of ``snapshot`` (``content``: all, data or deletes), one batch per manifest; or of
+    ``manifests`` when given (the ``all_*`` tables: no snapshot whose totals to check)."""
     from icebook.analysis.tables.inspect import empty_files_table
 
     metadata = store.metadata
     schema = spark_shaped(metadata, empty_files_table(store)).schema
-    manifests = of_content(store.manifest_list(snapshot), content) if snapshot is not None else ()
+    if manifests is None:
+        manifests = store.manifest_list(snapshot) if snapshot is not None else ()
+    chosen = of_content(manifests, content)
 
     def one(manifest: ManifestFile) -> pa.Table:
         return spark_shaped(metadata, manifest_live_files(store, manifest, keep=False))
 
-    return _reader(schema, manifests, one, store, snapshot)
+    return _reader(schema, chosen, one, store, snapshot)
 
 
-def entries_batches(store: ManifestStore, snapshot: Snapshot | None) -> pa.RecordBatchReader:
-    """The entries table of ``snapshot``, one batch per manifest."""
+def entries_batches(
+    store: ManifestStore, snapshot: Snapshot | None, *, manifests: Sequence[ManifestFile] | None = None
+) -> pa.RecordBatchReader:
+    """The entries table of ``snapshot`` (or of ``manifests``), one batch per manifest."""
     metadata = store.metadata
     schema = spark_shaped(metadata, manifest_entries_arrow(store, (), progress=False)).schema
-    manifests = store.manifest_list(snapshot) if snapshot is not None else ()
+    if manifests is None:
+        manifests = store.manifest_list(snapshot) if snapshot is not None else ()
 
     def one(manifest: ManifestFile) -> pa.Table:
         return spark_shaped(
