@@ -1,5 +1,5 @@
 """Aggregates of a snapshot's files computed manifest by manifest: ``inspect.partitions()``, the file-size
-histogram and per-manifest statistics.
+histogram's counts and per-manifest statistics.
 
 Each manifest's live entries are decoded with only the columns the aggregate needs, not kept by the store,
 and reduced column-wise (Arrow ``group_by``) to a partial; partials are merged as they come. Memory holds
@@ -10,7 +10,7 @@ snapshot's listing, so a table of tens of millions of files is aggregated in the
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, fields
 from typing import TypeVar
 
 import numpy as np
@@ -18,8 +18,8 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from icebook.analysis.arrow_types import arrow_type
-from icebook.analysis.store.manifests import ManifestStore, table_partition_type, unify_partition
-from icebook.analysis.tables.streams import read_ahead
+from icebook.analysis.store.consistency import CHECKED_COLUMNS, ManifestCounts, manifest_counts
+from icebook.analysis.store.manifests import ManifestStore, read_ahead, table_partition_type, unify_partition
 from icebook.errors import MetadataError
 from icebook.spec.manifest import ManifestFile
 from icebook.spec.snapshots import Snapshot
@@ -248,4 +248,44 @@ def file_size_counts(store: ManifestStore, snapshot: Snapshot | None, edges: np.
         files=int(total.sum()),
         smallest=min(lows, default=None),
         largest=max(highs, default=None),
+    )
+
+
+# ---------------------------------------------------------------------------------------- manifests
+
+_STATISTICS_COLUMNS = (*CHECKED_COLUMNS, "partition")
+
+
+def manifest_statistics(store: ManifestStore, snapshot: Snapshot | None) -> pa.Table:
+    """Per manifest of ``snapshot``, in list order: its entries by status and their rows, its live files,
+    records and bytes (``ManifestCounts``, the cross-checks' rule), and the partitions its live files are in;
+    each manifest read with only those columns and dropped once counted."""
+
+    def reduce(manifest: ManifestFile) -> tuple[ManifestCounts, int]:
+        entries = store.entries(manifest, _STATISTICS_COLUMNS, keep=False)
+        live = entries.filter(pc.not_equal(entries.column("status"), _DELETED))
+        partition = live.column("partition").combine_chunks()
+        keys = [partition.field(i) for i in range(partition.type.num_fields)]
+        partitions = (
+            pa.table({f"_p{i}": k for i, k in enumerate(keys)})
+            .group_by([f"_p{i}" for i in range(len(keys))])
+            .aggregate([])
+            .num_rows
+            if keys
+            else min(live.num_rows, 1)
+        )
+        return manifest_counts(entries), partitions
+
+    manifests = live_manifests(store, snapshot)
+    rows = list(stream_manifests(store, snapshot, reduce))
+    counts = {f.name: pa.array([getattr(c, f.name) for c, _ in rows], pa.int64()) for f in fields(ManifestCounts)}
+    return pa.table(
+        {
+            "manifest_path": pa.array([m.manifest_path for m in manifests], pa.string()),
+            "content": pa.array([m.content or 0 for m in manifests], pa.int32()),
+            "partition_spec_id": pa.array([m.partition_spec_id for m in manifests], pa.int32()),
+            "manifest_length": pa.array([m.manifest_length for m in manifests], pa.int64()),
+            **counts,
+            "live_partitions": pa.array([p for _, p in rows], pa.int64()),
+        }
     )

@@ -10,14 +10,11 @@ with the summary ends with the error rather than looking whole.
 
 from __future__ import annotations
 
-from collections import deque
 from collections.abc import Callable, Iterator, Sequence
-from concurrent.futures import Future, ThreadPoolExecutor
-from typing import TypeVar
 
 import pyarrow as pa
 
-from icebook.analysis.store.manifests import ManifestStore
+from icebook.analysis.store.manifests import ManifestStore, read_ahead
 from icebook.analysis.tables.inspect import (
     entries_shaped,
     manifest_entries_arrow,
@@ -26,12 +23,8 @@ from icebook.analysis.tables.inspect import (
     of_content,
     spark_shaped,
 )
-from icebook.io.worker_pool import SETTINGS
 from icebook.spec.manifest import ManifestFile
 from icebook.spec.snapshots import Snapshot
-
-T = TypeVar("T")
-R = TypeVar("R")
 
 
 def files_batches(
@@ -89,26 +82,3 @@ def _reader(
             store.verify_snapshot(snapshot)
 
     return pa.RecordBatchReader.from_batches(schema, batches())
-
-
-def read_ahead(fn: Callable[[T], R], items: Sequence[T]) -> Iterator[R]:
-    """``fn`` over ``items`` (manifests) in order, two per decoder worker in flight: each worker has the next
-    manifest waiting while the reader's consumer works, and memory holds only that many manifests."""
-    depth = 2 * max(1, SETTINGS.workers)
-    pending: deque[Future[R]] = deque()
-    remaining = iter(items)
-    with ThreadPoolExecutor(max_workers=depth) as pool:
-        try:
-            for item in remaining:
-                pending.append(pool.submit(fn, item))
-                if len(pending) >= depth:
-                    break
-            while pending:
-                table = pending.popleft().result()
-                nxt = next(remaining, None)
-                if nxt is not None:
-                    pending.append(pool.submit(fn, nxt))
-                yield table
-        finally:
-            for future in pending:  # the consumer stopped early: nothing more is decoded
-                future.cancel()
