@@ -179,6 +179,7 @@ def test_lazy_listings_collect_to_the_streamed_rows_and_types(name: str, tables:
             collected = lazy.collect()
             assert collected.schema == whole.schema and collected.equals(whole), (name, at, listing)
             assert collected.columns == list(method(at).columns), (name, at, listing)
+            assert lazy.select(pl.len()).collect().item() == whole.height, (name, at, listing)
             if listing != "entries" and len(whole):
                 assert whole.schema["record_count"] == pl.Int64  # never a long through float64
                 first = whole["file_path"][0]

@@ -13,7 +13,7 @@ appears once per manifest, as in Spark.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Collection, Iterable, Sequence
 from typing import TYPE_CHECKING, Any, Literal, TypeAlias, overload
 
 import pandas as pd
@@ -204,16 +204,23 @@ def manifests_arrow(metadata: TableMetadata, manifests: Iterable[ManifestFile]) 
 
 
 def manifest_entries_table(
-    store: ManifestStore, manifest: ManifestFile, *, live_only: bool, keep: bool = True
+    store: ManifestStore,
+    manifest: ManifestFile,
+    *,
+    live_only: bool,
+    keep: bool = True,
+    columns: Collection[str] | None = None,
 ) -> pa.Table:
     """One manifest's entries (only ADDED and EXISTING when ``live_only``), the partition re-shaped to
-    the table-wide partition type so that manifests of every spec concatenate (``keep``: see
+    the table-wide partition type so that manifests of every spec concatenate (``keep``, ``columns``: see
     ``ManifestStore.entries``)."""
-    table = store.entries(manifest, keep=keep)
+    table = store.entries(manifest, columns, keep=keep)
     if live_only:
         deleted = table.column("status").to_numpy() == 2
         if deleted.any():  # filtering copies every nested column, so only when there is something to drop
             table = table.filter(pa.array(~deleted))
+    if "partition" not in table.column_names:  # not asked for, and not decoded
+        return table
     own, unified = store.partition_types(manifest.partition_spec_id)
     partition = unify_partition(table.column("partition"), own, unified)
     return table.set_column(table.schema.get_field_index("partition"), "partition", partition)
@@ -470,10 +477,10 @@ class Inspector:
             raise OptionError(f"inspect.{method}: batches=True and lazy=True are two forms of one stream; ask for one")
         snapshot = self._snapshot(at) if manifests is None else None
 
-        def reader() -> pa.RecordBatchReader:
+        def reader(columns: Sequence[str] | None = None) -> pa.RecordBatchReader:
             if content == "entries":
                 return entries_batches(self._store, snapshot, manifests=manifests)
-            return files_batches(self._store, snapshot, content=content, manifests=manifests)
+            return files_batches(self._store, snapshot, content=content, manifests=manifests, columns=columns)
 
         if batches:
             return reader()

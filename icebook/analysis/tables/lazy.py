@@ -19,8 +19,11 @@ if TYPE_CHECKING:
     import polars as pl
 
 
-def lazy_frame(name: str, schema: pa.Schema, open_reader: Callable[[], pa.RecordBatchReader]) -> pl.LazyFrame:
-    """A lazy frame over the batches ``open_reader()`` yields (called once per collect)."""
+def lazy_frame(
+    name: str, schema: pa.Schema, open_reader: Callable[[list[str] | None], pa.RecordBatchReader]
+) -> pl.LazyFrame:
+    """A lazy frame over the batches ``open_reader(columns)`` yields (called once per collect, with the columns
+    the query reads, or None for all; a reader may give more columns than asked)."""
     from polars.io.plugins import register_io_source
 
     polars_schema = _polars_frame(schema.empty_table()).schema
@@ -30,19 +33,22 @@ def lazy_frame(name: str, schema: pa.Schema, open_reader: Callable[[], pa.Record
     ) -> Iterator[pl.DataFrame]:
         del batch_size  # one batch per manifest: the stream's own unit
         left = n_rows
-        reader = open_reader()
+        needed = None if with_columns is None else list(with_columns)
+        if needed is not None and predicate is not None:  # the filter reads its own columns too
+            needed += [c for c in predicate.meta.root_names() if c not in needed]
+        if needed == []:
+            needed = schema.names[:1]  # no column asked for (a count): one, for the number of rows
+        reader = open_reader(needed)
         try:
             for batch in reader:
                 if left is not None and left <= 0:
                     return
                 table = pa.Table.from_batches([batch])
-                if with_columns is not None and predicate is None:
-                    table = table.select(with_columns)  # convert only what the query reads
-                frame = _polars_frame(table)
+                frame = _polars_frame(table if needed is None else table.select(needed))  # only what is read
                 if predicate is not None:
                     frame = frame.filter(predicate)
-                    if with_columns is not None:
-                        frame = frame.select(with_columns)
+                if with_columns is not None:
+                    frame = frame.select(with_columns)
                 if left is not None:
                     frame = frame.head(left)
                     left -= frame.height

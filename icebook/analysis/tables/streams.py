@@ -10,7 +10,7 @@ with the summary ends with the error rather than looking whole.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Collection, Iterator, Sequence
 
 import pyarrow as pa
 
@@ -33,19 +33,29 @@ def files_batches(
     *,
     content: str = "all",
     manifests: Sequence[ManifestFile] | None = None,
+    columns: Collection[str] | None = None,
 ) -> pa.RecordBatchReader:
     """The files table of ``snapshot`` (``content``: all, data or deletes), one batch per manifest; or of
-    ``manifests`` when given (the ``all_*`` tables: no snapshot whose totals to check)."""
+    ``manifests`` when given (the ``all_*`` tables: no snapshot whose totals to check). ``columns``: only
+    those columns, in the table's order, and only those decoded (``readable_metrics`` is computed only when
+    asked for)."""
     from icebook.analysis.tables.inspect import empty_files_table
 
     metadata = store.metadata
     schema = spark_shaped(metadata, empty_files_table(store)).schema
+    wanted = None if columns is None else [name for name in schema.names if name in columns]
+    if wanted is not None:
+        schema = pa.schema([schema.field(name) for name in wanted])
     if manifests is None:
         manifests = store.manifest_list(snapshot) if snapshot is not None else ()
     chosen = of_content(manifests, content)
 
     def one(manifest: ManifestFile) -> pa.Table:
-        return spark_shaped(metadata, manifest_live_files(store, manifest, keep=False))
+        if wanted is None:
+            return spark_shaped(metadata, manifest_live_files(store, manifest, keep=False))
+        if "readable_metrics" in wanted:
+            return manifest_live_files(store, manifest, keep=False).select(wanted)
+        return manifest_entries_table(store, manifest, live_only=True, keep=False, columns=wanted).select(wanted)
 
     return _reader(schema, chosen, one, store, snapshot)
 
