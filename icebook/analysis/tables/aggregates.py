@@ -65,9 +65,10 @@ def _partition_keys(width: int) -> list[str]:
     return [f"_p{i}" for i in range(width)] or ["_unpartitioned"]
 
 
-def _partition_partial(store: ManifestStore, manifest: ManifestFile, base: int, committed: dict[int, int]) -> pa.Table:
+def _partition_partial(store: ManifestStore, manifest: ManifestFile, base: int, committed: pa.Table) -> pa.Table:
     """One manifest's live entries reduced to one row per partition (the partial of ``partitions_streamed``);
-    ``base``: the ordinal of its first entry in the snapshot's listing; ``committed``: commit time by snapshot."""
+    ``base``: the ordinal of its first entry in the snapshot's listing; ``committed``: the table's snapshots
+    (``snapshot_id``) and their commit times (``ts``)."""
     entries = store.entries(manifest, _PARTITION_COLUMNS, keep=False)
     status = entries.column("status").to_numpy(zero_copy_only=False)
     live = status != _DELETED
@@ -97,8 +98,8 @@ def _partition_partial(store: ManifestStore, manifest: ManifestFile, base: int, 
     }
     # Last updated: the latest commit among the partition's files (the first file listed wins a tie), as
     # the whole-listing rule reads it; a file whose snapshot has expired does not count.
-    snapshot_ids = entries.column("snapshot_id").to_pylist()
-    times = pa.array([committed.get(s) if s is not None else None for s in snapshot_ids], pa.int64())
+    known = pc.index_in(entries.column("snapshot_id"), value_set=committed.column("snapshot_id"))
+    times = committed.column("ts").take(known).combine_chunks()
     columns["ts"] = times
     columns["snap"] = pc.if_else(times.is_null(), pa.scalar(None, pa.int64()), entries.column("snapshot_id"))
     ordinal = base + np.arange(n, dtype=np.int64)
@@ -136,14 +137,20 @@ def _merge(partials: pa.Table, keys: list[str]) -> pa.Table:
 
 
 def partitions_streamed(store: ManifestStore, snapshot: Snapshot | None) -> pa.Table:
-    """Spark's ``partitions`` table of ``snapshot``, manifest by manifest (the columns of ``partitions_arrow``)."""
+    """Spark's ``partitions`` table of ``snapshot`` (its columns and types; no partition or spec_id column for
+    an unpartitioned table), manifest by manifest."""
     metadata = store.metadata
     unified = table_partition_type(metadata)
     keys = _partition_keys(len(unified.fields))
     manifests = live_manifests(store, snapshot)
     bases = np.concatenate([[0], np.cumsum([_entries_bound(m) for m in manifests], dtype=np.int64)])
 
-    committed = {s.snapshot_id: s.timestamp_ms for s in metadata.snapshots}
+    committed = pa.table(
+        {
+            "snapshot_id": pa.array([s.snapshot_id for s in metadata.snapshots], pa.int64()),
+            "ts": pa.array([s.timestamp_ms for s in metadata.snapshots], pa.int64()),
+        }
+    )
 
     def reduce(item: tuple[int, ManifestFile]) -> pa.Table:
         return _partition_partial(store, item[1], int(bases[item[0]]), committed)
