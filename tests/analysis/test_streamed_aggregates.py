@@ -151,6 +151,9 @@ def test_scan_summary_equals_the_plan(name: str, tables: dict[str, Table]) -> No
             assert (totals.delete_files, totals.delete_files_skipped) == plan._level_counts(Level.DELETE_FILE)
             assert plan.delete_file_count <= totals.delete_files
     assert not fresh.store._entries, name  # the summaries kept no manifest
+    if table.snapshots:  # the Table method: at and filter as ``t.scan`` reads them
+        for text in [None, *COMPOUND.get(name, [])]:
+            assert table.scan_summary(None, text) == plan_summary(table.scan(None, text)), (name, text)
 
 
 @pytest.mark.parametrize("name", sorted(SCENARIOS))
