@@ -86,3 +86,12 @@ class EnvironmentProblem(IcebookError):
 
     The message says what is missing and how to fix it.
     """
+
+
+class IcebookWarning(UserWarning):
+    """Base class of every warning icebook gives on purpose (``warnings.filterwarnings`` takes it)."""
+
+
+class LargeListingWarning(IcebookWarning):
+    """A listing about to be built as one pandas DataFrame is large (``analysis/tables/listing_size.py``):
+    the message gives its rows and estimated memory and how to stream it instead."""

@@ -39,6 +39,7 @@ if TYPE_CHECKING:
     from icebook.analysis.maintenance.orphans import OrphanReport
     from icebook.analysis.maintenance.rewrite_previews import DeleteRewritePreview, ManifestRewritePreview
     from icebook.analysis.scan.planner import ScanPlan
+    from icebook.analysis.scan.summary import ScanSummary
     from icebook.analysis.store.manifests import ManifestStore
     from icebook.analysis.tables.inspect import Inspector
     from icebook.engines import spark as spark_engine
@@ -244,6 +245,13 @@ class Table:
         from icebook.analysis.scan.planner import plan_scan
 
         return plan_scan(self, self.snapshot(at), filter, columns, schema=self.read_schema(at))
+
+    def scan_summary(self, at: At = None, filter: Any = None) -> ScanSummary:
+        """The scan plan's totals (files and bytes to read, records, delete files, manifests kept and skipped),
+        computed manifest by manifest without keeping the plan's files: for tables too large to plan whole."""
+        from icebook.analysis.scan.summary import summarize_scan
+
+        return summarize_scan(self, self.snapshot(at), filter, schema=self.read_schema(at))
 
     def changes(self, a: At, b: At = None, *, identifier_columns: list[str] | None = None) -> Any:
         """Rows inserted and deleted after ``a`` up to ``b`` (default: current), as pandas with

@@ -6,7 +6,8 @@ to Vega 5 with vl-convert (Vega-Lite 5.20) and shown as ``application/vnd.vega.v
 JupyterLab's built-in renderer draws with no network; the output is saved in the notebook.
 JupyterLab prefers ``image/svg+xml`` over the vega mimetype, so a static SVG (for viewers without
 vega, e.g. GitHub) is only added when asked for (``VegaChart(..., svg=True)``, or ``chart.to_svg()``).
-Data is aggregated in pandas first, so a chart of a 500,000-file table carries a few hundred rows.
+Data is aggregated first (file sizes and partitions manifest by manifest, never the whole listing), so a chart
+of a 500,000-file table carries a few hundred rows.
 """
 
 from __future__ import annotations
@@ -20,6 +21,8 @@ import pandas as pd
 
 from icebook.analysis.ancestry import ancestor_ids
 from icebook.analysis.history.evolution import Evolution
+from icebook.analysis.resolve import resolve_snapshot
+from icebook.analysis.tables.aggregates import CONTENT_KINDS, SizeCounts, bin_index, file_size_counts
 from icebook.display._base import TableLike, cell_text, content_label
 from icebook.spec.metadata import MAIN_BRANCH
 from icebook.spec.snapshots import Operation
@@ -121,13 +124,17 @@ def _nice_width(raw: float) -> float:
 
 
 def size_edges(sizes: pd.Series, max_bins: int = MAX_SIZE_BINS) -> tuple[np.ndarray, tuple[int, str]]:
-    """Bin edges for file sizes and the unit to label them in.
+    """Bin edges for file sizes and the unit to label them in (``edges_between``)."""
+    return edges_between(float(sizes.min()), float(sizes.max()), max_bins)
+
+
+def edges_between(lo: float, hi: float, max_bins: int = MAX_SIZE_BINS) -> tuple[np.ndarray, tuple[int, str]]:
+    """Bin edges for file sizes from ``lo`` to ``hi`` and the unit to label them in.
 
     Sizes within a factor of ten get equal bins of a round width in one unit (0.2 KiB steps, say);
     wider spreads get the 1-2-5 ladder (1 KiB, 2 KiB, 5 KiB, 10 KiB, ...). No bin is hair-thin and
     every edge reads as a round number.
     """
-    lo, hi = float(sizes.min()), float(sizes.max())
     unit = _unit_for(hi)
     if hi < 10 * max(lo, 1.0):
         spread = max(hi - lo, hi * 0.1, 1.0)  # one size only: a bin a tenth of it wide
@@ -159,21 +166,52 @@ def bin_label(lo: float, hi: float, unit: tuple[int, str] | None = None) -> str:
 def size_bins(sizes: pd.Series, content: pd.Series, max_bins: int = MAX_SIZE_BINS) -> pd.DataFrame:
     """Histogram of file sizes per content type, pre-aggregated for the chart: one row per (bin,
     content), empty bins included so the shape of the distribution is faithful."""
-    columns = ["content", "bin", "order", "lo", "hi", "files"]
-    sizes = sizes.astype("float64")
     if not len(sizes):
+        return _bins_frame(SizeCounts(edges=np.zeros(0), counts=np.zeros((0, 0)), files=0, smallest=None, largest=None))
+    edges, unit = size_edges(sizes.astype("float64"), max_bins)
+    counts = np.zeros((CONTENT_KINDS, len(edges) - 1), dtype=np.int64)
+    codes = content.astype(int).to_numpy()
+    np.add.at(counts, (np.clip(codes, 0, CONTENT_KINDS - 1), bin_index(sizes.astype("float64").to_numpy(), edges)), 1)
+    return _bins_frame(
+        SizeCounts(edges=edges, counts=counts, files=len(sizes), smallest=int(sizes.min()), largest=int(sizes.max())),
+        unit,
+    )
+
+
+def streamed_size_bins(table: TableLike, at: Any = None, max_bins: int = MAX_SIZE_BINS) -> tuple[pd.DataFrame, int]:
+    """(``size_bins`` of the live files at ``at``, number of files), counted manifest by manifest: one pass
+    counts sizes on the 1-2-5 ladder (exact whenever the chosen edges are ladder steps), a second counts
+    into equal-width edges when sizes lie within a factor of ten."""
+    store, snapshot = table.store, resolve_snapshot(table.metadata, at)
+    ladder = file_size_counts(store, snapshot, np.array(_LADDER, dtype="float64"))
+    if ladder.smallest is None or ladder.largest is None:
+        return _bins_frame(ladder), 0
+    edges, unit = edges_between(float(ladder.smallest), float(ladder.largest), max_bins)
+    if set(edges) <= set(_LADDER):
+        # every ladder bin lies inside one of the chosen bins: sum the ladder's counts into them
+        into = bin_index(np.array(_LADDER[:-1], dtype="float64"), edges)
+        counts = np.zeros((CONTENT_KINDS, len(edges) - 1), dtype=np.int64)
+        np.add.at(counts.T, into, ladder.counts.T)
+        chosen = SizeCounts(
+            edges=edges, counts=counts, files=ladder.files, smallest=ladder.smallest, largest=ladder.largest
+        )
+    else:
+        chosen = file_size_counts(store, snapshot, edges)
+    return _bins_frame(chosen, unit), chosen.files
+
+
+def _bins_frame(sizes: SizeCounts, unit: tuple[int, str] | None = None) -> pd.DataFrame:
+    columns = ["content", "bin", "order", "lo", "hi", "files"]
+    edges = sizes.edges
+    if not sizes.files:
         return pd.DataFrame(columns=columns)
-    edges, unit = size_edges(sizes, max_bins)
     equal_width = len(edges) > 2 and math.isclose(edges[1] - edges[0], edges[-1] - edges[-2])
-    index = np.clip(np.searchsorted(edges, sizes.to_numpy(), side="right") - 1, 0, len(edges) - 2)
-    kinds = content.astype(int).map(content_label).to_numpy()
     rows = []
     for i in range(len(edges) - 1):
         label = bin_label(edges[i], edges[i + 1], unit if equal_width or len(edges) == 2 else None)
-        in_bin = index == i
-        present = sorted(set(kinds[in_bin])) or ["data"]
+        present = sorted(content_label(code) for code in range(CONTENT_KINDS) if sizes.counts[code, i]) or ["data"]
         for kind in present:
-            n = int(np.count_nonzero(in_bin & (kinds == kind)))
+            n = sum(int(sizes.counts[code, i]) for code in range(CONTENT_KINDS) if content_label(code) == kind)
             rows.append({"content": kind, "bin": label, "order": i, "lo": edges[i], "hi": edges[i + 1], "files": n})
     return pd.DataFrame(rows, columns=columns)
 
@@ -299,10 +337,7 @@ def _thin(edges: list[float], limit: int) -> list[float]:
 def file_size_histogram(table: TableLike, at: Any = None) -> VegaChart:
     """Sizes of the live data and delete files at ``at``: round bins drawn edge to edge, at most eight
     labels in KiB/MiB/GiB, a log scale when sizes span decades."""
-    files = table.inspect.files(at)
-    bins = size_bins(
-        files.get("file_size_in_bytes", pd.Series(dtype="int64")), files.get("content", pd.Series(dtype="int64"))
-    )
+    bins, files = streamed_size_bins(table, at)
     edges = sorted(set(bins["lo"]) | set(bins["hi"])) if len(bins) else [0.0, 1.0]
     widths = np.diff(edges)
     log = len(widths) > 1 and not np.allclose(widths, widths[0])
@@ -331,7 +366,7 @@ def file_size_histogram(table: TableLike, at: Any = None) -> VegaChart:
             ),
             tooltip=["content:N", alt.Tooltip("bin:N", title="size"), "files:Q"],
         )
-        .properties(width=560, height=200, title=f"File sizes ({len(files):,} live files)")
+        .properties(width=560, height=200, title=f"File sizes ({files:,} live files)")
     )
     return VegaChart(chart, title="file size histogram")
 

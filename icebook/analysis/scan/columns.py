@@ -129,12 +129,14 @@ def scan_manifest(
     partition_filter: Expr,
     *,
     stats: bool = False,
+    keep: bool = True,
 ) -> ManifestScan:
     """Decide every live entry of ``manifest``: partition values against ``partition_filter`` first,
     then (except for position delete files, whose bounds are of file_path and pos) column stats
     against ``row_filter`` (negation normal form, bound to ``schema``). ``stats``: keep every entry's
-    column stats even without a row filter (the delete index's statistics rule reads them)."""
-    entries = store.entries(manifest, plan_columns(manifest, row_filter, stats=stats))
+    column stats even without a row filter (the delete index's statistics rule reads them); ``keep``: the
+    store keeps the decoded manifest (``ManifestStore.entries``)."""
+    entries = store.entries(manifest, plan_columns(manifest, row_filter, stats=stats), keep=keep)
     status = np.asarray(entries.column("status").to_numpy())
     live = status != int(EntryStatus.DELETED)
     if not live.all():  # filtering copies every nested column: only when there is something to drop

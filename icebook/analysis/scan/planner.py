@@ -463,12 +463,8 @@ def plan_scan(
     row_filter = push_not(bound)
     cols = resolve_columns(schema, columns)
     manifests = store.manifest_list(snapshot)
-    projected: dict[int, SpecProjection] = {}
-    for m in manifests:
-        if m.partition_spec_id not in projected:
-            projected[m.partition_spec_id] = project(row_filter, metadata.spec_by_id(m.partition_spec_id))
+    projected, kept, no_live = prune_snapshot(metadata, manifests, row_filter)
     partition_filters = {spec_id: p.expr for spec_id, p in projected.items()}
-    kept, no_live = prune_manifests(metadata, manifests, partition_filters)
 
     def scan_all(chosen: list[ManifestFile], stats: bool) -> dict[str, ManifestScan]:
         def one(m: ManifestFile) -> ManifestScan:
@@ -507,6 +503,19 @@ def plan_scan(
         ),
         metadata=metadata,
     )
+
+
+def prune_snapshot(
+    metadata: TableMetadata, manifests: Sequence[ManifestFile], row_filter: Expr
+) -> tuple[dict[int, SpecProjection], np.ndarray, np.ndarray]:
+    """(the row filter projected onto each spec of ``manifests``, kept and skipped-by-file-counts per
+    manifest): the manifest level of a plan (``plan_scan``, ``scan.summary.summarize_scan``)."""
+    projected: dict[int, SpecProjection] = {}
+    for m in manifests:
+        if m.partition_spec_id not in projected:
+            projected[m.partition_spec_id] = project(row_filter, metadata.spec_by_id(m.partition_spec_id))
+    kept, no_live = prune_manifests(metadata, manifests, {spec_id: p.expr for spec_id, p in projected.items()})
+    return projected, kept, no_live
 
 
 # ------------------------------------------------------------------------------------------ the rules, one at a time

@@ -5,9 +5,9 @@ object caches them by path, and reads many of them in parallel with progress sho
 from __future__ import annotations
 
 import threading
-from collections import OrderedDict
-from collections.abc import Callable, Collection, Sequence
-from concurrent.futures import ThreadPoolExecutor
+from collections import OrderedDict, deque
+from collections.abc import Callable, Collection, Iterator, Sequence
+from concurrent.futures import Future, ThreadPoolExecutor
 from typing import TypeVar
 
 import pyarrow as pa
@@ -26,6 +26,7 @@ from icebook.io.avro import read_manifest_entries, read_manifest_list
 from icebook.io.avro_entries import ENTRY_TABLE_COLUMNS
 from icebook.io.fileio import ArrowFileIO, FileIO
 from icebook.io.manifest_cache import ManifestCache, decoder_fingerprint, local_mtime_ns, shared_cache
+from icebook.io.worker_pool import SETTINGS
 from icebook.spec.manifest import ManifestFile
 from icebook.spec.metadata import TableMetadata
 from icebook.spec.partitioning import PartitionSpec, partition_type
@@ -34,6 +35,7 @@ from icebook.spec.snapshots import Snapshot, snapshot_sequence_number
 from icebook.spec.types import NestedField, StructType
 
 T = TypeVar("T")
+R = TypeVar("R")
 _PROGRESS_THRESHOLD = 16  # manifests; below this a bar is noise
 
 
@@ -243,6 +245,29 @@ def parallel_map(
     finally:
         if bar is not None:
             bar.close()
+
+
+def read_ahead(fn: Callable[[T], R], items: Sequence[T]) -> Iterator[R]:
+    """``fn`` over ``items`` (manifests) in order, two per decoder worker in flight: each worker has the next
+    manifest waiting while the reader's consumer works, and memory holds only that many manifests."""
+    depth = 2 * max(1, SETTINGS.workers)
+    pending: deque[Future[R]] = deque()
+    remaining = iter(items)
+    with ThreadPoolExecutor(max_workers=depth) as pool:
+        try:
+            for item in remaining:
+                pending.append(pool.submit(fn, item))
+                if len(pending) >= depth:
+                    break
+            while pending:
+                table = pending.popleft().result()
+                nxt = next(remaining, None)
+                if nxt is not None:
+                    pending.append(pool.submit(fn, nxt))
+                yield table
+        finally:
+            for future in pending:  # the consumer stopped early: nothing more is decoded
+                future.cancel()
 
 
 def source_schema_for(metadata: TableMetadata, spec: PartitionSpec) -> Schema:

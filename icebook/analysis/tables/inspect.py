@@ -13,8 +13,8 @@ appears once per manifest, as in Spark.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
-from typing import Any, Literal, overload
+from collections.abc import Collection, Iterable, Sequence
+from typing import TYPE_CHECKING, Any, Literal, TypeAlias, overload
 
 import pandas as pd
 import pyarrow as pa
@@ -29,13 +29,19 @@ from icebook.analysis.store.manifests import (
 )
 from icebook.analysis.store.metrics import readable_metrics
 from icebook.analysis.store.reachable import unique_manifests
-from icebook.analysis.tables.partitions import partition_summaries_arrow, partitions_arrow
+from icebook.analysis.tables.listing_size import listing_size, warn_if_large
+from icebook.analysis.tables.partitions import partition_summaries_arrow
 from icebook.analysis.tables.position_deletes import position_deletes_arrow
+from icebook.errors import OptionError
 from icebook.io.avro import ENTRY_COLUMNS
 from icebook.spec.manifest import ManifestContent, ManifestFile
 from icebook.spec.metadata import TableMetadata
 from icebook.spec.snapshots import Branch, Snapshot, snapshot_sequence_number
 
+if TYPE_CHECKING:
+    import polars as pl
+
+Listing: TypeAlias = "pd.DataFrame | pa.RecordBatchReader | pl.LazyFrame"
 TS = pa.timestamp("ms", tz="UTC")
 DATA_FILE_COLUMNS = (
     "content",
@@ -198,16 +204,23 @@ def manifests_arrow(metadata: TableMetadata, manifests: Iterable[ManifestFile]) 
 
 
 def manifest_entries_table(
-    store: ManifestStore, manifest: ManifestFile, *, live_only: bool, keep: bool = True
+    store: ManifestStore,
+    manifest: ManifestFile,
+    *,
+    live_only: bool,
+    keep: bool = True,
+    columns: Collection[str] | None = None,
 ) -> pa.Table:
     """One manifest's entries (only ADDED and EXISTING when ``live_only``), the partition re-shaped to
-    the table-wide partition type so that manifests of every spec concatenate (``keep``: see
+    the table-wide partition type so that manifests of every spec concatenate (``keep``, ``columns``: see
     ``ManifestStore.entries``)."""
-    table = store.entries(manifest, keep=keep)
+    table = store.entries(manifest, columns, keep=keep)
     if live_only:
         deleted = table.column("status").to_numpy() == 2
         if deleted.any():  # filtering copies every nested column, so only when there is something to drop
             table = table.filter(pa.array(~deleted))
+    if "partition" not in table.column_names:  # not asked for, and not decoded
+        return table
     own, unified = store.partition_types(manifest.partition_spec_id)
     partition = unify_partition(table.column("partition"), own, unified)
     return table.set_column(table.schema.get_field_index("partition"), "partition", partition)
@@ -395,85 +408,147 @@ class Inspector:
         return to_pandas(pa.concat_tables(parts))
 
     @overload
-    def entries(self, at: At = None, *, batches: Literal[False] = False) -> pd.DataFrame: ...
+    def entries(
+        self, at: At = None, *, batches: Literal[False] = False, lazy: Literal[False] = False
+    ) -> pd.DataFrame: ...
     @overload
-    def entries(self, at: At = None, *, batches: Literal[True]) -> pa.RecordBatchReader: ...
-    def entries(self, at: At = None, *, batches: bool = False) -> pd.DataFrame | pa.RecordBatchReader:
+    def entries(
+        self, at: At = None, *, batches: Literal[True], lazy: Literal[False] = False
+    ) -> pa.RecordBatchReader: ...
+    @overload
+    def entries(self, at: At = None, *, batches: Literal[False] = False, lazy: Literal[True]) -> pl.LazyFrame: ...
+    def entries(self, at: At = None, *, batches: bool = False, lazy: bool = False) -> Listing:
         """Every manifest entry of a snapshot, with status, sequence numbers and the data_file struct.
-        ``batches=True``: a ``pyarrow.RecordBatchReader`` of the same rows and types, one manifest at a time."""
+        ``batches=True``: a ``pyarrow.RecordBatchReader`` of the same rows and types, one manifest at a time;
+        ``lazy=True``: a ``polars.LazyFrame`` over that stream. A DataFrame of more than
+        ``listing_size.warn_rows()`` rows is announced first (``LargeListingWarning``)."""
+        return self._listing("entries", at, "entries", None, batches, lazy)
+
+    @overload
+    def files(
+        self, at: At = None, *, batches: Literal[False] = False, lazy: Literal[False] = False
+    ) -> pd.DataFrame: ...
+    @overload
+    def files(self, at: At = None, *, batches: Literal[True], lazy: Literal[False] = False) -> pa.RecordBatchReader: ...
+    @overload
+    def files(self, at: At = None, *, batches: Literal[False] = False, lazy: Literal[True]) -> pl.LazyFrame: ...
+    def files(self, at: At = None, *, batches: bool = False, lazy: bool = False) -> Listing:
+        """Live data and delete files of a snapshot (``batches``, ``lazy``: as for ``entries``: never the
+        whole listing in memory)."""
+        return self._listing("files", at, "all", None, batches, lazy)
+
+    @overload
+    def data_files(
+        self, at: At = None, *, batches: Literal[False] = False, lazy: Literal[False] = False
+    ) -> pd.DataFrame: ...
+    @overload
+    def data_files(
+        self, at: At = None, *, batches: Literal[True], lazy: Literal[False] = False
+    ) -> pa.RecordBatchReader: ...
+    @overload
+    def data_files(self, at: At = None, *, batches: Literal[False] = False, lazy: Literal[True]) -> pl.LazyFrame: ...
+    def data_files(self, at: At = None, *, batches: bool = False, lazy: bool = False) -> Listing:
+        """Live data files of a snapshot (``batches``, ``lazy``: as for ``entries``)."""
+        return self._listing("data_files", at, "data", None, batches, lazy)
+
+    @overload
+    def delete_files(
+        self, at: At = None, *, batches: Literal[False] = False, lazy: Literal[False] = False
+    ) -> pd.DataFrame: ...
+    @overload
+    def delete_files(
+        self, at: At = None, *, batches: Literal[True], lazy: Literal[False] = False
+    ) -> pa.RecordBatchReader: ...
+    @overload
+    def delete_files(self, at: At = None, *, batches: Literal[False] = False, lazy: Literal[True]) -> pl.LazyFrame: ...
+    def delete_files(self, at: At = None, *, batches: bool = False, lazy: bool = False) -> Listing:
+        """Live position and equality delete files (and deletion vectors) of a snapshot (``batches``,
+        ``lazy``: as for ``entries``)."""
+        return self._listing("delete_files", at, "deletes", None, batches, lazy)
+
+    def _listing(
+        self, method: str, at: At, content: str, manifests: list[ManifestFile] | None, batches: bool, lazy: bool
+    ) -> Listing:
+        """One listing in the form asked for: ``content`` is all, data or deletes for a files listing, or
+        "entries"; ``manifests``: those of the ``all_*`` tables (else the snapshot's)."""
+        from icebook.analysis.tables.streams import entries_batches, files_batches
+
+        if batches and lazy:
+            raise OptionError(f"inspect.{method}: batches=True and lazy=True are two forms of one stream; ask for one")
+        snapshot = self._snapshot(at) if manifests is None else None
+
+        def reader(columns: Sequence[str] | None = None) -> pa.RecordBatchReader:
+            if content == "entries":
+                return entries_batches(self._store, snapshot, manifests=manifests)
+            return files_batches(self._store, snapshot, content=content, manifests=manifests, columns=columns)
+
         if batches:
-            from icebook.analysis.tables.streams import entries_batches
+            return reader()
+        if lazy:
+            from icebook.analysis.tables.lazy import lazy_frame
 
-            return entries_batches(self._store, self._snapshot(at))
-        return to_pandas(spark_shaped(self._metadata, entries_arrow(self._store, self._snapshot(at))))
-
-    @overload
-    def files(self, at: At = None, *, batches: Literal[False] = False) -> pd.DataFrame: ...
-    @overload
-    def files(self, at: At = None, *, batches: Literal[True]) -> pa.RecordBatchReader: ...
-    def files(self, at: At = None, *, batches: bool = False) -> pd.DataFrame | pa.RecordBatchReader:
-        """Live data and delete files of a snapshot. ``batches=True``: a ``pyarrow.RecordBatchReader`` of
-        the same rows and types, one manifest at a time, never the whole listing in memory."""
-        return self._files(at, "all", batches)
-
-    @overload
-    def data_files(self, at: At = None, *, batches: Literal[False] = False) -> pd.DataFrame: ...
-    @overload
-    def data_files(self, at: At = None, *, batches: Literal[True]) -> pa.RecordBatchReader: ...
-    def data_files(self, at: At = None, *, batches: bool = False) -> pd.DataFrame | pa.RecordBatchReader:
-        """Live data files of a snapshot (``batches``: as for ``files``)."""
-        return self._files(at, "data", batches)
-
-    @overload
-    def delete_files(self, at: At = None, *, batches: Literal[False] = False) -> pd.DataFrame: ...
-    @overload
-    def delete_files(self, at: At = None, *, batches: Literal[True]) -> pa.RecordBatchReader: ...
-    def delete_files(self, at: At = None, *, batches: bool = False) -> pd.DataFrame | pa.RecordBatchReader:
-        """Live position and equality delete files (and deletion vectors) of a snapshot (``batches``: as for
-        ``files``)."""
-        return self._files(at, "deletes", batches)
-
-    def _files(self, at: At, content: str, batches: bool) -> pd.DataFrame | pa.RecordBatchReader:
-        if batches:
-            from icebook.analysis.tables.streams import files_batches
-
-            return files_batches(self._store, self._snapshot(at), content=content)
-        return to_pandas(spark_shaped(self._metadata, files_arrow(self._store, self._snapshot(at), content=content)))
+            return lazy_frame(method, reader().schema, reader)
+        chosen = manifests if manifests is not None else self._store.manifest_list(snapshot) if snapshot else ()
+        entries = content == "entries"
+        warn_if_large(method, at, listing_size(chosen if entries else of_content(chosen, content), deleted=entries))
+        if manifests is not None:
+            built = (
+                manifest_entries_arrow(self._store, manifests)
+                if entries
+                else manifest_files_arrow(self._store, manifests, content=content)
+            )
+        else:
+            built = (
+                entries_arrow(self._store, snapshot) if entries else files_arrow(self._store, snapshot, content=content)
+            )
+        return to_pandas(spark_shaped(self._metadata, built))
 
     def partitions(self, at: At = None) -> pd.DataFrame:
         """Per partition: record, file and delete counts, size, and the snapshot that last updated it."""
-        snapshot = self._snapshot(at)
-        entries = entries_arrow(self._store, snapshot) if snapshot else None
-        table = partitions_arrow(self._metadata, entries)
-        if not table_partition_type(self._metadata).fields:  # Spark: one row, no partition or spec_id
-            table = table.drop_columns([c for c in ("partition", "spec_id") if c in table.column_names])
-        return to_pandas(table)
+        from icebook.analysis.tables.aggregates import partitions_streamed
 
-    def all_entries(self) -> pd.DataFrame:
-        """Every entry of every manifest reachable from any valid snapshot (once per manifest)."""
-        return to_pandas(
-            spark_shaped(self._metadata, manifest_entries_arrow(self._store, all_manifests_of(self._store)))
-        )
+        return to_pandas(partitions_streamed(self._store, self._snapshot(at)))
 
-    def all_files(self) -> pd.DataFrame:
+    @overload
+    def all_entries(self, *, batches: Literal[False] = False, lazy: Literal[False] = False) -> pd.DataFrame: ...
+    @overload
+    def all_entries(self, *, batches: Literal[True], lazy: Literal[False] = False) -> pa.RecordBatchReader: ...
+    @overload
+    def all_entries(self, *, batches: Literal[False] = False, lazy: Literal[True]) -> pl.LazyFrame: ...
+    def all_entries(self, *, batches: bool = False, lazy: bool = False) -> Listing:
+        """Every entry of every manifest reachable from any valid snapshot (once per manifest;
+        ``batches``, ``lazy``: as for ``entries``)."""
+        return self._listing("all_entries", None, "entries", all_manifests_of(self._store), batches, lazy)
+
+    @overload
+    def all_files(self, *, batches: Literal[False] = False, lazy: Literal[False] = False) -> pd.DataFrame: ...
+    @overload
+    def all_files(self, *, batches: Literal[True], lazy: Literal[False] = False) -> pa.RecordBatchReader: ...
+    @overload
+    def all_files(self, *, batches: Literal[False] = False, lazy: Literal[True]) -> pl.LazyFrame: ...
+    def all_files(self, *, batches: bool = False, lazy: bool = False) -> Listing:
         """Live data and delete files of every manifest reachable from any valid snapshot."""
-        return to_pandas(spark_shaped(self._metadata, manifest_files_arrow(self._store, all_manifests_of(self._store))))
+        return self._listing("all_files", None, "all", all_manifests_of(self._store), batches, lazy)
 
-    def all_data_files(self) -> pd.DataFrame:
+    @overload
+    def all_data_files(self, *, batches: Literal[False] = False, lazy: Literal[False] = False) -> pd.DataFrame: ...
+    @overload
+    def all_data_files(self, *, batches: Literal[True], lazy: Literal[False] = False) -> pa.RecordBatchReader: ...
+    @overload
+    def all_data_files(self, *, batches: Literal[False] = False, lazy: Literal[True]) -> pl.LazyFrame: ...
+    def all_data_files(self, *, batches: bool = False, lazy: bool = False) -> Listing:
         """Live data files of every data manifest reachable from any valid snapshot."""
-        return to_pandas(
-            spark_shaped(
-                self._metadata, manifest_files_arrow(self._store, all_manifests_of(self._store), content="data")
-            )
-        )
+        return self._listing("all_data_files", None, "data", all_manifests_of(self._store), batches, lazy)
 
-    def all_delete_files(self) -> pd.DataFrame:
+    @overload
+    def all_delete_files(self, *, batches: Literal[False] = False, lazy: Literal[False] = False) -> pd.DataFrame: ...
+    @overload
+    def all_delete_files(self, *, batches: Literal[True], lazy: Literal[False] = False) -> pa.RecordBatchReader: ...
+    @overload
+    def all_delete_files(self, *, batches: Literal[False] = False, lazy: Literal[True]) -> pl.LazyFrame: ...
+    def all_delete_files(self, *, batches: bool = False, lazy: bool = False) -> Listing:
         """Live delete files of every delete manifest reachable from any valid snapshot."""
-        return to_pandas(
-            spark_shaped(
-                self._metadata, manifest_files_arrow(self._store, all_manifests_of(self._store), content="deletes")
-            )
-        )
+        return self._listing("all_delete_files", None, "deletes", all_manifests_of(self._store), batches, lazy)
 
     def position_deletes(self, at: At = None) -> pd.DataFrame:
         """Every position deleted by a snapshot's position delete files and deletion vectors."""

@@ -1,4 +1,5 @@
-"""Listings as Arrow streams: ``t.inspect.files(batches=True)`` and ``entries(batches=True)``.
+"""Listings as Arrow streams: ``t.inspect.files(batches=True)``, ``entries(batches=True)`` and the ``all_*``
+listings; ``lazy=True`` wraps the same stream in a ``polars.LazyFrame`` (``icebook.analysis.tables.lazy``).
 
 A ``pyarrow.RecordBatchReader`` yields the rows of one manifest at a time, in the listing's order and with
 the DataFrame form's columns and types, so that a listing of millions of files is read (or written out)
@@ -9,13 +10,11 @@ with the summary ends with the error rather than looking whole.
 
 from __future__ import annotations
 
-from collections import deque
-from collections.abc import Callable, Iterator, Sequence
-from concurrent.futures import Future, ThreadPoolExecutor
+from collections.abc import Callable, Collection, Iterator, Sequence
 
 import pyarrow as pa
 
-from icebook.analysis.store.manifests import ManifestStore
+from icebook.analysis.store.manifests import ManifestStore, read_ahead
 from icebook.analysis.tables.inspect import (
     entries_shaped,
     manifest_entries_arrow,
@@ -24,30 +23,51 @@ from icebook.analysis.tables.inspect import (
     of_content,
     spark_shaped,
 )
-from icebook.io.worker_pool import SETTINGS
 from icebook.spec.manifest import ManifestFile
 from icebook.spec.snapshots import Snapshot
 
 
-def files_batches(store: ManifestStore, snapshot: Snapshot | None, *, content: str = "all") -> pa.RecordBatchReader:
-    """The files table of ``snapshot`` (``content``: all, data or deletes), one batch per manifest."""
+def files_batches(
+    store: ManifestStore,
+    snapshot: Snapshot | None,
+    *,
+    content: str = "all",
+    manifests: Sequence[ManifestFile] | None = None,
+    columns: Collection[str] | None = None,
+) -> pa.RecordBatchReader:
+    """The files table of ``snapshot`` (``content``: all, data or deletes), one batch per manifest; or of
+    ``manifests`` when given (the ``all_*`` tables: no snapshot whose totals to check). ``columns``: only
+    those columns, in the table's order, and only those decoded (``readable_metrics`` is computed only when
+    asked for)."""
     from icebook.analysis.tables.inspect import empty_files_table
 
     metadata = store.metadata
     schema = spark_shaped(metadata, empty_files_table(store)).schema
-    manifests = of_content(store.manifest_list(snapshot), content) if snapshot is not None else ()
+    wanted = None if columns is None else [name for name in schema.names if name in columns]
+    if wanted is not None:
+        schema = pa.schema([schema.field(name) for name in wanted])
+    if manifests is None:
+        manifests = store.manifest_list(snapshot) if snapshot is not None else ()
+    chosen = of_content(manifests, content)
 
     def one(manifest: ManifestFile) -> pa.Table:
-        return spark_shaped(metadata, manifest_live_files(store, manifest, keep=False))
+        if wanted is None:
+            return spark_shaped(metadata, manifest_live_files(store, manifest, keep=False))
+        if "readable_metrics" in wanted:
+            return manifest_live_files(store, manifest, keep=False).select(wanted)
+        return manifest_entries_table(store, manifest, live_only=True, keep=False, columns=wanted).select(wanted)
 
-    return _reader(schema, manifests, one, store, snapshot)
+    return _reader(schema, chosen, one, store, snapshot)
 
 
-def entries_batches(store: ManifestStore, snapshot: Snapshot | None) -> pa.RecordBatchReader:
-    """The entries table of ``snapshot``, one batch per manifest."""
+def entries_batches(
+    store: ManifestStore, snapshot: Snapshot | None, *, manifests: Sequence[ManifestFile] | None = None
+) -> pa.RecordBatchReader:
+    """The entries table of ``snapshot`` (or of ``manifests``), one batch per manifest."""
     metadata = store.metadata
     schema = spark_shaped(metadata, manifest_entries_arrow(store, (), progress=False)).schema
-    manifests = store.manifest_list(snapshot) if snapshot is not None else ()
+    if manifests is None:
+        manifests = store.manifest_list(snapshot) if snapshot is not None else ()
 
     def one(manifest: ManifestFile) -> pa.Table:
         return spark_shaped(
@@ -65,33 +85,10 @@ def _reader(
     snapshot: Snapshot | None,
 ) -> pa.RecordBatchReader:
     def batches() -> Iterator[pa.RecordBatch]:
-        for table in _read_ahead(one, manifests):
+        for table in read_ahead(one, manifests):
             if table.num_rows:
                 yield from (table if table.schema == schema else table.cast(schema)).combine_chunks().to_batches()
         if snapshot is not None:
             store.verify_snapshot(snapshot)
 
     return pa.RecordBatchReader.from_batches(schema, batches())
-
-
-def _read_ahead(fn: Callable[[ManifestFile], pa.Table], items: Sequence[ManifestFile]) -> Iterator[pa.Table]:
-    """``fn`` over ``items`` in order, two per decoder worker in flight: each worker has the next manifest
-    waiting while the reader's consumer works, and memory holds only that many manifests."""
-    depth = 2 * max(1, SETTINGS.workers)
-    pending: deque[Future[pa.Table]] = deque()
-    remaining = iter(items)
-    with ThreadPoolExecutor(max_workers=depth) as pool:
-        try:
-            for item in remaining:
-                pending.append(pool.submit(fn, item))
-                if len(pending) >= depth:
-                    break
-            while pending:
-                table = pending.popleft().result()
-                nxt = next(remaining, None)
-                if nxt is not None:
-                    pending.append(pool.submit(fn, nxt))
-                yield table
-        finally:
-            for future in pending:  # the consumer stopped early: nothing more is decoded
-                future.cancel()
