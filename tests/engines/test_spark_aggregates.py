@@ -1,0 +1,55 @@
+"""``engine="spark"`` for the metadata aggregates: Spark's ``partitions`` metadata table and the health
+report's file measures, aggregated by the local Spark session, equal the local answers exactly (values
+and dtypes) on every scenario table at every snapshot, and at every branch and tag for ``partitions``."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+import pytest
+
+import icebook
+from icebook.analysis.maintenance.health_sections import SIZE_BUCKETS
+from icebook.errors import NotFound
+from icebook.scenarios import SCENARIOS
+
+
+def _same_frame(spark: pd.DataFrame, local: pd.DataFrame, label: str) -> None:
+    assert list(spark.columns) == list(local.columns), label
+    assert spark.dtypes.to_dict() == local.dtypes.to_dict(), label
+    pd.testing.assert_frame_equal(spark, local, check_exact=True, obj=label)
+
+
+@pytest.mark.parametrize("name", sorted(SCENARIOS))
+def test_partitions_through_spark_equal_the_local_table_at_every_snapshot_and_ref(
+    spark: Any, scenario_locations: dict[str, Path], name: str
+) -> None:
+    t = icebook.open(scenario_locations[name])
+    points: list[Any] = [s.snapshot_id for s in t.snapshots] + sorted(t.refs)
+    for at in points:
+        _same_frame(t.inspect.partitions(at, engine="spark"), t.inspect.partitions(at), f"{name} at {at}")
+
+
+@pytest.mark.parametrize("name", sorted(SCENARIOS))
+def test_file_measures_through_spark_equal_the_health_reports_at_every_snapshot(
+    spark: Any, scenario_locations: dict[str, Path], name: str
+) -> None:
+    t = icebook.open(scenario_locations[name])
+    for snapshot in t.snapshots:
+        at = snapshot.snapshot_id
+        ours = t.file_measures(at, engine="spark")
+        assert ours == t.file_measures(at), f"{name} at {at}"
+        assert ours == t.health(at, list_files=False).files
+        assert [b for b, _ in ours.size_histogram] == [b[0] for b in SIZE_BUCKETS]
+        assert sum(n for _, n in ours.size_histogram) == ours.data_files
+
+
+def test_the_default_and_unknown_engines(scenario_locations: dict[str, Path]) -> None:
+    t = icebook.open(scenario_locations["events"])
+    assert t.file_measures() == t.health(list_files=False).files
+    with pytest.raises(NotFound, match=r"engine 'duckdb'.*arrow.*spark"):
+        t.inspect.partitions(engine="duckdb")
+    with pytest.raises(NotFound, match=r"engine 'duckdb'.*arrow.*spark"):
+        t.file_measures(engine="duckdb")  # type: ignore[arg-type]
