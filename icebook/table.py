@@ -483,11 +483,9 @@ class Table:
         """The files section of ``health(at)``: per partition, data files, bytes, records, small and large
         files (the compaction thresholds), delete files of each kind, delete debt; and the size histogram.
 
-        ``engine="spark"``: aggregated by the attached Spark session over the ``files`` metadata table
-        (one row per partition reaches Python, never one per file). Which delete files apply to which
-        data files (``delete_records``, ``files_with_deletes``, ``equality_deletes_applying``,
-        ``dangling_deletes``) is not computed by Spark: on a snapshot with delete files those four
-        fields come from the local plan, as ``engine="arrow"`` computes them."""
+        ``engine="spark"``: aggregated by the attached Spark session over the ``files`` and ``entries``
+        metadata tables, which delete files apply to which data files included (the delete index's scope
+        and statistics rules as Spark SQL); one row per partition reaches Python, never one per file."""
         if engine == "arrow":
             return self.health(at, list_files=False).files
         if engine != "spark":
@@ -495,11 +493,7 @@ class Table:
         from icebook.engines import spark_aggregates
 
         snapshot = self.snapshot(at) if at is not None else self.current_snapshot
-        return spark_aggregates.file_measures(
-            self.metadata,
-            self._spark_metadata_tables(snapshot),
-            local=lambda: self.health(at, list_files=False).files,
-        )
+        return spark_aggregates.file_measures(self.metadata, self._spark_metadata_tables(snapshot))
 
     def expire_preview(
         self, older_than: When = None, retain_last: int | None = None, snapshot_ids: Collection[int] = ()

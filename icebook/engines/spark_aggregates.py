@@ -6,17 +6,14 @@ table>``) pinned to the snapshot by ``snapshot-id``, so both engines answer for 
 aggregate is a GROUP BY that Spark's executors run; only one row per partition (or per size bucket)
 reaches the driver, never a row per file. The rows come back as Arrow in the local answer's types.
 
-What stays local: which delete files apply to which data files (``files_with_deletes``,
-``equality_deletes_applying``, ``dangling_deletes`` and ``delete_records``, which counts only applying
-deletes). The delete scope rules the local planner follows (partition and sequence numbers, the
-``file_path`` bounds and ``referenced_data_file`` of position deletes, equality deletes pruned by
-column statistics) are not written in Spark SQL here. A snapshot without delete files needs none of
-it (those fields are 0); a snapshot with delete files gets them from the local plan.
+Which delete files apply to which data files (``files_with_deletes``, ``equality_deletes_applying``,
+``dangling_deletes``, ``delete_records``) is a join Spark runs too (``spark_deletes.py``), only when the
+snapshot has delete files.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -28,6 +25,7 @@ from icebook.analysis.scan.columns import FileBuilder, physical
 from icebook.analysis.store.manifests import spec_partition_type, table_partition_type
 from icebook.analysis.tables.partitions import partitions_arrow
 from icebook.engines import spark as spark_engine
+from icebook.engines import spark_deletes
 from icebook.errors import EngineError
 from icebook.spec import properties
 from icebook.spec.metadata import TableMetadata
@@ -139,8 +137,6 @@ _MEASURES = (
     "deletion_vectors",
     "equality_delete_files",
 )
-_LOCAL = ("delete_records", "files_with_deletes", "equality_deletes_applying", "dangling_deletes")
-"""The fields that need delete applicability: from the local plan when the snapshot has delete files."""
 
 
 def _labels(metadata: TableMetadata, rows: pa.Table) -> list[tuple[int, str]]:
@@ -172,12 +168,9 @@ def report_options(metadata: TableMetadata) -> CompactionOptions:
     return compaction_options({k: v for k, v in metadata.properties.items() if k not in bad})
 
 
-def file_measures(
-    metadata: TableMetadata, tables: SparkMetadataTables, *, local: Callable[[], FilesHealth]
-) -> FilesHealth:
+def file_measures(metadata: TableMetadata, tables: SparkMetadataTables) -> FilesHealth:
     """The health report's per-partition file measures and size histogram, aggregated by Spark over
-    the ``files`` metadata table; delete applicability from ``local`` when the snapshot has delete
-    files (see the module's doc)."""
+    the ``files`` metadata table, and which delete files apply over ``entries`` (``spark_deletes``)."""
     options = report_options(metadata)
     partitioned = bool(table_partition_type(metadata).fields)
     rows = tables.query("files", _partition_sql(options, partitioned))
@@ -185,15 +178,17 @@ def file_measures(
     measures = {name: rows.column(name).to_pylist() for name in _MEASURES}
     # Two partition tuples the local report prints alike are one group there: merge them the same way.
     for i, key in enumerate(_labels(metadata, rows)):
-        g = groups.setdefault(key, dict.fromkeys(_MEASURES + _LOCAL, 0))
+        g = groups.setdefault(key, dict.fromkeys(_MEASURES + spark_deletes.APPLICABILITY, 0))
         for name in _MEASURES:
             g[name] += int(measures[name][i])
     if any(g["position_delete_files"] + g["deletion_vectors"] + g["equality_delete_files"] for g in groups.values()):
-        applying = {(p.spec_id, p.partition): p for p in local().partitions}
-        for key, g in groups.items():
-            p = applying.get(key)
-            for name in _LOCAL:
-                g[name] = getattr(p, name) if p is not None else 0
+        equality_ids = tables.query("entries", spark_deletes.equality_ids_sql()).column("id").to_pylist()
+        applied = tables.query("entries", spark_deletes.applicability_sql(metadata, partitioned, equality_ids))
+        values = {name: applied.column(name).to_pylist() for name in spark_deletes.APPLICABILITY}
+        for i, key in enumerate(_labels(metadata, applied)):
+            g = groups.setdefault(key, dict.fromkeys(_MEASURES + spark_deletes.APPLICABILITY, 0))
+            for name in spark_deletes.APPLICABILITY:
+                g[name] += int(values[name][i])
     ordered = sorted(groups.items(), key=lambda kv: (kv[0][1], kv[0][0]))
     return FilesHealth(
         target_file_size_bytes=options.target_file_size_bytes,
