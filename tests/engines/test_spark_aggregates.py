@@ -1,6 +1,7 @@
 """``engine="spark"`` for the metadata aggregates: Spark's ``partitions`` metadata table and the health
-report's file measures, aggregated by the local Spark session, equal the local answers exactly (values
-and dtypes) on every scenario table at every snapshot, and at every branch and tag for ``partitions``."""
+report's file measures (which delete files apply included), aggregated by the local Spark session, equal
+the local answers exactly (values and dtypes) on every scenario table at every snapshot, and at every
+branch and tag for ``partitions``; only aggregated rows reach Python."""
 
 from __future__ import annotations
 
@@ -12,6 +13,7 @@ import pytest
 
 import icebook
 from icebook.analysis.maintenance.health_sections import SIZE_BUCKETS
+from icebook.engines import spark_aggregates
 from icebook.errors import NotFound
 from icebook.scenarios import SCENARIOS
 
@@ -53,3 +55,24 @@ def test_the_default_and_unknown_engines(scenario_locations: dict[str, Path]) ->
         t.inspect.partitions(engine="duckdb")
     with pytest.raises(NotFound, match=r"engine 'duckdb'.*arrow.*spark"):
         t.file_measures(engine="duckdb")  # type: ignore[arg-type]
+
+
+def test_only_aggregated_rows_reach_python(
+    spark: Any, scenario_locations: dict[str, Path], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    collected: list[int] = []
+    query = spark_aggregates.SparkMetadataTables.query
+
+    def counting(self: spark_aggregates.SparkMetadataTables, name: str, sql: str) -> Any:
+        result = query(self, name, sql)
+        collected.append(result.num_rows)
+        return result
+
+    monkeypatch.setattr(spark_aggregates.SparkMetadataTables, "query", counting)
+    t = icebook.open(scenario_locations["debt"])  # many files per partition, and delete files
+    measures = t.file_measures(engine="spark")
+    partitions = t.inspect.partitions(engine="spark")
+    files = len(t.inspect.files())
+    assert len(collected) == 5  # measures, histogram, equality ids, delete applicability, partitions
+    assert measures.delete_files and files > len(measures.partitions)
+    assert max(collected) <= max(len(measures.partitions), len(partitions), len(SIZE_BUCKETS)) < files
