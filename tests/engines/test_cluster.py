@@ -3,7 +3,8 @@
 The test starts a master and a worker from the installed PySpark (``bin/spark-class
 org.apache.spark.deploy.master.Master`` / ``...worker.Worker``) on free ports of 127.0.0.1, runs
 a time-travel read, a branch query and the metadata aggregates (``engine="spark"``: ``partitions``
-at a snapshot and a branch, the health report's file measures) through icebook in a separate Python
+at a snapshot and a branch, the health report's file measures of that table and of one with delete
+files) through icebook in a separate Python
 process (one SparkSession per process), and proves they ran on the worker's executor: the executor
 fetched the Iceberg runtime jar into its application directory and logged the tasks it ran, among
 them tasks of the aggregates' stages. The daemons are always stopped.
@@ -122,6 +123,7 @@ def test_time_travel_and_branch_query_run_on_the_clusters_executor(
             str(scenario_locations["events"]),
             "audit",
             str(out),
+            str(scenario_locations["debt"]),
         ],
         capture_output=True,
         text=True,
@@ -154,8 +156,9 @@ def test_time_travel_and_branch_query_run_on_the_clusters_executor(
         got = aggregates[name]
         assert got["spark"] == got["local"] and got["rows"], name
         assert got["spark_dtypes"] == got["local_dtypes"], name
-    assert aggregates["file_measures"]["spark"] == aggregates["file_measures"]["local"]
-    assert aggregates["file_measures"]["data_files"]
+    for name in ("file_measures", "file_measures_deletes"):
+        assert aggregates[name]["spark"] == aggregates[name]["local"] and aggregates[name]["data_files"], name
+    assert aggregates["file_measures_deletes"]["delete_files"]  # the delete applicability join ran too
     assert aggregates["jobs"] and aggregates["stages"], "the aggregates ran no Spark job"
     ran = [s for s in aggregates["stages"] if f"in stage {s}.0 (TID" in stderr]
     assert ran, (aggregates["stages"], stderr[-3000:])
