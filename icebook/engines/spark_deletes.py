@@ -16,7 +16,7 @@ from __future__ import annotations
 
 from icebook.spec.metadata import TableMetadata
 from icebook.spec.schema import DELETE_FILE_PATH_ID
-from icebook.spec.types import Primitive, PrimitiveType, is_primitive
+from icebook.spec.types import UUID, GeoType, IcebergType, Primitive, PrimitiveType, is_primitive
 
 APPLICABILITY = ("delete_records", "files_with_deletes", "equality_deletes_applying", "dangling_deletes")
 
@@ -25,10 +25,18 @@ def _quote(name: str) -> str:
     return "`" + name.replace("`", "``") + "`"
 
 
-def _bound(side: str, name: str, which: str, floating: bool) -> str:
-    """A bound of ``side``'s readable metrics; a NaN bound says nothing (null)."""
+def _bound(side: str, fid: int, name: str, which: str, t: IcebergType) -> str:
+    """A bound of ``side`` as the local statistics compare it: from the readable metrics (Spark's typed
+    value); a uuid's raw 16 bytes (Iceberg's readable metrics fail on uuid columns, and big-endian bytes
+    order as the local comparison does); none for geospatial types; a NaN bound says nothing."""
+    if isinstance(t, GeoType):
+        return "NULL"
+    if t == UUID:
+        return f"{side}.{'lows' if which == 'lower_bound' else 'highs'}[{fid}]"
     value = f"{side}.m.{_quote(name)}.{which}"
-    return f"(CASE WHEN isnan({value}) THEN NULL ELSE {value} END)" if floating else value
+    if isinstance(t, PrimitiveType) and t.name in (Primitive.FLOAT, Primitive.DOUBLE):
+        return f"(CASE WHEN isnan({value}) THEN NULL ELSE {value} END)"
+    return value
 
 
 def _disjoint(metadata: TableMetadata, equality_ids: list[int]) -> str:
@@ -40,15 +48,14 @@ def _disjoint(metadata: TableMetadata, equality_ids: list[int]) -> str:
         name = schema.find_column_name(fid)
         if field is None or name is None or not is_primitive(field.type):  # no statistics for nested types
             continue
-        floating = isinstance(field.type, PrimitiveType) and field.type.name in (Primitive.FLOAT, Primitive.DOUBLE)
         required = "true" if field.required else "false"
         optional = "false" if field.required else "true"
         d_no_null = f"(coalesce(d.nulls[{fid}] = 0, false) OR {required})"
         x_no_null = f"(coalesce(x.nulls[{fid}] = 0, false) OR {required})"
         d_all_null = f"(coalesce(d.nulls[{fid}] = d.vals[{fid}], false) AND {optional})"
         x_all_null = f"(coalesce(x.nulls[{fid}] = x.vals[{fid}], false) AND {optional})"
-        d_lo, d_hi = (_bound("d", name, w, floating) for w in ("lower_bound", "upper_bound"))
-        x_lo, x_hi = (_bound("x", name, w, floating) for w in ("lower_bound", "upper_bound"))
+        d_lo, d_hi = (_bound("d", fid, name, w, field.type) for w in ("lower_bound", "upper_bound"))
+        x_lo, x_hi = (_bound("x", fid, name, w, field.type) for w in ("lower_bound", "upper_bound"))
         # Either comparison unknown: nothing is ruled out (not SQL's three-valued OR).
         apart = (
             f"(CASE WHEN {d_lo} IS NULL OR {d_hi} IS NULL OR {x_lo} IS NULL OR {x_hi} IS NULL THEN false "
@@ -75,7 +82,8 @@ def applicability_sql(metadata: TableMetadata, partitioned: bool, equality_ids: 
         FROM {{entries}} WHERE status <> 2),
     data AS (
         SELECT seq, f.file_path AS path, f.spec_id AS spec_id, {part} AS part,
-            f.null_value_counts AS nulls, f.value_counts AS vals, m
+            f.null_value_counts AS nulls, f.value_counts AS vals, f.lower_bounds AS lows,
+            f.upper_bounds AS highs, m
         FROM live WHERE f.content = 0),
     dels AS (
         SELECT seq, f.content AS content, upper(f.file_format) = 'PUFFIN' AS puffin, f.file_path AS path,
@@ -83,7 +91,8 @@ def applicability_sql(metadata: TableMetadata, partitioned: bool, equality_ids: 
             f.spec_id AS spec_id, {part} AS part, f.record_count AS records, f.referenced_data_file AS ref,
             cast(f.lower_bounds[{DELETE_FILE_PATH_ID}] AS STRING) AS path_lo,
             cast(f.upper_bounds[{DELETE_FILE_PATH_ID}] AS STRING) AS path_hi,
-            f.equality_ids AS eq_ids, f.null_value_counts AS nulls, f.value_counts AS vals, m
+            f.equality_ids AS eq_ids, f.null_value_counts AS nulls, f.value_counts AS vals,
+            f.lower_bounds AS lows, f.upper_bounds AS highs, m
         FROM live WHERE f.content <> 0),
     dv AS (
         SELECT d.path AS data_path, d.spec_id, d.part, x.path AS delete_path, x.content

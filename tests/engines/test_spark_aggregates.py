@@ -13,9 +13,11 @@ import pytest
 
 import icebook
 from icebook.analysis.maintenance.health_sections import SIZE_BUCKETS
-from icebook.engines import spark_aggregates
+from icebook.analysis.scan.columns import bound_columns
+from icebook.engines import spark_aggregates, spark_deletes
 from icebook.errors import NotFound
 from icebook.scenarios import SCENARIOS
+from icebook.spec.types import UUID, is_primitive
 
 
 def _same_frame(spark: pd.DataFrame, local: pd.DataFrame, label: str) -> None:
@@ -76,3 +78,37 @@ def test_only_aggregated_rows_reach_python(
     assert len(collected) == 5  # measures, histogram, equality ids, delete applicability, partitions
     assert measures.delete_files and files > len(measures.partitions)
     assert max(collected) <= max(len(measures.partitions), len(partitions), len(SIZE_BUCKETS)) < files
+
+
+def test_bounds_spark_compares_order_as_the_local_statistics_do(
+    spark: Any, scenario_locations: dict[str, Path]
+) -> None:
+    """The statistics rule's bounds in Spark (readable metrics; a uuid's raw bytes, as Spark's readable
+    metrics fail on uuid columns) order every pair of data files as the local bounds do."""
+    t = icebook.open(scenario_locations["file_formats"])  # a uuid, decimals, timestamps, dates, strings
+    schema = t.metadata.current_schema()
+    files = t.inspect.files(batches=True).read_all()
+    paths = files.column("file_path").to_pylist()
+    fields = [f for f in schema.fields.fields if is_primitive(f.type)]
+    local = bound_columns(files, schema, {f.field_id for f in fields}, "test")
+    view = f"{t.metadata_location}#files"
+    spark.read.format("iceberg").load(view).createOrReplaceTempView("bounds_files")
+    uuid_pairs = 0  # pairs whose uuid bounds were compared: the raw-bytes path ran
+    for f in fields:
+        name = schema.find_column_name(f.field_id) or f.name
+        lo = spark_deletes._bound("d", f.field_id, name, "lower_bound", f.type)
+        hi = spark_deletes._bound("x", f.field_id, name, "upper_bound", f.type)
+        rows = spark.sql(
+            f"SELECT d.path AS d, x.path AS x, {lo} > {hi} AS apart FROM "
+            "(SELECT file_path AS path, lower_bounds AS lows, upper_bounds AS highs, readable_metrics AS m "
+            "FROM bounds_files) d CROSS JOIN "
+            "(SELECT file_path AS path, lower_bounds AS lows, upper_bounds AS highs, readable_metrics AS m "
+            "FROM bounds_files) x"
+        ).collect()
+        lower, upper = local[f.field_id].lower.to_pylist(), local[f.field_id].upper.to_pylist()
+        for row in rows:
+            i, j = paths.index(row.d), paths.index(row.x)
+            expected = None if lower[i] is None or upper[j] is None else lower[i] > upper[j]
+            assert row.apart == expected, (name, row.d, row.x, lower[i], upper[j])
+            uuid_pairs += expected is not None and f.type == UUID
+    assert uuid_pairs
