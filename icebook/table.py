@@ -36,6 +36,7 @@ if TYPE_CHECKING:
     from icebook.analysis.maintenance.compaction import CompactionPreview
     from icebook.analysis.maintenance.expire import ExpirePreview
     from icebook.analysis.maintenance.health import HealthReport
+    from icebook.analysis.maintenance.health_sections import FilesHealth
     from icebook.analysis.maintenance.orphans import OrphanReport
     from icebook.analysis.maintenance.rewrite_previews import DeleteRewritePreview, ManifestRewritePreview
     from icebook.analysis.scan.planner import ScanPlan
@@ -43,6 +44,7 @@ if TYPE_CHECKING:
     from icebook.analysis.store.manifests import ManifestStore
     from icebook.analysis.tables.inspect import Inspector
     from icebook.engines import spark as spark_engine
+    from icebook.engines.spark_aggregates import SparkMetadataTables
 
 Engine = Literal["arrow", "spark"]
 When = int | str | _dt.datetime | _dt.date | _dt.timedelta | None
@@ -138,7 +140,22 @@ class Table:
         """Spark-shaped metadata tables: ``t.inspect.files()``, ``t.inspect.snapshots()``, ..."""
         from icebook.analysis.tables.inspect import Inspector
 
-        return Inspector(self.metadata, self.metadata_location, self.store)
+        return Inspector(self.metadata, self.metadata_location, self.store, spark_partitions=self._spark_partitions)
+
+    def _spark_metadata_tables(self, snapshot: Snapshot | None) -> SparkMetadataTables:
+        from icebook.engines.spark_aggregates import SparkMetadataTables
+
+        return SparkMetadataTables(
+            location=self.location,
+            metadata_location=self.metadata_location,
+            properties=getattr(self.fileio, "properties", {}),
+            snapshot_id=snapshot.snapshot_id if snapshot is not None else None,
+        )
+
+    def _spark_partitions(self, snapshot: Snapshot | None) -> pa.Table:
+        from icebook.engines import spark_aggregates
+
+        return spark_aggregates.partitions(self.metadata, self._spark_metadata_tables(snapshot))
 
     # ------------------------------------------------------------------ history analyses
 
@@ -469,6 +486,22 @@ class Table:
             identifier=self.identifier,
             list_files=list_files,
         )
+
+    def file_measures(self, at: At = None, *, engine: Engine = "arrow") -> FilesHealth:
+        """The files section of ``health(at)``: per partition, data files, bytes, records, small and large
+        files (the compaction thresholds), delete files of each kind, delete debt; and the size histogram.
+
+        ``engine="spark"``: aggregated by the attached Spark session over the ``files`` and ``entries``
+        metadata tables, which delete files apply to which data files included (the delete index's scope
+        and statistics rules as Spark SQL); one row per partition reaches Python, never one per file."""
+        if engine == "arrow":
+            return self.health(at, list_files=False).files
+        if engine != "spark":
+            raise NotFound(f"engine {engine!r}", available=["arrow", "spark"])
+        from icebook.engines import spark_aggregates
+
+        snapshot = self.snapshot(at) if at is not None else self.current_snapshot
+        return spark_aggregates.file_measures(self.metadata, self._spark_metadata_tables(snapshot))
 
     def expire_preview(
         self, older_than: When = None, retain_last: int | None = None, snapshot_ids: Collection[int] = ()

@@ -2,10 +2,12 @@
 
 The test starts a master and a worker from the installed PySpark (``bin/spark-class
 org.apache.spark.deploy.master.Master`` / ``...worker.Worker``) on free ports of 127.0.0.1, runs
-a time-travel read and a branch query through icebook in a separate Python process (one
-SparkSession per process), and proves they ran on the worker's executor: the executor fetched the
-Iceberg runtime jar into its application directory and logged the tasks it ran. The daemons are
-always stopped.
+a time-travel read, a branch query and the metadata aggregates (``engine="spark"``: ``partitions``
+at a snapshot and a branch, the health report's file measures of that table and of one with delete
+files) through icebook in a separate Python
+process (one SparkSession per process), and proves they ran on the worker's executor: the executor
+fetched the Iceberg runtime jar into its application directory and logged the tasks it ran, among
+them tasks of the aggregates' stages. The daemons are always stopped.
 """
 
 from __future__ import annotations
@@ -121,6 +123,7 @@ def test_time_travel_and_branch_query_run_on_the_clusters_executor(
             str(scenario_locations["events"]),
             "audit",
             str(out),
+            str(scenario_locations["debt"]),
         ],
         capture_output=True,
         text=True,
@@ -147,3 +150,15 @@ def test_time_travel_and_branch_query_run_on_the_clusters_executor(
     assert RUNTIME_JAR in fetched, fetched
     stderr = "".join((d / "stderr").read_text(errors="replace") for d in executor_dirs if (d / "stderr").exists())
     assert "Running task" in stderr and "Finished task" in stderr
+    # The aggregates equal the local answers, and the executor ran their stages' tasks.
+    aggregates = result["aggregates"]
+    for name in ("partitions_first", "partitions_branch"):
+        got = aggregates[name]
+        assert got["spark"] == got["local"] and got["rows"], name
+        assert got["spark_dtypes"] == got["local_dtypes"], name
+    for name in ("file_measures", "file_measures_deletes"):
+        assert aggregates[name]["spark"] == aggregates[name]["local"] and aggregates[name]["data_files"], name
+    assert aggregates["file_measures_deletes"]["delete_files"]  # the delete applicability join ran too
+    assert aggregates["jobs"] and aggregates["stages"], "the aggregates ran no Spark job"
+    ran = [s for s in aggregates["stages"] if f"in stage {s}.0 (TID" in stderr]
+    assert ran, (aggregates["stages"], stderr[-3000:])

@@ -22,6 +22,7 @@ from icebook.analysis.store.consistency import CHECKED_COLUMNS, ManifestCounts, 
 from icebook.analysis.store.manifests import ManifestStore, read_ahead, table_partition_type, unify_partition
 from icebook.errors import MetadataError
 from icebook.spec.manifest import ManifestFile
+from icebook.spec.metadata import TableMetadata
 from icebook.spec.snapshots import Snapshot
 from icebook.spec.types import StructType
 
@@ -178,6 +179,12 @@ def _entries_bound(manifest: ManifestFile) -> int:
     if all(c is not None for c in counts):
         return sum(c or 0 for c in counts)
     return max(0, manifest.manifest_length)
+
+
+def partitions_schema(metadata: TableMetadata) -> pa.Schema:
+    """The columns and types of the ``partitions`` table (what another engine's answer is cast to)."""
+    unified = table_partition_type(metadata)
+    return _partitions_table(None, unified, _partition_keys(len(unified.fields))).schema
 
 
 def _partitions_table(rows: pa.Table | None, unified: StructType, keys: list[str]) -> pa.Table:

@@ -13,11 +13,12 @@ appears once per manifest, as in Spark.
 
 from __future__ import annotations
 
-from collections.abc import Collection, Iterable, Sequence
+from collections.abc import Callable, Collection, Iterable, Sequence
 from typing import TYPE_CHECKING, Any, Literal, TypeAlias, overload
 
 import pandas as pd
 import pyarrow as pa
+import pyarrow.compute as pc
 
 from icebook.analysis.ancestry import ancestor_ids
 from icebook.analysis.resolve import At, resolve_snapshot
@@ -32,7 +33,7 @@ from icebook.analysis.store.reachable import unique_manifests
 from icebook.analysis.tables.listing_size import listing_size, warn_if_large
 from icebook.analysis.tables.partitions import partition_summaries_arrow
 from icebook.analysis.tables.position_deletes import position_deletes_arrow
-from icebook.errors import OptionError
+from icebook.errors import EngineError, NotFound, OptionError
 from icebook.io.avro import ENTRY_COLUMNS
 from icebook.spec.manifest import ManifestContent, ManifestFile
 from icebook.spec.metadata import TableMetadata
@@ -361,13 +362,36 @@ def spark_shaped(metadata: TableMetadata, files: pa.Table) -> pa.Table:
     return files
 
 
+def sort_partitions(table: pa.Table) -> pa.Table:
+    """The ``partitions`` table in one order whichever engine built it: by spec, then by each partition
+    field (nulls first)."""
+    if not table.num_rows or "partition" not in table.column_names:
+        return table
+    part = table.column("partition").combine_chunks()
+    keys = {"spec_id": table.column("spec_id")} | {f"p{i}": part.field(i) for i in range(part.type.num_fields)}
+    order = pc.sort_indices(pa.table(keys), sort_keys=[(k, "ascending", "at_start") for k in keys])
+    return table.take(order)
+
+
+SparkPartitions = Callable[[Snapshot | None], pa.Table]
+"""Spark's ``partitions`` table at a snapshot (the engine layer's, handed in by the Table facade)."""
+
+
 class Inspector:
     """``t.inspect``: Spark-shaped metadata tables of one table, as pandas DataFrames."""
 
-    def __init__(self, metadata: TableMetadata, metadata_location: str, store: ManifestStore) -> None:
+    def __init__(
+        self,
+        metadata: TableMetadata,
+        metadata_location: str,
+        store: ManifestStore,
+        *,
+        spark_partitions: SparkPartitions | None = None,
+    ) -> None:
         self._metadata = metadata
         self._location = metadata_location
         self._store = store
+        self._spark_partitions = spark_partitions
 
     def _snapshot(self, at: At) -> Snapshot | None:
         return resolve_snapshot(self._metadata, at)
@@ -503,11 +527,25 @@ class Inspector:
             )
         return to_pandas(spark_shaped(self._metadata, built))
 
-    def partitions(self, at: At = None) -> pd.DataFrame:
-        """Per partition: record, file and delete counts, size, and the snapshot that last updated it."""
+    def partitions(self, at: At = None, *, engine: str = "arrow") -> pd.DataFrame:
+        """Per partition: record, file and delete counts, size, and the snapshot that last updated it;
+        rows by spec, then partition values. ``engine="spark"``: Spark's ``partitions`` metadata table at
+        the same snapshot, aggregated on the attached Spark session (same columns, types and rows); the
+        default streams the snapshot's manifests and keeps one row per partition."""
         from icebook.analysis.tables.aggregates import partitions_streamed
 
-        return to_pandas(partitions_streamed(self._store, self._snapshot(at)))
+        snapshot = self._snapshot(at)
+        if engine == "spark":
+            if self._spark_partitions is None:
+                raise EngineError("this inspector has no Spark route: use icebook.open(...).inspect")
+            table = self._spark_partitions(snapshot)
+        elif engine == "arrow":
+            table = partitions_streamed(self._store, snapshot)
+        else:
+            raise NotFound(f"engine {engine!r}", available=["arrow", "spark"])
+        if not table_partition_type(self._metadata).fields:  # Spark: one row, no partition or spec_id
+            table = table.drop_columns([c for c in ("partition", "spec_id") if c in table.column_names])
+        return to_pandas(sort_partitions(table))
 
     @overload
     def all_entries(self, *, batches: Literal[False] = False, lazy: Literal[False] = False) -> pd.DataFrame: ...
