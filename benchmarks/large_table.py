@@ -379,12 +379,12 @@ print(json.dumps({"seconds": seconds, "peak_mib": peak, "count": count}))
 """
 
 # (label, child measurement, filter): the four the growth table shows, each beside its peer.
-GROWTH_MEASURES = (
-    ("health()", "health", None),
-    ("inspect.partitions()", "partitions", None),
-    ("full plan", "plan", ""),
-    ("one-day plan", "plan", "<one day>"),
-)
+GROWTH_MEASURES = {
+    "health": ("health()", "health", None),
+    "partitions": ("inspect.partitions()", "partitions", None),
+    "plan": ("full plan", "plan", ""),
+    "one-day": ("one-day plan", "plan", "<one day>"),
+}
 PEERS = {"partitions": "pyiceberg partitions", "plan": "pyiceberg plan"}
 AGGREGATE_LIMIT_MIB = 6 * 1024
 
@@ -416,7 +416,9 @@ def _cell(result: dict[str, Any] | None) -> str:
     return f"{result['seconds']:>9.2f} s {result['peak_mib']:>7,.0f} MiB"
 
 
-def measure_growth(sizes: list[int], *, peer_max: int, timeout: int, threads: int) -> int:
+def measure_growth(
+    sizes: list[int], *, peer_max: int, timeout: int, threads: int, measures: list[str] | None = None
+) -> int:
     """Build (or reuse) a table of each size grown in 50,000-file commits, then time every measure cold in
     its own process, beside PyIceberg's where the table is at most ``peer_max`` files. Exit status 1 when
     the two disagree on a count or an aggregate at the largest size passes ``AGGREGATE_LIMIT_MIB``."""
@@ -425,7 +427,8 @@ def measure_growth(sizes: list[int], *, peer_max: int, timeout: int, threads: in
     print(f"{'files':>11} {'measure':<22} {'icebook':>22} {'pyiceberg':>22} {'ratio':>7} {'s per 1M files':>15}")
     for files in sizes:
         location = ensure_large_table(files, threads=threads, commit_files=GROWTH_COMMIT_FILES)
-        for label, what, filter_text in GROWTH_MEASURES:
+        for key in measures or list(GROWTH_MEASURES):
+            label, what, filter_text = GROWTH_MEASURES[key]
             text = one_day_filter(files) if filter_text == "<one day>" else filter_text
             ours = run_child(what, location, text, timeout)
             peer_what = PEERS.get(what)
@@ -441,7 +444,9 @@ def measure_growth(sizes: list[int], *, peer_max: int, timeout: int, threads: in
             print(f"{files:>11,} {label:<22} {_cell(ours)} {_cell(theirs)} {ratio:>7} {per_million}", flush=True)
     largest = max(sizes)
     for label in ("health()", "inspect.partitions()"):
-        result = results.get((largest, label), {})
+        if (largest, label) not in results:
+            continue
+        result = results[(largest, label)]
         peak = result.get("peak_mib")
         verdict = "within" if peak is not None and peak <= AGGREGATE_LIMIT_MIB else "NOT within"
         if verdict != "within":
@@ -464,6 +469,7 @@ def main(argv: list[str] | None = None) -> int:
         "inspect.partitions(), the full and the one-day plan, each cold in its own process",
     )
     parser.add_argument("--build-growth", help="comma-separated sizes: only build the growth tables")
+    parser.add_argument("--only", help=f"comma-separated measures of --measure: {', '.join(GROWTH_MEASURES)}")
     parser.add_argument("--peer-max", type=int, default=2_000_000, help="largest table PyIceberg is run on")
     parser.add_argument("--timeout", type=int, default=3600, help="seconds allowed to each measurement")
     args = parser.parse_args(argv)
@@ -473,7 +479,11 @@ def main(argv: list[str] | None = None) -> int:
         return 0
     if args.measure:
         sizes = [int(n) for n in args.measure.split(",")]
-        return measure_growth(sizes, peer_max=args.peer_max, timeout=args.timeout, threads=args.threads)
+        only = args.only.split(",") if args.only else None
+        unknown = sorted(set(only or ()) - set(GROWTH_MEASURES))
+        if unknown:
+            parser.error(f"unknown measures {', '.join(unknown)}; known: {', '.join(GROWTH_MEASURES)}")
+        return measure_growth(sizes, peer_max=args.peer_max, timeout=args.timeout, threads=args.threads, measures=only)
     started = time.monotonic()
     location = ensure_large_table(args.files, files_per_manifest=args.files_per_manifest, threads=args.threads)
     marker = read_marker(args.files, args.files_per_manifest) or {}
