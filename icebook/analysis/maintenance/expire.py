@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import threading
 import time
-from collections.abc import Collection, Mapping
+from collections.abc import Callable, Collection, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -35,7 +35,6 @@ from icebook.analysis.store.manifests import ManifestStore
 from icebook.analysis.store.reachable import (
     FileKind,
     TableFile,
-    live_files,
     reach_tables,
     snapshots_by_id,
     unique_manifests,
@@ -234,7 +233,8 @@ class PendingExpiry:
     """An expiry preview whose freed files are being found: the files expired snapshots reach, read
     first (except the entries of manifests a kept snapshot also lists: everything live in those stays),
     then marked off by what kept snapshots reach, manifest by manifest, column-wise. ``visit`` takes a
-    manifest's entries read by someone else (the health report's pass), so it is not read again."""
+    manifest's live files (``live_files``) read by someone else (the health report's pass), so that it
+    is not read again."""
 
     def __init__(
         self,
@@ -258,34 +258,38 @@ class PendingExpiry:
             kept_snapshots = snapshots_by_id(metadata, self._kept)
             self._kept_manifests = frozenset(m.manifest_path for m in unique_manifests(store, kept_snapshots))
             tables = reach_tables(metadata, store, expired, skip_entries=self._kept_manifests, progress=progress)
-            self._candidates = _first_of_each(pa.concat_tables(tables))
+            self._candidates = _first_of_each(pa.concat_tables(t for _, t in tables))
             self._keys = _file_keys(self._candidates)
             self._found = np.zeros(self._candidates.num_rows, dtype=bool)
 
-    def visit(self, manifest: ManifestFile, entries: pa.Table) -> None:
-        """Mark off what a kept snapshot's manifest keeps alive, from its entries."""
+    def visit(self, manifest: ManifestFile, live: pa.Table) -> None:
+        """Mark off what a kept snapshot's manifest keeps alive, from its live files."""
         if self._candidates is None or manifest.manifest_path not in self._kept_manifests:
             return
         with self._lock:
             if manifest.manifest_path in self._seen:
                 return
             self._seen.add(manifest.manifest_path)
-        self._mark(live_files(entries))
+        self._mark(live)
 
     def _mark(self, reached: pa.Table) -> None:
         found = np.asarray(pc.is_in(self._keys, value_set=_file_keys(reached)).to_numpy(zero_copy_only=False))
         with self._lock:
             self._found |= found.astype(bool)
 
-    def preview(self) -> ExpirePreview:
+    def preview(self, also: Callable[[ManifestFile, pa.Table], None] | None = None) -> ExpirePreview:
+        """The preview, once the kept snapshots' manifests not yet visited are read; ``also`` sees each
+        of those manifests' live files."""
         files: list[TableFile] = []
         if self._candidates is not None:
             with self._lock:
                 seen = set(self._seen)
-            for reached in reach_tables(
+            for manifest, reached in reach_tables(
                 self._metadata, self._store, self._kept, skip_entries=seen, progress=self._progress
             ):
                 self._mark(reached)
+                if manifest is not None and also is not None:
+                    also(manifest, reached)
             left = self._candidates.filter(pa.array(~self._found))
             order = list(FileKind)
             files = sorted(

@@ -29,6 +29,7 @@ from dataclasses import dataclass, replace
 from enum import StrEnum
 
 import pandas as pd
+import pyarrow as pa
 
 from icebook.analysis._frames import frame
 from icebook.analysis.ancestry import ancestor_ids
@@ -43,12 +44,14 @@ from icebook.analysis.maintenance.health_sections import (
     history_health,
 )
 from icebook.analysis.maintenance.health_stream import measure_snapshot
-from icebook.analysis.maintenance.orphans import OrphanReport, find_orphans
+from icebook.analysis.maintenance.orphans import OrphanReport, PendingOrphans
 from icebook.analysis.maintenance.rewrite_previews import ManifestRewritePreview, manifest_rewrite_preview
+from icebook.analysis.store.reachable import live_files
 from icebook.analysis.store.table_like import TableLike
 from icebook.errors import IcebookError, PropertyError
 from icebook.io.fileio import FileIO
 from icebook.spec import properties
+from icebook.spec.manifest import ManifestFile
 from icebook.spec.metadata import TableMetadata
 from icebook.spec.snapshots import Snapshot
 from icebook.text import byte_size, duration, spark_call, spark_timestamp
@@ -177,8 +180,8 @@ def health(
         # Measure with the defaults of the invalid properties; leave out the previews that need them.
         usable = {k: v for k, v in metadata.properties.items() if k not in bad}
         metadata = replace(metadata, properties=usable)
-    # Expiry first reads what only expired snapshots reach; the pass over the snapshot's manifests then
-    # marks off what they keep alive, so that each of them is read once.
+    # Expiry first reads what only expired snapshots reach, and the orphan search lists the location; the
+    # pass over the snapshot's manifests then marks off what they reference, so each is read once.
     pending: PendingExpiry | None = None
     retention_names = {p.name for p in _RETENTION}
     if bad & retention_names:
@@ -188,10 +191,18 @@ def health(
             pending = start_expiry(metadata, store, now_ms=now)
         except GcDisabled as exc:
             notes.append(str(exc))
+    searching = PendingOrphans(metadata, metadata_location, store, fileio, now_ms=now) if list_files else None
+    visitors = [v.visit for v in (pending, searching) if v is not None]
+
+    def visit(manifest: ManifestFile, entries: pa.Table) -> None:
+        live = live_files(entries)
+        for one in visitors:
+            one(manifest, live)
+
     # One pass over the snapshot's manifests, one at a time: files, deletes, manifests and compaction.
     target = properties.MANIFEST_TARGET_SIZE_BYTES.read(metadata.properties)
     options = compaction_options(metadata.properties)
-    measured = measure_snapshot(table, snapshot, options, target, visit=pending.visit if pending else None)
+    measured = measure_snapshot(table, snapshot, options, target, visit=visit if visitors else None)
     files, manifests = measured.files, measured.manifests
     compaction: CompactionCounts | None = None
     if properties.TARGET_FILE_SIZE_BYTES.name not in bad:
@@ -200,16 +211,14 @@ def health(
     rewrite = None
     if properties.MANIFEST_TARGET_SIZE_BYTES.name not in bad:
         rewrite = manifest_rewrite_preview(metadata, store, current)
-    expirable = pending.preview() if pending is not None else None
+    expirable = pending.preview(also=searching.visit if searching else None) if pending is not None else None
     try:
         metadata_bytes: int | None = fileio.size(metadata_location)
     except (IcebookError, OSError):
         metadata_bytes = None
     history = history_health(metadata, expirable, metadata_bytes, now)
     refs = _refs(metadata, expirable, now)
-    orphans = None
-    if list_files:
-        orphans = find_orphans(metadata, metadata_location, store, fileio, now_ms=now, progress=False)
+    orphans = searching.report() if searching is not None else None
     findings = [
         *_findings(metadata, files, compaction, manifests, rewrite, history, refs, orphans),
         *(_property_finding(e) for e in invalid),

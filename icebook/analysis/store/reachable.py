@@ -108,23 +108,24 @@ def reach_tables(
     *,
     skip_entries: Collection[str] = (),
     progress: bool = False,
-) -> Iterator[pa.Table]:
+) -> Iterator[tuple[ManifestFile | None, pa.Table]]:
     """What ``snapshot_ids`` (every valid snapshot when None) reach, as ``live_files`` tables: each
-    manifest's live content files (a few manifests read at a time, none kept), then the manifests,
-    manifest lists and statistics files. ``skip_entries``: manifest paths whose entries are not read
-    (the caller has them); the manifests themselves are still listed."""
+    manifest's live content files with the manifest (a few manifests read at a time, none kept), then
+    (with None) the manifests, manifest lists and statistics files. ``skip_entries``: manifest paths
+    whose entries are not read (the caller has them); the manifests themselves are still listed."""
     snapshots = snapshots_by_id(metadata, snapshot_ids)
     manifests = unique_manifests(store, snapshots)
     to_read = [m for m in manifests if m.manifest_path not in skip_entries]
     step = 2 * max(1, SETTINGS.workers)
     for start in range(0, len(to_read), step):
         batch = to_read[start : start + step]
-        yield from (
-            live_files(t)
-            for t in parallel_map(
-                lambda m: store.entries(m, REACH_COLUMNS, keep=False), batch, progress=progress, label="manifests"
-            )
+        tables = parallel_map(
+            lambda m: live_files(store.entries(m, REACH_COLUMNS, keep=False)),
+            batch,
+            progress=progress,
+            label="manifests",
         )
+        yield from zip(batch, tables, strict=True)
     rows: list[tuple[str, FileKind, int | None]] = [
         (m.manifest_path, FileKind.MANIFEST, m.manifest_length) for m in manifests
     ]
@@ -136,7 +137,7 @@ def reach_tables(
         for f in registered
         if ids is None or f.snapshot_id in ids
     ]
-    yield files_table(rows)
+    yield None, files_table(rows)
 
 
 def files_table(rows: Sequence[tuple[str, FileKind, int | None]]) -> pa.Table:
@@ -156,7 +157,7 @@ def reachable(
     """Manifest lists, manifests, live content files and statistics files of ``snapshot_ids``
     (every valid snapshot when None), one object per file."""
     files: dict[tuple[str, FileKind], TableFile] = {}
-    for table in reach_tables(metadata, store, snapshot_ids, progress=progress):
+    for _, table in reach_tables(metadata, store, snapshot_ids, progress=progress):
         for path, kind, size in zip(*(table.column(c).to_pylist() for c in ("path", "kind", "size")), strict=True):
             key = (path, FileKind(kind))
             if key not in files:
