@@ -56,17 +56,23 @@ class FileGroup(Packed):
 
     expected_output_files: int
 
+    @property
+    def file_count(self) -> int:
+        return len(self.files)
 
-@dataclass(frozen=True, slots=True, kw_only=True)
-class CompactionPreview(PackPreview[FileGroup]):
-    """What ``rewrite_data_files`` (bin-pack) would rewrite in snapshot ``snapshot_id``."""
 
+class _Totals:
+    """What the rewritten groups of a compaction add up to (``groups``: each with ``file_count``,
+    ``input_size`` and ``expected_output_files``)."""
+
+    __slots__ = ()
+    groups: tuple[Any, ...]
+    skipped_groups: tuple[Any, ...]
     files_planned: int
-    partitions: int
 
     @property
     def rewritten_file_count(self) -> int:
-        return sum(len(g.files) for g in self.groups)
+        return sum(g.file_count for g in self.groups)
 
     @property
     def rewritten_bytes(self) -> int:
@@ -76,17 +82,25 @@ class CompactionPreview(PackPreview[FileGroup]):
     def expected_output_files(self) -> int:
         return sum(g.expected_output_files for g in self.groups)
 
+    def summary(self) -> str:
+        return (
+            f"rewrite_data_files would rewrite {self.rewritten_file_count} of {self.files_planned} data files "
+            f"({self.rewritten_bytes} bytes) in {len(self.groups)} groups into about {self.expected_output_files} "
+            f"files; {len(self.skipped_groups)} candidate groups stay as they are"
+        )
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class CompactionPreview(_Totals, PackPreview[FileGroup]):
+    """What ``rewrite_data_files`` (bin-pack) would rewrite in snapshot ``snapshot_id``."""
+
+    files_planned: int
+    partitions: int
+
     def to_pandas(self) -> pd.DataFrame:
         """One row per candidate file: its group, whether the group is rewritten, and why."""
         extra = {"delete_files": lambda f: f.delete_files, "file_reasons": lambda f: ", ".join(f.reasons)}
         return self.files_frame(extra, ints=["delete_files"])
-
-    def summary(self) -> str:
-        return (
-            f"rewrite_data_files would rewrite {len(self.rewritten_files)} of {self.files_planned} data files "
-            f"({self.rewritten_bytes} bytes) in {len(self.groups)} groups into about {self.expected_output_files} "
-            f"files; {len(self.skipped_groups)} candidate groups stay as they are"
-        )
 
     def __repr__(self) -> str:
         return f"<CompactionPreview: {self.summary()}>"
@@ -130,7 +144,7 @@ class GroupCounts:
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
-class CompactionCounts:
+class CompactionCounts(_Totals):
     """What ``rewrite_data_files`` (bin-pack, default options) would rewrite, in counts: the same groups
     as ``CompactionPreview`` without the file lists (the health report's measure)."""
 
@@ -141,24 +155,8 @@ class CompactionCounts:
     files_planned: int
     partitions: int
 
-    @property
-    def rewritten_file_count(self) -> int:
-        return sum(g.file_count for g in self.groups)
-
-    @property
-    def rewritten_bytes(self) -> int:
-        return sum(g.input_size for g in self.groups)
-
-    @property
-    def expected_output_files(self) -> int:
-        return sum(g.expected_output_files for g in self.groups)
-
-    def summary(self) -> str:
-        return (
-            f"rewrite_data_files would rewrite {self.rewritten_file_count} of {self.files_planned} data files "
-            f"({self.rewritten_bytes} bytes) in {len(self.groups)} groups into about {self.expected_output_files} "
-            f"files; {len(self.skipped_groups)} candidate groups stay as they are"
-        )
+    def __repr__(self) -> str:
+        return f"<CompactionCounts: {self.summary()}>"
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)

@@ -191,7 +191,7 @@ def measure_snapshot(
             manifest=m,
             live=scan.entries.num_rows,
             ranges=ranges,
-            raw=_tuples(taken, names),
+            raw=_tuples(taken, len(names)),
             values=list(zip(*(physical(c) for c in _children(taken)), strict=True)) if types else [()] * groups,
             sums=sums,
             histogram=histogram,
@@ -355,6 +355,11 @@ def _opened(
         valid = np.asarray(values.is_valid().to_numpy(zero_copy_only=False), dtype=bool)
         has_null = np.array([r[i][2] for r in ranges], dtype=bool)
         fields.append((rank[:p], valid[:p], rank[p : p + m], valid[p : p + m], rank[p + m :], has_null))
+    if width == 1:  # one field: count the ranges starting at or below a value, less those ending below it
+        value, known, low, bounded, high, has_null = fields[0]
+        lows, highs = np.sort(low[bounded]), np.sort(high[bounded])
+        count = np.searchsorted(lows, value, side="right") - np.searchsorted(highs, value, side="left")
+        return np.where(known, count, int(has_null.sum())).astype(np.int64)
     out = np.zeros(p, dtype=np.int64)
     step = max(1, _REACH_BLOCK // m)
     for start in range(0, p, step):
@@ -381,10 +386,12 @@ def _children(struct: pa.Array | pa.ChunkedArray) -> list[pa.Array]:
     return list(array.flatten()) if array.type.num_fields else []
 
 
-def _tuples(struct: pa.Array, names: Sequence[str]) -> list[tuple[Any, ...]]:
-    """Each row's partition tuple by the spec's field names (a field the struct lacks is null)."""
-    rows = struct.to_pylist()
-    return [tuple((row or {}).get(n) for n in names) for row in rows]
+def _tuples(struct: pa.Array, width: int) -> list[tuple[Any, ...]]:
+    """Each row's partition tuple, field by field in spec order (null where the struct is null)."""
+    children = _children(struct)
+    if not children:
+        return [(None,) * width] * len(struct)
+    return list(zip(*(c.to_pylist() for c in children), strict=True))
 
 
 def _row_groups(struct: pa.Array) -> tuple[np.ndarray, np.ndarray]:
