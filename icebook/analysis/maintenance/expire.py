@@ -226,7 +226,9 @@ def expire_preview(
     r, fates, ref_fates = expiry_fates(
         metadata, older_than_ms=older_than_ms, retain_last=retain_last, snapshot_ids=snapshot_ids, now_ms=now_ms
     )
-    return PendingExpiry(r, fates, ref_fates, metadata, store, progress=progress).preview()
+    # The store keeps what the preview read: running the procedure next diffs the table before and after,
+    # and the files it deletes can no longer be read.
+    return PendingExpiry(r, fates, ref_fates, metadata, store, progress=progress, keep=True).preview()
 
 
 class PendingExpiry:
@@ -234,7 +236,7 @@ class PendingExpiry:
     first (except the entries of manifests a kept snapshot also lists: everything live in those stays),
     then marked off by what kept snapshots reach, manifest by manifest, column-wise. ``visit`` takes a
     manifest's live files (``live_files``) read by someone else (the health report's pass), so that it
-    is not read again."""
+    is not read again. ``keep``: the store keeps the entries read."""
 
     def __init__(
         self,
@@ -245,9 +247,10 @@ class PendingExpiry:
         store: ManifestStore,
         *,
         progress: bool,
+        keep: bool = False,
     ) -> None:
         self.retention, self.fates, self.ref_fates = r, fates, ref_fates
-        self._metadata, self._store, self._progress = metadata, store, progress
+        self._metadata, self._store, self._progress, self._keep = metadata, store, progress, keep
         expired = [f.snapshot_id for f in fates if f.expires]
         self._kept = [f.snapshot_id for f in fates if not f.expires]
         self._lock = threading.Lock()
@@ -257,7 +260,9 @@ class PendingExpiry:
         if expired:
             kept_snapshots = snapshots_by_id(metadata, self._kept)
             self._kept_manifests = frozenset(m.manifest_path for m in unique_manifests(store, kept_snapshots))
-            tables = reach_tables(metadata, store, expired, skip_entries=self._kept_manifests, progress=progress)
+            tables = reach_tables(
+                metadata, store, expired, skip_entries=self._kept_manifests, progress=progress, keep=keep
+            )
             self._candidates = _first_of_each(pa.concat_tables(t for _, t in tables))
             self._keys = _file_keys(self._candidates)
             self._found = np.zeros(self._candidates.num_rows, dtype=bool)
@@ -285,7 +290,7 @@ class PendingExpiry:
             with self._lock:
                 seen = set(self._seen)
             for manifest, reached in reach_tables(
-                self._metadata, self._store, self._kept, skip_entries=seen, progress=self._progress
+                self._metadata, self._store, self._kept, skip_entries=seen, progress=self._progress, keep=self._keep
             ):
                 self._mark(reached)
                 if manifest is not None and also is not None:

@@ -108,11 +108,13 @@ def reach_tables(
     *,
     skip_entries: Collection[str] = (),
     progress: bool = False,
+    keep: bool = False,
 ) -> Iterator[tuple[ManifestFile | None, pa.Table]]:
     """What ``snapshot_ids`` (every valid snapshot when None) reach, as ``live_files`` tables: each
     manifest's live content files with the manifest (a few manifests read at a time, none kept), then
     (with None) the manifests, manifest lists and statistics files. ``skip_entries``: manifest paths
-    whose entries are not read (the caller has them); the manifests themselves are still listed."""
+    whose entries are not read (the caller has them); the manifests themselves are still listed.
+    ``keep``: the store keeps the entries it reads (``store.entries``)."""
     snapshots = snapshots_by_id(metadata, snapshot_ids)
     manifests = unique_manifests(store, snapshots)
     to_read = [m for m in manifests if m.manifest_path not in skip_entries]
@@ -120,7 +122,7 @@ def reach_tables(
     for start in range(0, len(to_read), step):
         batch = to_read[start : start + step]
         tables = parallel_map(
-            lambda m: live_files(store.entries(m, REACH_COLUMNS, keep=False)),
+            lambda m: live_files(store.entries(m, REACH_COLUMNS, keep=keep)),
             batch,
             progress=progress,
             label="manifests",
@@ -155,9 +157,10 @@ def reachable(
     metadata: TableMetadata, store: ManifestStore, snapshot_ids: Collection[int] | None = None, *, progress: bool = True
 ) -> Reachable:
     """Manifest lists, manifests, live content files and statistics files of ``snapshot_ids``
-    (every valid snapshot when None), one object per file."""
+    (every valid snapshot when None), one object per file. The store keeps the entries it reads: a
+    before/after diff reads the table as it was after a procedure deleted some of them."""
     files: dict[tuple[str, FileKind], TableFile] = {}
-    for _, table in reach_tables(metadata, store, snapshot_ids, progress=progress):
+    for _, table in reach_tables(metadata, store, snapshot_ids, progress=progress, keep=True):
         for path, kind, size in zip(*(table.column(c).to_pylist() for c in ("path", "kind", "size")), strict=True):
             key = (path, FileKind(kind))
             if key not in files:
