@@ -36,7 +36,7 @@ from icebook.analysis.maintenance.health_sections import (
     PartitionHealth,
 )
 from icebook.analysis.scan.columns import FileBuilder, ManifestScan, decide_entries, physical, plan_columns
-from icebook.analysis.scan.delete_index import match_deletes_columns
+from icebook.analysis.scan.delete_index import delete_rows, match_deletes_columns
 from icebook.analysis.scan.model import ScanFile
 from icebook.analysis.store.manifests import parallel_map
 from icebook.analysis.store.table_like import TableLike
@@ -129,6 +129,7 @@ def measure_snapshot(
         delete_scans.append(scan)
         deletes += builder.files(scan, np.flatnonzero(scan.kept & (scan.content != int(FileContent.DATA))))
     del delete_tables
+    delete_side = delete_rows(delete_scans)  # the fixed side of every join: what it derives is kept
     scoped = np.array([d.record_count if file_scoped(d) else 0 for d in deletes], dtype=np.int64)
     is_equality = np.array([d.content == FileContent.EQUALITY_DELETES for d in deletes], dtype=bool)
     with_stats = bool(is_equality.any())  # data files' statistics matter only with equality deletes
@@ -144,7 +145,7 @@ def measure_snapshot(
         types = [struct_type.field(i).type for i in range(struct_type.num_fields)]
         scan = decide_entries(metadata, m, entries, schema, _ALL, _ALL)
         del entries
-        join = match_deletes_columns([*delete_scans, scan], metadata, equality_stats=schema)
+        join = match_deletes_columns([scan], metadata, equality_stats=schema, deletes=delete_side)
         data = join.data
         n = len(data)
         attached = join.applies if join.disjoint is None else join.applies & ~join.disjoint
