@@ -16,6 +16,7 @@ from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Generic, Self, TypeVar
 
+import numpy as np
 import pandas as pd
 
 from icebook.analysis._frames import frame
@@ -176,47 +177,87 @@ class CandidateFile:
     """Why the file is a candidate: "too small", "too large", "too many deletes", "high delete ratio"."""
 
 
+def pack_runs(weights: np.ndarray, capacity: int) -> list[tuple[int, int]]:
+    """First fit with a look-back of one bin (the reference implementation's ListPacker(capacity, 1, false))
+    over ``weights`` in order, as (start, end) runs: with one bin open at a time, each bin is a run of
+    consecutive items that fit together, and an item heavier than ``capacity`` is a bin of its own."""
+    sums = np.concatenate([[0], np.cumsum(np.asarray(weights, dtype=np.int64))])
+    runs: list[tuple[int, int]] = []
+    start, n = 0, len(weights)
+    while start < n:
+        end = int(np.searchsorted(sums, sums[start] + capacity, side="right")) - 1
+        end = min(max(end, start + 1), n)
+        runs.append((start, end))
+        start = end
+    return runs
+
+
 def bin_pack(items: Sequence[CandidateFile], capacity: int) -> list[list[CandidateFile]]:
-    """First fit with a look-back of one bin (the reference implementation's ListPacker(capacity, 1, false))."""
-    bins: list[tuple[list[CandidateFile], list[int]]] = []
-    out: list[list[CandidateFile]] = []
-    for item in items:
-        weight = item.file_size_in_bytes
-        target = next((b for b in bins if b[1][0] + weight <= capacity), None)
-        if target is not None:
-            target[0].append(item)
-            target[1][0] += weight
-            continue
-        bins.append(([item], [weight]))
-        if len(bins) > 1:
-            out.append(bins.pop(0)[0])
-    out.extend(b[0] for b in bins)
-    return out
+    """``items`` packed by ``pack_runs`` on their sizes."""
+    weights = np.array([item.file_size_in_bytes for item in items], dtype=np.int64)
+    return [list(items[s:e]) for s, e in pack_runs(weights, capacity)]
 
 
 def group_reasons(group: Sequence[CandidateFile], o: CompactionOptions) -> tuple[str, ...]:
     """Why a packed group is rewritten (empty: it is not)."""
+    return run_reasons(
+        len(group),
+        sum(f.file_size_in_bytes for f in group),
+        any(TOO_MANY_DELETES in f.reasons for f in group),
+        any(HIGH_DELETE_RATIO in f.reasons for f in group),
+        o,
+    )
+
+
+def run_reasons(
+    files: int, size: int, too_many_deletes: bool, high_delete_ratio: bool, o: CompactionOptions
+) -> tuple[str, ...]:
+    """Why a packed group of ``files`` files and ``size`` bytes is rewritten (empty: it is not); the two
+    flags: a file of the group has too many deletes, or too high a delete ratio."""
     if o.rewrite_all:
         return ("rewrite-all",)
-    size = sum(f.file_size_in_bytes for f in group)
     reasons = []
-    if len(group) > 1 and len(group) >= o.min_input_files:
-        reasons.append(f"{len(group)} files >= min-input-files {o.min_input_files}")
-    if len(group) > 1 and size > o.target_file_size_bytes:
+    if files > 1 and files >= o.min_input_files:
+        reasons.append(f"{files} files >= min-input-files {o.min_input_files}")
+    if files > 1 and size > o.target_file_size_bytes:
         reasons.append(f"{size} bytes > target {o.target_file_size_bytes}")
     if size > o.max_file_size_bytes:
         reasons.append(f"{size} bytes > max file size {o.max_file_size_bytes}")
-    if any(TOO_MANY_DELETES in f.reasons for f in group):
+    if too_many_deletes:
         reasons.append(f"a file has >= {o.delete_file_threshold} delete files")
-    if any(HIGH_DELETE_RATIO in f.reasons for f in group):
+    if high_delete_ratio:
         reasons.append(f"a file has >= {o.delete_ratio_threshold:.0%} of its rows deleted")
     return tuple(reasons)
 
 
+def candidate_reasons(
+    o: CompactionOptions, sizes: np.ndarray, records: np.ndarray, delete_files: np.ndarray, scoped: np.ndarray
+) -> tuple[tuple[str, np.ndarray], ...]:
+    """Why each data file is a candidate of ``rewrite_data_files``, as one mask per reason in the order
+    the reasons are named: outside the size range, at least ``delete-file-threshold`` delete files, or
+    file-scoped deletes (``scoped`` records) removing at least ``delete-ratio-threshold`` of its rows."""
+    sizes = np.asarray(sizes, dtype=np.int64)
+    records = np.asarray(records, dtype=np.int64)
+    delete_files = np.asarray(delete_files, dtype=np.int64)
+    small = sizes < o.min_file_size_bytes
+    large = ~small & (sizes > o.max_file_size_bytes)
+    many = delete_files >= o.delete_file_threshold
+    ratio = np.zeros(len(sizes), dtype=bool)
+    with_rows = (delete_files > 0) & (records > 0)
+    if with_rows.any():
+        deleted = np.minimum(np.asarray(scoped, dtype=np.int64)[with_rows], records[with_rows])
+        ratio[with_rows] = deleted / records[with_rows] >= o.delete_ratio_threshold
+    return (TOO_SMALL, small), (TOO_LARGE, large), (TOO_MANY_DELETES, many), (HIGH_DELETE_RATIO, ratio)
+
+
 def why_not(group: Sequence[CandidateFile], o: CompactionOptions) -> str:
-    size = sum(f.file_size_in_bytes for f in group)
+    return why_not_counts(len(group), sum(f.file_size_in_bytes for f in group), o)
+
+
+def why_not_counts(files: int, size: int, o: CompactionOptions) -> str:
+    """Why a packed group of ``files`` files and ``size`` bytes is not rewritten."""
     return (
-        f"only {len(group)} file{'s' if len(group) != 1 else ''} (< min-input-files {o.min_input_files}) "
+        f"only {files} file{'s' if files != 1 else ''} (< min-input-files {o.min_input_files}) "
         f"and {size} bytes (<= target {o.target_file_size_bytes})"
     )
 
@@ -320,9 +361,13 @@ __all__ = [
     "CompactionOptions",
     "Packed",
     "bin_pack",
+    "candidate_reasons",
     "compaction_options",
     "dangling_deletes",
     "group_reasons",
     "pack_partitions",
+    "pack_runs",
+    "run_reasons",
     "why_not",
+    "why_not_counts",
 ]

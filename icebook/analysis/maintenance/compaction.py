@@ -22,22 +22,25 @@ A file's size is its ``file_size_in_bytes``.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+import numpy as np
 import pandas as pd
 
 from icebook.analysis.maintenance.binpack import (
-    HIGH_DELETE_RATIO,
-    TOO_MANY_DELETES,
     CandidateFile,
     CompactionOptions,
     Packed,
     PackPreview,
     bin_pack,
+    candidate_reasons,
     compaction_options,
     pack_partitions,
+    pack_runs,
+    run_reasons,
+    why_not_counts,
 )
 from icebook.analysis.scan.model import ScanFile, ScanTask
 from icebook.analysis.scan.planner import ScanPlan, plan_scan
@@ -53,13 +56,23 @@ class FileGroup(Packed):
 
     expected_output_files: int
 
+    @property
+    def file_count(self) -> int:
+        return len(self.files)
 
-@dataclass(frozen=True, slots=True, kw_only=True)
-class CompactionPreview(PackPreview[FileGroup]):
-    """What ``rewrite_data_files`` (bin-pack) would rewrite in snapshot ``snapshot_id``."""
 
+class _Totals:
+    """What the rewritten groups of a compaction add up to (``groups``: each with ``file_count``,
+    ``input_size`` and ``expected_output_files``)."""
+
+    __slots__ = ()
+    groups: tuple[Any, ...]
+    skipped_groups: tuple[Any, ...]
     files_planned: int
-    partitions: int
+
+    @property
+    def rewritten_file_count(self) -> int:
+        return sum(g.file_count for g in self.groups)
 
     @property
     def rewritten_bytes(self) -> int:
@@ -69,44 +82,132 @@ class CompactionPreview(PackPreview[FileGroup]):
     def expected_output_files(self) -> int:
         return sum(g.expected_output_files for g in self.groups)
 
+    def summary(self) -> str:
+        return (
+            f"rewrite_data_files would rewrite {self.rewritten_file_count} of {self.files_planned} data files "
+            f"({self.rewritten_bytes} bytes) in {len(self.groups)} groups into about {self.expected_output_files} "
+            f"files; {len(self.skipped_groups)} candidate groups stay as they are"
+        )
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class CompactionPreview(_Totals, PackPreview[FileGroup]):
+    """What ``rewrite_data_files`` (bin-pack) would rewrite in snapshot ``snapshot_id``."""
+
+    files_planned: int
+    partitions: int
+
     def to_pandas(self) -> pd.DataFrame:
         """One row per candidate file: its group, whether the group is rewritten, and why."""
         extra = {"delete_files": lambda f: f.delete_files, "file_reasons": lambda f: ", ".join(f.reasons)}
         return self.files_frame(extra, ints=["delete_files"])
 
-    def summary(self) -> str:
-        return (
-            f"rewrite_data_files would rewrite {len(self.rewritten_files)} of {self.files_planned} data files "
-            f"({self.rewritten_bytes} bytes) in {len(self.groups)} groups into about {self.expected_output_files} "
-            f"files; {len(self.skipped_groups)} candidate groups stay as they are"
-        )
-
     def __repr__(self) -> str:
         return f"<CompactionPreview: {self.summary()}>"
 
 
-def _candidate(task: ScanTask, o: CompactionOptions) -> CandidateFile:
-    f = task.file
-    deletes = task.deletes
-    scoped = sum(d.record_count for d in deletes if _file_scoped(d))
-    reasons = list(o.size_reasons(f.file_size_in_bytes))
-    if len(deletes) >= o.delete_file_threshold:
-        reasons.append(TOO_MANY_DELETES)
-    if deletes and f.record_count and min(scoped, f.record_count) / f.record_count >= o.delete_ratio_threshold:
-        reasons.append(HIGH_DELETE_RATIO)
-    return CandidateFile(
-        file_path=f.file_path,
-        spec_id=f.spec_id,
-        partition=f.partition_text,
-        file_size_in_bytes=f.file_size_in_bytes,
-        record_count=f.record_count,
-        delete_files=len(deletes),
-        file_scoped_deleted_records=scoped,
-        reasons=tuple(reasons),
+def _candidates(tasks: Sequence[ScanTask], o: CompactionOptions) -> list[CandidateFile]:
+    """Each task's file with what the planner weighs, and why it is a candidate (``candidate_reasons``)."""
+    scoped = [sum(d.record_count for d in t.deletes if file_scoped(d)) for t in tasks]
+    masks = candidate_reasons(
+        o,
+        np.array([t.file.file_size_in_bytes for t in tasks], dtype=np.int64),
+        np.array([t.file.record_count for t in tasks], dtype=np.int64),
+        np.array([len(t.deletes) for t in tasks], dtype=np.int64),
+        np.array(scoped, dtype=np.int64),
+    )
+    return [
+        CandidateFile(
+            file_path=t.file.file_path,
+            spec_id=t.file.spec_id,
+            partition=t.file.partition_text,
+            file_size_in_bytes=t.file.file_size_in_bytes,
+            record_count=t.file.record_count,
+            delete_files=len(t.deletes),
+            file_scoped_deleted_records=deleted,
+            reasons=tuple(name for name, mask in masks if mask[i]),
+        )
+        for i, (t, deleted) in enumerate(zip(tasks, scoped, strict=True))
+    ]
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class GroupCounts:
+    """A packed group of candidate data files, counted: what the health report shows of it."""
+
+    partition: str
+    file_count: int
+    input_size: int
+    rewritten: bool
+    reasons: tuple[str, ...]
+    expected_output_files: int
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class CompactionCounts(_Totals):
+    """What ``rewrite_data_files`` (bin-pack, default options) would rewrite, in counts: the same groups
+    as ``CompactionPreview`` without the file lists (the health report's measure)."""
+
+    snapshot_id: int | None
+    options: CompactionOptions
+    groups: tuple[GroupCounts, ...]
+    skipped_groups: tuple[GroupCounts, ...]
+    files_planned: int
+    partitions: int
+
+    def __repr__(self) -> str:
+        return f"<CompactionCounts: {self.summary()}>"
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class PartitionCandidates:
+    """One partition's candidate files in planning order, as the counts need them."""
+
+    label: str
+    sizes: np.ndarray
+    too_many_deletes: np.ndarray
+    high_delete_ratio: np.ndarray
+
+
+def other_specs_label(width: int) -> str:
+    """The group of files written with another spec than the default one (no partition values)."""
+    return "files of older partition specs" if width else "unpartitioned"
+
+
+def compaction_counts(
+    snapshot_id: int | None, o: CompactionOptions, partitions: Sequence[PartitionCandidates], files_planned: int
+) -> CompactionCounts:
+    """``CompactionPreview``'s groups, counted, from each partition's candidates (every partition of the
+    plan, candidates or not: ``partitions`` counts them): packed and judged by the same rules."""
+    groups: list[GroupCounts] = []
+    skipped: list[GroupCounts] = []
+    for p in sorted(partitions, key=lambda p: p.label):
+        for start, end in pack_runs(p.sizes, o.max_file_group_size_bytes):
+            size = int(p.sizes[start:end].sum())
+            count = end - start
+            reasons = run_reasons(
+                count, size, bool(p.too_many_deletes[start:end].any()), bool(p.high_delete_ratio[start:end].any()), o
+            )
+            group = GroupCounts(
+                partition=p.label,
+                file_count=count,
+                input_size=size,
+                rewritten=bool(reasons),
+                reasons=reasons or (why_not_counts(count, size, o),),
+                expected_output_files=o.expected_output_files(size),
+            )
+            (groups if group.rewritten else skipped).append(group)
+    return CompactionCounts(
+        snapshot_id=snapshot_id,
+        options=o,
+        groups=tuple(groups),
+        skipped_groups=tuple(skipped),
+        files_planned=files_planned,
+        partitions=len(partitions),
     )
 
 
-def _file_scoped(d: ScanFile) -> bool:
+def file_scoped(d: ScanFile) -> bool:
     """A deletion vector, or a position delete file for one data file (referenced_data_file, or equal
     file_path bounds)."""
     if d.content != FileContent.POSITION_DELETES:
@@ -139,15 +240,15 @@ def compaction_preview(
     width = len(table.metadata.default_spec().fields)
     by_partition: dict[tuple[Any, ...], list[CandidateFile]] = {}
     labels: dict[tuple[Any, ...], str] = {}
-    for task in tasks:
+    for task, candidate in zip(tasks, _candidates(tasks, o), strict=True):
         f = task.file
         if f.spec_id == default_spec:
             key = tuple(v for _, v in f.partition)
             labels.setdefault(key, f.partition_text)
         else:
             key = (None,) * width
-            labels.setdefault(key, "files of older partition specs" if width else "unpartitioned")
-        by_partition.setdefault(key, []).append(_candidate(task, o))
+            labels.setdefault(key, other_specs_label(width))
+        by_partition.setdefault(key, []).append(candidate)
     groups: list[FileGroup] = []
     skipped: list[FileGroup] = []
     for packed in pack_partitions(by_partition, labels, o):
@@ -165,11 +266,17 @@ def compaction_preview(
 
 __all__ = [
     "CandidateFile",
+    "CompactionCounts",
     "CompactionOptions",
     "CompactionPreview",
     "FileGroup",
+    "GroupCounts",
     "OptionError",
+    "PartitionCandidates",
     "bin_pack",
+    "compaction_counts",
     "compaction_options",
     "compaction_preview",
+    "file_scoped",
+    "other_specs_label",
 ]

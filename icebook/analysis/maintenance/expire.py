@@ -18,19 +18,30 @@ delete files, statistics files) that no kept snapshot reaches (see ``reachable``
 
 from __future__ import annotations
 
+import threading
 import time
-from collections.abc import Collection, Mapping
+from collections.abc import Callable, Collection, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+import numpy as np
 import pandas as pd
+import pyarrow as pa
+import pyarrow.compute as pc
 
 from icebook.analysis._frames import frame
 from icebook.analysis.ancestry import ancestor_ids
 from icebook.analysis.store.manifests import ManifestStore
-from icebook.analysis.store.reachable import FileKind, TableFile, reachable
+from icebook.analysis.store.reachable import (
+    FileKind,
+    TableFile,
+    reach_tables,
+    snapshots_by_id,
+    unique_manifests,
+)
 from icebook.errors import IcebookError, OptionError
 from icebook.spec import properties
+from icebook.spec.manifest import ManifestFile
 from icebook.spec.metadata import MAIN_BRANCH, TableMetadata
 from icebook.spec.snapshots import Branch, Ref
 
@@ -215,14 +226,110 @@ def expire_preview(
     r, fates, ref_fates = expiry_fates(
         metadata, older_than_ms=older_than_ms, retain_last=retain_last, snapshot_ids=snapshot_ids, now_ms=now_ms
     )
-    expired = [f.snapshot_id for f in fates if f.expires]
-    files: list[TableFile] = []
-    if expired:
-        kept_ids = [f.snapshot_id for f in fates if not f.expires]
-        candidates = reachable(metadata, store, expired, progress=progress)
-        still = reachable(metadata, store, kept_ids, progress=progress)
-        files = candidates.minus(still)
-    return ExpirePreview(retention=r, snapshots=fates, refs=ref_fates, files=tuple(files))
+    # The store keeps what the preview read: running the procedure next diffs the table before and after,
+    # and the files it deletes can no longer be read.
+    return PendingExpiry(r, fates, ref_fates, metadata, store, progress=progress, keep=True).preview()
+
+
+class PendingExpiry:
+    """An expiry preview whose freed files are being found: the files expired snapshots reach, read
+    first (except the entries of manifests a kept snapshot also lists: everything live in those stays),
+    then marked off by what kept snapshots reach, manifest by manifest, column-wise. ``visit`` takes a
+    manifest's live files (``live_files``) read by someone else (the health report's pass), so that it
+    is not read again. ``keep``: the store keeps the entries read."""
+
+    def __init__(
+        self,
+        r: Retention,
+        fates: tuple[SnapshotFate, ...],
+        ref_fates: tuple[RefFate, ...],
+        metadata: TableMetadata,
+        store: ManifestStore,
+        *,
+        progress: bool,
+        keep: bool = False,
+    ) -> None:
+        self.retention, self.fates, self.ref_fates = r, fates, ref_fates
+        self._metadata, self._store, self._progress, self._keep = metadata, store, progress, keep
+        expired = [f.snapshot_id for f in fates if f.expires]
+        self._kept = [f.snapshot_id for f in fates if not f.expires]
+        self._lock = threading.Lock()
+        self._seen: set[str] = set()
+        self._kept_manifests: frozenset[str] = frozenset()
+        self._candidates: pa.Table | None = None
+        if expired:
+            kept_snapshots = snapshots_by_id(metadata, self._kept)
+            self._kept_manifests = frozenset(m.manifest_path for m in unique_manifests(store, kept_snapshots))
+            tables = reach_tables(
+                metadata, store, expired, skip_entries=self._kept_manifests, progress=progress, keep=keep
+            )
+            self._candidates = _first_of_each(pa.concat_tables(t for _, t in tables))
+            self._keys = _file_keys(self._candidates)
+            self._found = np.zeros(self._candidates.num_rows, dtype=bool)
+
+    def visit(self, manifest: ManifestFile, live: pa.Table) -> None:
+        """Mark off what a kept snapshot's manifest keeps alive, from its live files."""
+        if self._candidates is None or manifest.manifest_path not in self._kept_manifests:
+            return
+        with self._lock:
+            if manifest.manifest_path in self._seen:
+                return
+            self._seen.add(manifest.manifest_path)
+        self._mark(live)
+
+    def _mark(self, reached: pa.Table) -> None:
+        found = np.asarray(pc.is_in(self._keys, value_set=_file_keys(reached)).to_numpy(zero_copy_only=False))
+        with self._lock:
+            self._found |= found.astype(bool)
+
+    def preview(self, also: Callable[[ManifestFile, pa.Table], None] | None = None) -> ExpirePreview:
+        """The preview, once the kept snapshots' manifests not yet visited are read; ``also`` sees each
+        of those manifests' live files."""
+        files: list[TableFile] = []
+        if self._candidates is not None:
+            with self._lock:
+                seen = set(self._seen)
+            for manifest, reached in reach_tables(
+                self._metadata, self._store, self._kept, skip_entries=seen, progress=self._progress, keep=self._keep
+            ):
+                self._mark(reached)
+                if manifest is not None and also is not None:
+                    also(manifest, reached)
+            left = self._candidates.filter(pa.array(~self._found))
+            order = list(FileKind)
+            files = sorted(
+                (
+                    TableFile(path=path, kind=FileKind(kind), size_in_bytes=size)
+                    for path, kind, size in zip(
+                        *(left.column(c).to_pylist() for c in ("path", "kind", "size")), strict=True
+                    )
+                ),
+                key=lambda f: (order.index(f.kind), f.path),
+            )
+        return ExpirePreview(retention=self.retention, snapshots=self.fates, refs=self.ref_fates, files=tuple(files))
+
+
+def start_expiry(
+    metadata: TableMetadata, store: ManifestStore, *, now_ms: int | None = None, progress: bool = False
+) -> PendingExpiry:
+    """``expire_preview`` with the table's own settings, its freed files still to be found (``visit``,
+    then ``preview``)."""
+    r, fates, ref_fates = expiry_fates(metadata, older_than_ms=None, retain_last=None, now_ms=now_ms)
+    return PendingExpiry(r, fates, ref_fates, metadata, store, progress=progress)
+
+
+def _file_keys(reached: pa.Table) -> pa.Array:
+    """One string per (kind, path): the reference implementation keys reached files by both."""
+    return pc.binary_join_element_wise(reached.column("kind"), reached.column("path"), "\n").combine_chunks()
+
+
+def _first_of_each(reached: pa.Table) -> pa.Table:
+    """The rows of the first reach of each (kind, path), in reach order."""
+    if not reached.num_rows:
+        return reached
+    codes = pc.dictionary_encode(_file_keys(reached)).indices
+    _, first = np.unique(np.asarray(codes.to_numpy(zero_copy_only=False)), return_index=True)
+    return reached.take(pa.array(np.sort(first)))
 
 
 def expiry_fates(
@@ -327,10 +434,12 @@ def expiry_fates(
 __all__ = [
     "ExpirePreview",
     "GcDisabled",
+    "PendingExpiry",
     "RefFate",
     "Retention",
     "SnapshotFate",
     "expire_preview",
     "expiry_fates",
     "retention",
+    "start_expiry",
 ]

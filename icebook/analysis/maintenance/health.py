@@ -29,29 +29,29 @@ from dataclasses import dataclass, replace
 from enum import StrEnum
 
 import pandas as pd
+import pyarrow as pa
 
 from icebook.analysis._frames import frame
 from icebook.analysis.ancestry import ancestor_ids
 from icebook.analysis.maintenance.binpack import compaction_options
-from icebook.analysis.maintenance.compaction import CompactionPreview, compaction_preview
-from icebook.analysis.maintenance.expire import ExpirePreview, GcDisabled, expire_preview, retention
+from icebook.analysis.maintenance.compaction import CompactionCounts, CompactionPreview
+from icebook.analysis.maintenance.expire import ExpirePreview, GcDisabled, PendingExpiry, retention, start_expiry
 from icebook.analysis.maintenance.health_sections import (
     FilesHealth,
     HistoryHealth,
     ManifestsHealth,
     RefHealth,
-    files_health,
     history_health,
-    manifests_health,
 )
-from icebook.analysis.maintenance.orphans import OrphanReport, find_orphans
+from icebook.analysis.maintenance.health_stream import measure_snapshot
+from icebook.analysis.maintenance.orphans import OrphanReport, PendingOrphans
 from icebook.analysis.maintenance.rewrite_previews import ManifestRewritePreview, manifest_rewrite_preview
-from icebook.analysis.scan.model import Level
-from icebook.analysis.scan.planner import plan_scan
+from icebook.analysis.store.reachable import live_files
 from icebook.analysis.store.table_like import TableLike
 from icebook.errors import IcebookError, PropertyError
 from icebook.io.fileio import FileIO
 from icebook.spec import properties
+from icebook.spec.manifest import ManifestFile
 from icebook.spec.metadata import TableMetadata
 from icebook.spec.snapshots import Snapshot
 from icebook.text import byte_size, duration, spark_call, spark_timestamp
@@ -106,8 +106,10 @@ class HealthReport:
     is_current: bool
     now_ms: int
     files: FilesHealth
-    compaction: CompactionPreview | None
-    """None when ``write.target-file-size-bytes`` is invalid (see ``invalid_properties``)."""
+    compaction: CompactionCounts | CompactionPreview | None
+    """What bin-pack compaction would rewrite in the current snapshot (counted; a report made elsewhere
+    may hold the whole preview). None when ``write.target-file-size-bytes`` is invalid (see
+    ``invalid_properties``)."""
     manifests: ManifestsHealth
     history: HistoryHealth
     refs: tuple[RefHealth, ...]
@@ -178,42 +180,45 @@ def health(
         # Measure with the defaults of the invalid properties; leave out the previews that need them.
         usable = {k: v for k, v in metadata.properties.items() if k not in bad}
         metadata = replace(metadata, properties=usable)
-    # Whole entries first (the manifests section reads every column): the plan is then served from them,
-    # so each manifest is decoded once.
-    target = properties.MANIFEST_TARGET_SIZE_BYTES.read(metadata.properties)
-    manifests = manifests_health(metadata, store, snapshot, target)
-    options = compaction_options(metadata.properties)
-    plan = plan_scan(table, snapshot, equality_stats=True) if snapshot is not None else None
-    if plan is not None:
-        tasks = plan.reference_tasks
-        deletes = [d.file for d in plan.decisions if d.level == Level.DELETE_FILE and d.file is not None]
-    else:
-        tasks, deletes = (), []
-    files = files_health(tasks, deletes, options)
-    compaction = None
-    if properties.TARGET_FILE_SIZE_BYTES.name not in bad:
-        compaction = compaction_preview(table, current, plan=plan if is_current else None)
-    rewrite = None
-    if properties.MANIFEST_TARGET_SIZE_BYTES.name not in bad:
-        rewrite = manifest_rewrite_preview(metadata, store, current)
-    expirable: ExpirePreview | None = None
+    # Expiry first reads what only expired snapshots reach, and the orphan search lists the location; the
+    # pass over the snapshot's manifests then marks off what they reference, so each is read once.
+    pending: PendingExpiry | None = None
     retention_names = {p.name for p in _RETENTION}
     if bad & retention_names:
         notes.append("expiry is not previewed: " + ", ".join(sorted(bad & retention_names)) + " is invalid")
     else:
         try:
-            expirable = expire_preview(metadata, store, now_ms=now, progress=False)
+            pending = start_expiry(metadata, store, now_ms=now)
         except GcDisabled as exc:
             notes.append(str(exc))
+    searching = PendingOrphans(metadata, metadata_location, store, fileio, now_ms=now) if list_files else None
+    visitors = [v.visit for v in (pending, searching) if v is not None]
+
+    def visit(manifest: ManifestFile, entries: pa.Table) -> None:
+        live = live_files(entries)
+        for one in visitors:
+            one(manifest, live)
+
+    # One pass over the snapshot's manifests, one at a time: files, deletes, manifests and compaction.
+    target = properties.MANIFEST_TARGET_SIZE_BYTES.read(metadata.properties)
+    options = compaction_options(metadata.properties)
+    measured = measure_snapshot(table, snapshot, options, target, visit=visit if visitors else None)
+    files, manifests = measured.files, measured.manifests
+    compaction: CompactionCounts | None = None
+    if properties.TARGET_FILE_SIZE_BYTES.name not in bad:
+        # The procedure acts on the current snapshot.
+        compaction = measured.compaction if is_current else measure_snapshot(table, current, options, target).compaction
+    rewrite = None
+    if properties.MANIFEST_TARGET_SIZE_BYTES.name not in bad:
+        rewrite = manifest_rewrite_preview(metadata, store, current)
+    expirable = pending.preview(also=searching.visit if searching else None) if pending is not None else None
     try:
         metadata_bytes: int | None = fileio.size(metadata_location)
     except (IcebookError, OSError):
         metadata_bytes = None
     history = history_health(metadata, expirable, metadata_bytes, now)
     refs = _refs(metadata, expirable, now)
-    orphans = None
-    if list_files:
-        orphans = find_orphans(metadata, metadata_location, store, fileio, now_ms=now, progress=False)
+    orphans = searching.report() if searching is not None else None
     findings = [
         *_findings(metadata, files, compaction, manifests, rewrite, history, refs, orphans),
         *(_property_finding(e) for e in invalid),
@@ -288,7 +293,7 @@ def _refs(metadata: TableMetadata, expirable: ExpirePreview | None, now: int) ->
 def _findings(
     metadata: TableMetadata,
     files: FilesHealth,
-    compaction: CompactionPreview | None,
+    compaction: CompactionCounts | CompactionPreview | None,
     manifests: ManifestsHealth,
     rewrite: ManifestRewritePreview | None,
     history: HistoryHealth,
@@ -301,12 +306,12 @@ def _findings(
         out.append(
             Finding(
                 area=Area.SMALL_FILES,
-                title=f"{len(compaction.rewritten_files)} small files could be {compaction.expected_output_files}",
+                title=f"{compaction.rewritten_file_count} small files could be {compaction.expected_output_files}",
                 detail=(
                     f"{files.small_files} of {files.data_files} data files are under the minimum size "
                     f"({byte_size(files.min_file_size_bytes)}, 75% of the {byte_size(files.target_file_size_bytes)} target)"
                     + (f"; most in {worst.partition} ({worst.small_files})" if worst and worst.small_files else "")
-                    + f". Bin-pack compaction would rewrite {len(compaction.rewritten_files)} files "
+                    + f". Bin-pack compaction would rewrite {compaction.rewritten_file_count} files "
                     f"({byte_size(compaction.rewritten_bytes)}) in {len(compaction.groups)} groups."
                 ),
                 procedure=ProcedureCall(name="rewrite_data_files", icebook="t.rewrite_data_files()"),

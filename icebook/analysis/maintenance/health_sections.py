@@ -6,22 +6,14 @@ Each section is plain frozen data; ``health`` turns them into findings.
 
 from __future__ import annotations
 
-from collections import defaultdict
-from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any
 
 import pandas as pd
 
 from icebook.analysis._frames import frame
-from icebook.analysis.maintenance.binpack import TOO_LARGE, TOO_SMALL, CompactionOptions, dangling_deletes
 from icebook.analysis.maintenance.expire import ExpirePreview
-from icebook.analysis.scan.model import ScanFile, ScanTask
-from icebook.analysis.store.manifests import ManifestStore
 from icebook.spec import properties
-from icebook.spec.manifest import FileContent, ManifestContent, ManifestFile
 from icebook.spec.metadata import TableMetadata
-from icebook.spec.snapshots import Snapshot
 
 SIZE_BUCKETS = (
     ("< 1% of target", 0.0, 0.01),
@@ -138,67 +130,6 @@ class FilesHealth:
         return frame(rows, columns, ints=ints)
 
 
-def files_health(tasks: Sequence[ScanTask], deletes: Sequence[ScanFile], options: CompactionOptions) -> FilesHealth:
-    """Per-partition file sizes and delete debt from a scan plan's tasks (deletes attached as the
-    reference implementation attaches them) and every live delete file of the snapshot."""
-    groups: dict[tuple[int, str], dict[str, Any]] = defaultdict(
-        lambda: {"data": [], "deletes": {}, "applied": set(), "eq_applying": set(), "with_deletes": 0}
-    )
-    histogram = dict.fromkeys((b[0] for b in SIZE_BUCKETS), 0)
-    target = options.target_file_size_bytes
-    for task in tasks:
-        f = task.file
-        g = groups[(f.spec_id, f.partition_text)]
-        g["data"].append(f)
-        ratio = f.file_size_in_bytes / target if target else 0.0
-        for name, low, high in SIZE_BUCKETS:
-            if low <= ratio < high:
-                histogram[name] += 1
-                break
-        if task.deletes:
-            g["with_deletes"] += 1
-        for d in task.deletes:
-            g["applied"].add(d.file_path)
-            if d.content == FileContent.EQUALITY_DELETES:
-                g["eq_applying"].add(d.file_path)
-    applied_anywhere = {d.file_path for t in tasks for d in t.deletes}
-    dangling = dangling_deletes(tasks, deletes)
-    for d in deletes:
-        groups[(d.spec_id, d.partition_text)]["deletes"][d.file_path + f"#{d.content_offset}"] = d
-    partitions = []
-    for (spec_id, label), g in sorted(groups.items(), key=lambda kv: (kv[0][1], kv[0][0])):
-        data = g["data"]
-        own_deletes = list(g["deletes"].values())
-        applying = [d for d in own_deletes if d.file_path in applied_anywhere]
-        partitions.append(
-            PartitionHealth(
-                partition=label,
-                spec_id=spec_id,
-                data_files=len(data),
-                data_bytes=sum(f.file_size_in_bytes for f in data),
-                records=sum(f.record_count for f in data),
-                small_files=sum(TOO_SMALL in options.size_reasons(f.file_size_in_bytes) for f in data),
-                large_files=sum(TOO_LARGE in options.size_reasons(f.file_size_in_bytes) for f in data),
-                position_delete_files=sum(
-                    d.content == FileContent.POSITION_DELETES and not d.is_deletion_vector for d in own_deletes
-                ),
-                deletion_vectors=sum(d.is_deletion_vector for d in own_deletes),
-                equality_delete_files=sum(d.content == FileContent.EQUALITY_DELETES for d in own_deletes),
-                delete_records=sum(d.record_count for d in applying),
-                files_with_deletes=g["with_deletes"],
-                equality_deletes_applying=len(g["eq_applying"]),
-                dangling_deletes=sum(d.file_path in dangling for d in own_deletes),
-            )
-        )
-    return FilesHealth(
-        target_file_size_bytes=target,
-        min_file_size_bytes=options.min_file_size_bytes,
-        max_file_size_bytes=options.max_file_size_bytes,
-        partitions=tuple(partitions),
-        size_histogram=tuple(histogram.items()),
-    )
-
-
 # ---------------------------------------------------------------------------------- manifests
 
 
@@ -238,59 +169,6 @@ class ManifestsHealth:
             ["partition", "manifests_opened", "manifests_holding"],
             ints=["manifests_opened", "manifests_holding"],
         )
-
-
-def manifests_health(
-    metadata: TableMetadata, store: ManifestStore, snapshot: Snapshot | None, target_size: int
-) -> ManifestsHealth:
-    manifests: tuple[ManifestFile, ...] = store.manifest_list(snapshot) if snapshot is not None else ()
-    tables = store.many_entries(manifests)
-    ranges: list[tuple[int, list[tuple[Any, Any, bool]]]] = []
-    live_parts: list[set[tuple[Any, ...]]] = []
-    labels: dict[tuple[int, tuple[Any, ...]], str] = {}
-    live_total = 0
-    for m, table in zip(manifests, tables, strict=True):
-        parts = table.column("partition").to_pylist()
-        status = table.column("status").to_pylist()
-        names = [pf.name for pf in metadata.spec_by_id(m.partition_spec_id).fields]
-        tuples: list[tuple[Any, ...]] = [tuple((p or {}).get(n) for n in names) for p in parts]
-        per_field: list[tuple[Any, Any, bool]] = []
-        for i in range(len(names)):
-            values: list[Any] = [t[i] for t in tuples if t[i] is not None]
-            low = min(values) if values else None
-            high = max(values) if values else None
-            per_field.append((low, high, any(t[i] is None for t in tuples)))
-        ranges.append((m.partition_spec_id, per_field))
-        live = {t for t, s in zip(tuples, status, strict=True) if s != 2}
-        live_total += sum(s != 2 for s in status)
-        live_parts.append(live if (m.content or ManifestContent.DATA) == ManifestContent.DATA else set())
-        for t in live:
-            labels.setdefault((m.partition_spec_id, t), "/".join(f"{n}={v}" for n, v in zip(names, t, strict=True)))
-    reach = []
-    for (spec_id, key), label in sorted(labels.items(), key=lambda kv: kv[1]):
-        opened = holding = 0
-        for (m_spec, per_field), live, m in zip(ranges, live_parts, manifests, strict=True):
-            if m_spec != spec_id or (m.content or ManifestContent.DATA) != ManifestContent.DATA or not live:
-                continue
-            if all(
-                (v is None and has_null) or (v is not None and lo is not None and lo <= v <= hi)
-                for v, (lo, hi, has_null) in zip(key, per_field, strict=True)
-            ):
-                opened += 1
-            holding += key in live
-        if holding:
-            reach.append((label or "unpartitioned", opened, holding))
-    sizes = [m.manifest_length for m in manifests]
-    return ManifestsHealth(
-        data_manifests=sum((m.content or ManifestContent.DATA) == ManifestContent.DATA for m in manifests),
-        delete_manifests=sum(m.content == ManifestContent.DELETES for m in manifests),
-        total_bytes=sum(sizes),
-        smallest_bytes=min(sizes, default=0),
-        largest_bytes=max(sizes, default=0),
-        live_entries=live_total,
-        target_size_bytes=target_size,
-        partition_reach=tuple(reach),
-    )
 
 
 # ---------------------------------------------------------------------------------- history and refs
@@ -354,7 +232,5 @@ __all__ = [
     "ManifestsHealth",
     "PartitionHealth",
     "RefHealth",
-    "files_health",
     "history_health",
-    "manifests_health",
 ]

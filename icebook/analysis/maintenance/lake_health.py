@@ -259,7 +259,7 @@ def report_debts(report: HealthReport) -> tuple[Debt, ...]:
             weight = max(len(stray), 1)
             title = f"{byte_size(sum(f.size_in_bytes for f in stray))} in orphan files: {finding.title}"
         elif kind == SMALL_FILES and report.compaction is not None:
-            weight = max(len(report.compaction.rewritten_files), 1)
+            weight = max(report.compaction.rewritten_file_count, 1)
         elif kind == MANIFESTS:
             weight = report.manifests.manifests
         elif kind == DELETE_DEBT:

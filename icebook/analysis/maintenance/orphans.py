@@ -13,19 +13,24 @@ the procedure refuses to decide.
 
 from __future__ import annotations
 
+import threading
 import time
 from collections.abc import Iterator
 from dataclasses import dataclass
 from urllib.parse import urlparse
 
+import numpy as np
 import pandas as pd
+import pyarrow as pa
+import pyarrow.compute as pc
 
 from icebook.analysis._frames import frame
 from icebook.analysis.maintenance.expire import gc_enabled
 from icebook.analysis.store.manifests import ManifestStore
-from icebook.analysis.store.reachable import FileKind, TableFile, reachable
+from icebook.analysis.store.reachable import FileKind, files_table, reach_tables, snapshots_by_id, unique_manifests
 from icebook.errors import IcebookError
 from icebook.io.fileio import FileInfo, FileIO
+from icebook.spec.manifest import ManifestFile
 from icebook.spec.metadata import TableMetadata
 
 DEFAULT_AGE_MS = 3 * 24 * 3600 * 1000
@@ -114,7 +119,8 @@ def walk(fileio: FileIO, location: str, partition_prefixes: tuple[str, ...] = ()
 
 
 def _key(path: str) -> tuple[str | None, str | None, str]:
-    """(scheme, authority, path) as the procedure compares them."""
+    """(scheme, authority, path) of one path as the procedure compares them (``path_keys`` sends here
+    only the URL forms a plain split cannot read)."""
     parsed = urlparse(path)
     if not parsed.scheme or len(parsed.scheme) == 1:  # a plain path (or a Windows drive letter)
         return None, None, path
@@ -122,20 +128,39 @@ def _key(path: str) -> tuple[str | None, str | None, str]:
     return scheme, parsed.netloc or None, parsed.path
 
 
-def valid_files(
-    metadata: TableMetadata, metadata_location: str, store: ManifestStore, *, progress: bool
-) -> list[TableFile]:
-    """Everything the table references: content files, manifests and manifest lists of every snapshot,
-    the current metadata file and its log, the version hint, statistics files."""
-    found = reachable(metadata, store, None, progress=progress)
-    files = list(found.files.values())
-    files.append(TableFile(path=metadata_location, kind=FileKind.METADATA, size_in_bytes=None))
-    files += [
-        TableFile(path=e.metadata_file, kind=FileKind.METADATA, size_in_bytes=None) for e in metadata.metadata_log
-    ]
-    hint = metadata.location.rstrip("/") + "/metadata/" + VERSION_HINT
-    files.append(TableFile(path=hint, kind=FileKind.VERSION_HINT, size_in_bytes=None))
-    return files
+def path_keys(paths: pa.Array) -> tuple[pa.Array, pa.Array, pa.Array]:
+    """(scheme, authority, path) of each path as the procedure compares them, column-wise: a plain path
+    (no scheme, or a one-letter Windows drive) is itself with neither; else the scheme lower-cased (s3a
+    and s3n as s3), the authority after ``//`` (null when empty) and the rest. Paths with a query,
+    fragment, parameters, brackets or control characters are read by ``urlparse`` one at a time."""
+    parsed = pc.extract_regex(paths, r"^(?P<scheme>[A-Za-z][A-Za-z0-9+.\-]+):(?P<rest>.*)$")
+    rest = pc.struct_field(parsed, "rest")
+    scheme = pc.replace_substring_regex(pc.utf8_lower(pc.struct_field(parsed, "scheme")), "^s3[an]$", "s3")
+    split = pc.extract_regex(rest, r"^//(?P<netloc>[^/?#]*)(?P<path>.*)$")
+    has_netloc = pc.is_valid(split)
+    netloc = pc.if_else(has_netloc, pc.struct_field(split, "netloc"), pa.scalar(None, pa.string()))
+    authority = pc.if_else(pc.equal(netloc, ""), pa.scalar(None, pa.string()), netloc)
+    path = pc.if_else(has_netloc, pc.struct_field(split, "path"), rest)
+    plain = pc.is_null(parsed)
+    path = pc.if_else(plain, paths, path)
+    odd = np.flatnonzero(
+        np.asarray(pc.match_substring_regex(paths, r"[?#;\[\]\t\r\n]|^[\x00-\x20]").to_numpy(zero_copy_only=False))
+    )
+    if len(odd):
+        keys = [_key(p) for p in paths.take(pa.array(odd)).to_pylist()]
+        mask = np.zeros(len(paths), dtype=bool)
+        mask[odd] = True
+        picked = pa.array(mask)
+
+        def patch(column: pa.Array, values: list[str | None]) -> pa.Array:
+            filled = np.full(len(paths), None, dtype=object)
+            filled[odd] = values
+            return pc.if_else(picked, pa.array(filled, pa.string()), column)
+
+        scheme = patch(scheme, [k[0] for k in keys])
+        authority = patch(authority, [k[1] for k in keys])
+        path = patch(path, [k[2] for k in keys])
+    return scheme, authority, path
 
 
 def find_orphans(
@@ -151,56 +176,130 @@ def find_orphans(
 ) -> OrphanReport:
     """Files under ``location`` (default: the table location) that the table does not reference and
     that were last modified before ``older_than_ms`` (default: three days ago)."""
-    now = int(time.time() * 1000) if now_ms is None else int(now_ms)
-    cutoff = now - DEFAULT_AGE_MS if older_than_ms is None else int(older_than_ms)
-    root = location or metadata.location
-    prefixes = tuple(
-        f"{pf.name}="
-        for spec in metadata.partition_specs.values()
-        for pf in spec.fields
-        if pf.name.startswith(("_", "."))
+    pending = PendingOrphans(
+        metadata, metadata_location, store, fileio, older_than_ms=older_than_ms, location=location, now_ms=now_ms
     )
-    valid: dict[str, tuple[str | None, str | None]] = {}
-    for f in valid_files(metadata, metadata_location, store, progress=progress):
-        scheme, authority, path = _key(f.path)
-        valid.setdefault(path, (scheme, authority))
-    orphans: list[OrphanFile] = []
-    recent: list[OrphanFile] = []
-    listed = referenced = 0
-    conflicts: set[tuple[str | None, str | None]] = set()
-    for info in walk(fileio, root, prefixes):
-        listed += 1
-        scheme, authority, path = _key(info.path)
-        match = valid.get(path)
-        if match is not None:
-            v_scheme, v_authority = match
+    return pending.report(progress=progress)
+
+
+class PendingOrphans:
+    """An orphan search under way: the location listed (held column-wise), and everything the table
+    references (content files, manifests and manifest lists of every snapshot, the current metadata
+    file and its log, the version hint, statistics files) marked against it, a manifest at a time. A
+    listed file is referenced when its path (without scheme and authority) is; the first reference, in
+    the order snapshots list their manifests, decides the scheme and authority the conflict check
+    compares, whatever order manifests arrive in. ``visit`` takes a manifest's live files read by
+    someone else (the health report's pass), so that it is not read again."""
+
+    def __init__(
+        self,
+        metadata: TableMetadata,
+        metadata_location: str,
+        store: ManifestStore,
+        fileio: FileIO,
+        *,
+        older_than_ms: int | None = None,
+        location: str | None = None,
+        now_ms: int | None = None,
+    ) -> None:
+        self._metadata, self._metadata_location, self._store = metadata, metadata_location, store
+        self.now = int(time.time() * 1000) if now_ms is None else int(now_ms)
+        self.cutoff = self.now - DEFAULT_AGE_MS if older_than_ms is None else int(older_than_ms)
+        self.root = location or metadata.location
+        prefixes = tuple(
+            f"{pf.name}="
+            for spec in metadata.partition_specs.values()
+            for pf in spec.fields
+            if pf.name.startswith(("_", "."))
+        )
+        self._listing = list(walk(fileio, self.root, prefixes))
+        listed = pa.array([info.path for info in self._listing], pa.string())
+        self._scheme, self._authority, self._path = path_keys(listed)
+        n = len(listed)
+        # Per listed file: the position of its first reference, and that reference's scheme and authority.
+        self._first = np.full(n, np.iinfo(np.int64).max, dtype=np.int64)
+        self._ref_scheme = np.full(n, None, dtype=object)
+        self._ref_authority = np.full(n, None, dtype=object)
+        self._positions = {
+            m.manifest_path: i for i, m in enumerate(unique_manifests(store, snapshots_by_id(metadata, None)))
+        }
+        self._seen: set[str] = set()
+        self._lock = threading.Lock()
+
+    def visit(self, manifest: ManifestFile, live: pa.Table) -> None:
+        """Mark what one manifest of the table references, from its live files."""
+        position = self._positions.get(manifest.manifest_path)
+        with self._lock:
+            if position is None or manifest.manifest_path in self._seen:
+                return
+            self._seen.add(manifest.manifest_path)
+        self._mark(position, live)
+
+    def _mark(self, position: int, reached: pa.Table) -> None:
+        if not len(self._first) or not reached.num_rows:
+            return
+        scheme, authority, path = path_keys(reached.column("path").combine_chunks())
+        at = pc.index_in(self._path, value_set=path)
+        rows = np.flatnonzero(np.asarray(pc.is_valid(at).to_numpy(zero_copy_only=False)))
+        if not len(rows):
+            return
+        index = np.asarray(at.to_numpy(zero_copy_only=False))[rows].astype(np.int64)
+        order = (position << 32) + index
+        with self._lock:
+            better = order < self._first[rows]
+            rows, index = rows[better], pa.array(index[better])
+            self._first[rows] = order[better]
+            self._ref_scheme[rows] = scheme.take(index).to_pylist()
+            self._ref_authority[rows] = authority.take(index).to_pylist()
+
+    def report(self, *, progress: bool = False) -> OrphanReport:
+        """The report, once the manifests not yet visited are read."""
+        with self._lock:
+            seen = set(self._seen)
+        tail = len(self._positions)
+        for manifest, reached in reach_tables(self._metadata, self._store, None, skip_entries=seen, progress=progress):
+            self._mark(tail if manifest is None else self._positions[manifest.manifest_path], reached)
+        hint = self._metadata.location.rstrip("/") + "/metadata/" + VERSION_HINT
+        metadata_files = [
+            (self._metadata_location, FileKind.METADATA, None),
+            *((e.metadata_file, FileKind.METADATA, None) for e in self._metadata.metadata_log),
+            (hint, FileKind.VERSION_HINT, None),
+        ]
+        self._mark(tail + 1, files_table(metadata_files))
+        matched = self._first < np.iinfo(np.int64).max
+        conflicts: set[tuple[str | None, str | None]] = set()
+        for row in np.flatnonzero(matched).tolist():
+            v_scheme, v_authority = self._ref_scheme[row], self._ref_authority[row]
+            scheme, authority = self._scheme[row].as_py(), self._authority[row].as_py()
             if v_scheme and scheme and v_scheme.lower() != scheme.lower():
                 conflicts.add((v_scheme, scheme))
             if v_authority and v_authority != authority:
                 conflicts.add((v_authority, authority))
-            referenced += 1
-            continue
-        orphan = OrphanFile(path=info.path, size_in_bytes=info.size, modified_ms=info.mtime_ms)
-        if info.mtime_ms is not None and info.mtime_ms < cutoff:
-            orphans.append(orphan)
-        else:
-            recent.append(orphan)
-    if conflicts:
-        shown = ", ".join(f"{a} vs {b}" for a, b in sorted(conflicts, key=str))
-        raise PrefixConflict(
-            f"cannot tell whether some files under {root} are orphans: the metadata references the same paths "
-            f"under another scheme or authority ({shown})"
+        if conflicts:
+            shown = ", ".join(f"{a} vs {b}" for a, b in sorted(conflicts, key=str))
+            raise PrefixConflict(
+                f"cannot tell whether some files under {self.root} are orphans: the metadata references the same "
+                f"paths under another scheme or authority ({shown})"
+            )
+        orphans: list[OrphanFile] = []
+        recent: list[OrphanFile] = []
+        for row in np.flatnonzero(~matched).tolist():
+            info = self._listing[row]
+            orphan = OrphanFile(path=info.path, size_in_bytes=info.size, modified_ms=info.mtime_ms)
+            if info.mtime_ms is not None and info.mtime_ms < self.cutoff:
+                orphans.append(orphan)
+            else:
+                recent.append(orphan)
+        return OrphanReport(
+            location=self.root,
+            older_than_ms=self.cutoff,
+            now_ms=self.now,
+            files=tuple(sorted(orphans, key=lambda f: f.path)),
+            listed=len(self._listing),
+            too_recent=tuple(sorted(recent, key=lambda f: f.path)),
+            referenced=int(matched.sum()),
+            gc_enabled=gc_enabled(self._metadata),
         )
-    return OrphanReport(
-        location=root,
-        older_than_ms=cutoff,
-        now_ms=now,
-        files=tuple(sorted(orphans, key=lambda f: f.path)),
-        listed=listed,
-        too_recent=tuple(sorted(recent, key=lambda f: f.path)),
-        referenced=referenced,
-        gc_enabled=gc_enabled(metadata),
-    )
 
 
-__all__ = ["OrphanFile", "OrphanReport", "PrefixConflict", "find_orphans", "walk"]
+__all__ = ["OrphanFile", "OrphanReport", "PendingOrphans", "PrefixConflict", "find_orphans", "path_keys", "walk"]

@@ -137,6 +137,19 @@ def scan_manifest(
     column stats even without a row filter (the delete index's statistics rule reads them); ``keep``: the
     store keeps the decoded manifest (``ManifestStore.entries``)."""
     entries = store.entries(manifest, plan_columns(manifest, row_filter, stats=stats), keep=keep)
+    return decide_entries(metadata, manifest, entries, schema, row_filter, partition_filter)
+
+
+def decide_entries(
+    metadata: TableMetadata,
+    manifest: ManifestFile,
+    entries: pa.Table,
+    schema: Schema,
+    row_filter: Expr,
+    partition_filter: Expr,
+) -> ManifestScan:
+    """``scan_manifest`` over entries already read (every entry of ``manifest``, with at least the columns
+    ``plan_columns`` names): its live entries and the verdict on each."""
     status = np.asarray(entries.column("status").to_numpy())
     live = status != int(EntryStatus.DELETED)
     if not live.all():  # filtering copies every nested column: only when there is something to drop
@@ -380,6 +393,7 @@ __all__ = [
     "FileBuilder",
     "ManifestScan",
     "bound_columns",
+    "decide_entries",
     "decode_column",
     "decode_or_none",
     "partition_columns",

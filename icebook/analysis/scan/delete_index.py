@@ -21,15 +21,17 @@ file of every snapshot of every scenario table:
 
 from __future__ import annotations
 
-from collections.abc import Collection, Mapping, Sequence
+from collections.abc import Callable, Collection, Mapping, Sequence
 from dataclasses import dataclass
 from functools import cached_property
+from typing import Any
 
 import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
 from icebook.analysis.expr.pruning import Stats
+from icebook.analysis.expr.pruning_arrow import StatsColumns
 from icebook.analysis.scan.columns import STAT_MAPS, ManifestScan, bound_columns, row_column_stats, utf8_column
 from icebook.analysis.scan.model import DeleteMatch, ScanFile, ScanTask
 from icebook.analysis.store.metrics import MapColumn
@@ -50,6 +52,14 @@ class FileRows:
         self.scans = scans
         self.scan_index = scan_index
         self.rows = rows
+        self._memo: dict[Any, Any] = {}
+
+    def memo(self, key: Any, make: Callable[[], Any]) -> Any:
+        """``make()`` once per ``key`` for these rows (a delete side joined again and again keeps what
+        it derived; two threads may both make it, and one result is kept)."""
+        if key not in self._memo:
+            self._memo[key] = make()
+        return self._memo[key]
 
     def __len__(self) -> int:
         return len(self.rows)
@@ -209,13 +219,24 @@ def _numpy(arr: pa.Array) -> np.ndarray:
     return np.asarray(pc.fill_null(arr, False).to_numpy(zero_copy_only=False), dtype=bool)
 
 
+def delete_rows(scans: Sequence[ManifestScan]) -> FileRows:
+    """The kept delete files of ``scans``: a delete side to join data manifests against one at a time."""
+    return _kept(scans, False)
+
+
 def match_deletes_columns(
-    scans: Sequence[ManifestScan], metadata: TableMetadata, *, equality_stats: Schema | None = None
+    scans: Sequence[ManifestScan],
+    metadata: TableMetadata,
+    *,
+    equality_stats: Schema | None = None,
+    deletes: FileRows | None = None,
 ) -> DeleteJoin:
     """The delete join of a plan's kept files (see the module's doc); with ``equality_stats`` (the
     schema the equality field ids name; the entries must hold the column statistics) also which
-    equality deletes the statistics rule out."""
-    data, deletes = _kept(scans, True), _kept(scans, False)
+    equality deletes the statistics rule out. ``deletes``: the delete side, when the caller joins
+    ``scans`` (data manifests) against the same delete files again and again (``delete_rows``)."""
+    data = _kept(scans, True)
+    deletes = _kept(scans, False) if deletes is None else deletes
     if not len(deletes) or not len(data):
         return _join(data, deletes, [], equality_stats)
     content = np.asarray(deletes.column("content").to_numpy(zero_copy_only=False), dtype=np.int32)
@@ -234,16 +255,16 @@ def match_deletes_columns(
     data_offsets = np.cumsum([0, *(len(c) for _, c in data_parts)])
     delete_offsets = np.cumsum([0, *(len(c) for _, c in delete_parts)])
 
-    def of_spec(parts: list[tuple[int, pa.Array]], spec_id: int) -> list[int]:
-        return [k for k, (i, _) in enumerate(parts) if scans[i].manifest.partition_spec_id == spec_id]
+    def of_spec(rows: FileRows, parts: list[tuple[int, pa.Array]], spec_id: int) -> list[int]:
+        return [k for k, (i, _) in enumerate(parts) if rows.scans[i].manifest.partition_spec_id == spec_id]
 
     for spec_id in np.unique(deletes.spec_ids):
-        mine = of_spec(delete_parts, int(spec_id))
+        mine = of_spec(deletes, delete_parts, int(spec_id))
         first = delete_parts[mine[0]][1].type
         structs = pa.concat_arrays(
             [c if c.type == first else c.cast(first) for k in mine for c in [delete_parts[k][1]]]
         )
-        targets = of_spec(data_parts, int(spec_id))
+        targets = of_spec(data, data_parts, int(spec_id))
         codes, data_codes = _partition_codes(structs, [data_parts[k][1] for k in targets])
         at = 0
         for k in mine:
@@ -281,9 +302,8 @@ def match_deletes_columns(
             paths = data.gather("file_path", di)
             refs = deletes.column("referenced_data_file").take(pa.array(xi))
             other = _numpy(pc.and_(pc.is_valid(refs), pc.not_equal(refs, paths)))
-            bounds = {name: MapColumn(deletes.column(name)) for name in ("lower_bounds", "upper_bounds")}
-            lo = utf8_column(bounds["lower_bounds"].lookup(DELETE_FILE_PATH_ID)).take(pa.array(xi))
-            hi = utf8_column(bounds["upper_bounds"].lookup(DELETE_FILE_PATH_ID)).take(pa.array(xi))
+            low, high = deletes.memo("file_path bounds", lambda: _file_path_bounds(deletes))
+            lo, hi = low.take(pa.array(xi)), high.take(pa.array(xi))
             outside = _numpy(pc.less(paths, lo)) | _numpy(pc.greater(paths, hi))
             ok &= ~other & ~outside & ~dv_applies[di]
         pairs.append((di, xi, np.full(len(xi), POSITION, dtype=np.int8), ok))
@@ -301,6 +321,15 @@ def match_deletes_columns(
         pairs.append((di, xi, np.full(len(xi), GLOBAL_EQUALITY, dtype=np.int8), f_seq[di] < d_seq[xi]))
 
     return _join(data, deletes, pairs, equality_stats)
+
+
+def _file_path_bounds(deletes: FileRows) -> tuple[pa.Array, pa.Array]:
+    """The ``file_path`` bounds of position delete files, as strings (null where not UTF-8)."""
+    lower, upper = (
+        utf8_column(MapColumn(deletes.column(name)).lookup(DELETE_FILE_PATH_ID))
+        for name in ("lower_bounds", "upper_bounds")
+    )
+    return lower, upper
 
 
 def _join(
@@ -344,15 +373,19 @@ def _disjoint_columns(
     if not len(pairs):
         return out
     di, xi = data_index[pairs], delete_index[pairs]
-    ids_of = [tuple(ids or ()) for ids in deletes.column("equality_ids").to_pylist()]
+    ids_of = deletes.memo(
+        "equality ids", lambda: [tuple(ids or ()) for ids in deletes.column("equality_ids").to_pylist()]
+    )
     fields = {f.field_id: f for i in {i for ids in ids_of for i in ids} if (f := schema.find_field(i)) is not None}
     fields = {i: f for i, f in fields.items() if is_primitive(f.type)}  # no statistics for nested types
     if not fields:
         return out
-    data_stats, delete_stats = (
-        bound_columns(pa.table({name: rows.column(name) for name in STAT_MAPS}), schema, set(fields), "plan")
-        for rows in (data, deletes)
-    )
+
+    def stats(rows: FileRows) -> dict[int, StatsColumns]:
+        return bound_columns(pa.table({name: rows.column(name) for name in STAT_MAPS}), schema, set(fields), "plan")
+
+    data_stats = stats(data)
+    delete_stats = deletes.memo(("statistics", schema.schema_id, tuple(sorted(fields))), lambda: stats(deletes))
     ruled_out = np.zeros(len(pairs), dtype=bool)
     for fid, f in fields.items():
         if fid not in data_stats or fid not in delete_stats:
@@ -474,6 +507,7 @@ __all__ = [
     "DeleteJoin",
     "FileRows",
     "delete_matches",
+    "delete_rows",
     "equality_disjoint",
     "match_deletes_columns",
     "task_matches",

@@ -8,13 +8,16 @@ it as ADDED or EXISTING; a DELETED entry only records a removal and keeps nothin
 
 from __future__ import annotations
 
-from collections.abc import Collection, Iterable
+from collections.abc import Collection, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from enum import StrEnum
 
 import numpy as np
+import pyarrow as pa
+import pyarrow.compute as pc
 
-from icebook.analysis.store.manifests import ManifestStore
+from icebook.analysis.store.manifests import ManifestStore, parallel_map
+from icebook.io.worker_pool import SETTINGS
 from icebook.spec.manifest import ManifestFile
 from icebook.spec.metadata import TableMetadata
 from icebook.spec.snapshots import PartitionStatisticsFile, Snapshot, StatisticsFile
@@ -34,6 +37,9 @@ class FileKind(StrEnum):
 
 
 CONTENT_KINDS = {0: FileKind.DATA, 1: FileKind.POSITION_DELETES, 2: FileKind.EQUALITY_DELETES}
+_CONTENT_NAMES = pa.array([CONTENT_KINDS[i].value for i in range(len(CONTENT_KINDS))], pa.string())
+REACH_COLUMNS = ("status", "content", "file_path", "file_size_in_bytes")
+"""The entry columns reachability reads."""
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -83,39 +89,95 @@ def unique_manifests(store: ManifestStore, snapshots: Iterable[Snapshot]) -> lis
     return list(seen.values())
 
 
+def live_files(entries: pa.Table) -> pa.Table:
+    """The live (ADDED or EXISTING) content files among one manifest's entries, as columns ``path``,
+    ``kind`` (a ``FileKind`` value) and ``size``."""
+    live = entries.filter(pc.not_equal(entries.column("status"), 2))
+    content = np.asarray(pc.fill_null(live.column("content"), 0).to_numpy(zero_copy_only=False), dtype=np.int64)
+    known = (content >= 0) & (content < len(_CONTENT_NAMES))
+    kinds = _CONTENT_NAMES.take(pa.array(np.where(known, content, 0)))
+    return pa.table(
+        {"path": live.column("file_path"), "kind": kinds, "size": live.column("file_size_in_bytes").cast(pa.int64())}
+    )
+
+
+def reach_tables(
+    metadata: TableMetadata,
+    store: ManifestStore,
+    snapshot_ids: Collection[int] | None = None,
+    *,
+    skip_entries: Collection[str] = (),
+    progress: bool = False,
+    keep: bool = False,
+) -> Iterator[tuple[ManifestFile | None, pa.Table]]:
+    """What ``snapshot_ids`` (every valid snapshot when None) reach, as ``live_files`` tables: each
+    manifest's live content files with the manifest (a few manifests read at a time, none kept), then
+    (with None) the manifests, manifest lists and statistics files. ``skip_entries``: manifest paths
+    whose entries are not read (the caller has them); the manifests themselves are still listed.
+    ``keep``: the store keeps the entries it reads (``store.entries``)."""
+    snapshots = snapshots_by_id(metadata, snapshot_ids)
+    manifests = unique_manifests(store, snapshots)
+    to_read = [m for m in manifests if m.manifest_path not in skip_entries]
+    step = 2 * max(1, SETTINGS.workers)
+    for start in range(0, len(to_read), step):
+        batch = to_read[start : start + step]
+        tables = parallel_map(
+            lambda m: live_files(store.entries(m, REACH_COLUMNS, keep=keep)),
+            batch,
+            progress=progress,
+            label="manifests",
+        )
+        yield from zip(batch, tables, strict=True)
+    rows: list[tuple[str, FileKind, int | None]] = [
+        (m.manifest_path, FileKind.MANIFEST, m.manifest_length) for m in manifests
+    ]
+    rows += [(s.manifest_list, FileKind.MANIFEST_LIST, None) for s in snapshots if s.manifest_list is not None]
+    ids = {s.snapshot_id for s in snapshots} if snapshot_ids is not None else None
+    registered: list[StatisticsFile | PartitionStatisticsFile] = [*metadata.statistics, *metadata.partition_statistics]
+    rows += [
+        (f.statistics_path, FileKind.STATISTICS, f.file_size_in_bytes)
+        for f in registered
+        if ids is None or f.snapshot_id in ids
+    ]
+    yield None, files_table(rows)
+
+
+def files_table(rows: Sequence[tuple[str, FileKind, int | None]]) -> pa.Table:
+    """(path, kind, size) rows as a ``live_files`` table."""
+    return pa.table(
+        {
+            "path": pa.array([r[0] for r in rows], pa.string()),
+            "kind": pa.array([r[1].value for r in rows], pa.string()),
+            "size": pa.array([r[2] for r in rows], pa.int64()),
+        }
+    )
+
+
 def reachable(
     metadata: TableMetadata, store: ManifestStore, snapshot_ids: Collection[int] | None = None, *, progress: bool = True
 ) -> Reachable:
     """Manifest lists, manifests, live content files and statistics files of ``snapshot_ids``
-    (every valid snapshot when None)."""
-    snapshots = snapshots_by_id(metadata, snapshot_ids)
+    (every valid snapshot when None), one object per file. The store keeps the entries it reads: a
+    before/after diff reads the table as it was after a procedure deleted some of them."""
     files: dict[tuple[str, FileKind], TableFile] = {}
-
-    def add(path: str, kind: FileKind, size: int | None) -> None:
-        files.setdefault((path, kind), TableFile(path=path, kind=kind, size_in_bytes=size))
-
-    manifests = unique_manifests(store, snapshots)
-    tables = store.many_entries(manifests, progress=progress)
-    for table in tables:
-        live = table.column("status").to_numpy() != 2
-        if not live.any():
-            continue
-        paths = np.asarray(table.column("file_path").to_numpy(zero_copy_only=False))[live]
-        contents = table.column("content").to_numpy()[live]
-        sizes = table.column("file_size_in_bytes").to_numpy()[live]
-        for path, content, size in zip(paths.tolist(), contents.tolist(), sizes.tolist(), strict=True):
-            add(path, CONTENT_KINDS.get(int(content), FileKind.DATA), int(size))
-    for m in manifests:
-        add(m.manifest_path, FileKind.MANIFEST, m.manifest_length)
-    for snapshot in snapshots:
-        if snapshot.manifest_list is not None:
-            add(snapshot.manifest_list, FileKind.MANIFEST_LIST, None)
-    ids = {s.snapshot_id for s in snapshots} if snapshot_ids is not None else None
-    registered: list[StatisticsFile | PartitionStatisticsFile] = [*metadata.statistics, *metadata.partition_statistics]
-    for stats in registered:
-        if ids is None or stats.snapshot_id in ids:
-            add(stats.statistics_path, FileKind.STATISTICS, stats.file_size_in_bytes)
+    for _, table in reach_tables(metadata, store, snapshot_ids, progress=progress, keep=True):
+        for path, kind, size in zip(*(table.column(c).to_pylist() for c in ("path", "kind", "size")), strict=True):
+            key = (path, FileKind(kind))
+            if key not in files:
+                files[key] = TableFile(path=path, kind=key[1], size_in_bytes=size)
     return Reachable(files=files)
 
 
-__all__ = ["CONTENT_KINDS", "FileKind", "Reachable", "TableFile", "reachable", "snapshots_by_id", "unique_manifests"]
+__all__ = [
+    "CONTENT_KINDS",
+    "REACH_COLUMNS",
+    "FileKind",
+    "Reachable",
+    "TableFile",
+    "files_table",
+    "live_files",
+    "reach_tables",
+    "reachable",
+    "snapshots_by_id",
+    "unique_manifests",
+]
