@@ -25,6 +25,7 @@ from icebook.analysis.store.table_like import TableLike
 from icebook.spec.manifest import FileContent, ManifestFile
 from icebook.spec.schema import Schema
 from icebook.spec.snapshots import Snapshot
+from icebook.text import byte_size
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -56,6 +57,14 @@ class ScanSummary:
     manifests_kept: int
     manifests_skipped: int
     totals: ScanTotals
+
+    def __repr__(self) -> str:
+        t = self.totals
+        return (
+            f"<ScanSummary @ {self.snapshot_id}: {t.data_files:,} data files to read ({byte_size(t.bytes)}, "
+            f"{t.records:,} records), {t.delete_files:,} delete files; "
+            f"{self.manifests_kept} of {self.manifests} manifests kept>"
+        )
 
 
 def manifest_totals(scan: ManifestScan) -> ScanTotals:
