@@ -20,7 +20,11 @@ import sys
 from dataclasses import dataclass
 from pathlib import Path
 
-DEFAULT_TABLE = Path.home() / ".cache" / "icebook" / "bench" / "warehouse" / "db" / "lapse_500000_s200"
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+import large_table  # after the path tweak, so the script runs from any directory
+
+DEFAULT_TABLE = large_table.lapse_location()
 
 # Run in a child process: open the table, time one call, report seconds, peak RSS and a size figure.
 _CHILD = """

@@ -110,6 +110,12 @@ def table_dir(files: int, files_per_manifest: int = 2_500, commit_files: int = 0
     return warehouse_dir() / NAMESPACE / table_name(files, files_per_manifest, commit_files)
 
 
+def lapse_location(files: int = 500_000, snapshots: int = 200) -> Path:
+    """The time-lapse table of ``files`` data files over ``snapshots`` commits (built by ``timelapse.py``;
+    the health, partitions and Spark aggregate benchmarks measure the default one)."""
+    return warehouse_dir() / NAMESPACE / f"lapse_{files}_s{snapshots}"
+
+
 def marker_path(files: int, files_per_manifest: int = 2_500, commit_files: int = 0) -> Path:
     return bench_dir() / f"{table_name(files, files_per_manifest, commit_files)}.complete.json"
 

@@ -25,7 +25,11 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-DEFAULT_TABLE = Path.home() / ".cache" / "icebook" / "bench" / "warehouse" / "db" / "lapse_500000_s200"
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+import large_table  # after the path tweak, so the script runs from any directory
+
+DEFAULT_TABLE = large_table.lapse_location()
 REPO = Path(__file__).resolve().parent.parent
 
 

@@ -17,9 +17,14 @@ import resource
 import sys
 import time
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
-DEFAULT_TABLE = "/root/.cache/icebook/bench/warehouse/db/lapse_500000_s200"
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+import large_table  # after the path tweak, so the script runs from any directory
+
+DEFAULT_TABLE = large_table.lapse_location()
 
 
 def timed(label: str, work: Callable[[], Any]) -> Any:
@@ -51,4 +56,4 @@ def main(location: str) -> int:
 
 
 if __name__ == "__main__":
-    sys.exit(main(sys.argv[1] if len(sys.argv) > 1 else DEFAULT_TABLE))
+    sys.exit(main(sys.argv[1] if len(sys.argv) > 1 else str(DEFAULT_TABLE)))

@@ -48,7 +48,7 @@ def _name(files: int, snapshots: int) -> str:
 
 
 def _location(files: int, snapshots: int) -> Path:
-    return large_table.warehouse_dir() / large_table.NAMESPACE / _name(files, snapshots)
+    return large_table.lapse_location(files, snapshots)
 
 
 def _marker(files: int, snapshots: int) -> Path:
