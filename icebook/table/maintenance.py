@@ -106,13 +106,15 @@ class TableMaintenance:
         ``engine="spark"``: aggregated by the attached Spark session over the ``files`` and ``entries``
         metadata tables, which delete files apply to which data files included (the delete index's scope
         and statistics rules as Spark SQL); one row per partition reaches Python, never one per file."""
-        if engine == "arrow":
-            return self.health(at, list_files=False).files
-        if engine != "spark":
+        if engine not in ("arrow", "spark"):
             raise NotFound(f"engine {engine!r}", available=["arrow", "spark"])
+        snapshot = self.snapshot(at) if at is not None else self.current_snapshot
+        if engine == "arrow":
+            from icebook.analysis.maintenance.health import file_measures
+
+            return file_measures(self._table(), snapshot)
         from icebook.engines import spark_aggregates
 
-        snapshot = self.snapshot(at) if at is not None else self.current_snapshot
         return spark_aggregates.file_measures(self.metadata, self._spark_metadata_tables(snapshot))
 
     def expire_preview(

@@ -86,13 +86,16 @@ class CompactionOptions:
             return without_remainder
         return with_remainder
 
+    def size_masks(self, sizes: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """Which of ``sizes`` are outside the range: (too small, too large)."""
+        sizes = np.asarray(sizes, dtype=np.int64)
+        small = sizes < self.min_file_size_bytes
+        return small, ~small & (sizes > self.max_file_size_bytes)
+
     def size_reasons(self, size: int) -> tuple[str, ...]:
         """Why a file of ``size`` bytes is outside the range: "too small", "too large", or nothing."""
-        if size < self.min_file_size_bytes:
-            return (TOO_SMALL,)
-        if size > self.max_file_size_bytes:
-            return (TOO_LARGE,)
-        return ()
+        small, large = self.size_masks(np.array([size], dtype=np.int64))
+        return (TOO_SMALL,) if small[0] else (TOO_LARGE,) if large[0] else ()
 
 
 def compaction_options(
@@ -239,8 +242,7 @@ def candidate_reasons(
     sizes = np.asarray(sizes, dtype=np.int64)
     records = np.asarray(records, dtype=np.int64)
     delete_files = np.asarray(delete_files, dtype=np.int64)
-    small = sizes < o.min_file_size_bytes
-    large = ~small & (sizes > o.max_file_size_bytes)
+    small, large = o.size_masks(sizes)
     many = delete_files >= o.delete_file_threshold
     ratio = np.zeros(len(sizes), dtype=bool)
     with_rows = (delete_files > 0) & (records > 0)

@@ -33,7 +33,7 @@ import pyarrow as pa
 
 from icebook.analysis._frames import frame
 from icebook.analysis.ancestry import ancestor_ids
-from icebook.analysis.maintenance.binpack import compaction_options
+from icebook.analysis.maintenance.binpack import CompactionOptions, compaction_options
 from icebook.analysis.maintenance.compaction import CompactionCounts, CompactionPreview
 from icebook.analysis.maintenance.expire import ExpirePreview, GcDisabled, PendingExpiry, retention, start_expiry
 from icebook.analysis.maintenance.health_sections import (
@@ -174,12 +174,8 @@ def health(
     notes: list[str] = []
     if not is_current:
         notes.append("procedures act on the current snapshot, not on the one this report measures")
-    invalid = properties.invalid_properties(metadata.properties)
+    metadata, invalid = _usable(metadata)
     bad = {e.name for e in invalid}
-    if bad:
-        # Measure with the defaults of the invalid properties; leave out the previews that need them.
-        usable = {k: v for k, v in metadata.properties.items() if k not in bad}
-        metadata = replace(metadata, properties=usable)
     # Expiry first reads what only expired snapshots reach, and the orphan search lists the location; the
     # pass over the snapshot's manifests then marks off what they reference, so each is read once.
     pending: PendingExpiry | None = None
@@ -200,8 +196,7 @@ def health(
             one(manifest, live)
 
     # One pass over the snapshot's manifests, one at a time: files, deletes, manifests and compaction.
-    target = properties.MANIFEST_TARGET_SIZE_BYTES.read(metadata.properties)
-    options = compaction_options(metadata.properties)
+    options, target = _measure_settings(metadata)
     measured = measure_snapshot(table, snapshot, options, target, visit=visit if visitors else None)
     files, manifests = measured.files, measured.manifests
     compaction: CompactionCounts | None = None
@@ -239,6 +234,28 @@ def health(
         notes=tuple(notes),
         invalid_properties=invalid,
     )
+
+
+def file_measures(table: TableLike, snapshot: Snapshot | None) -> FilesHealth:
+    """The report's files section at ``snapshot`` alone: one pass over its manifests, without the history,
+    refs, expiry and orphans the whole report reads."""
+    options, target = _measure_settings(_usable(table.metadata)[0])
+    return measure_snapshot(table, snapshot, options, target).files
+
+
+def _usable(metadata: TableMetadata) -> tuple[TableMetadata, tuple[PropertyError, ...]]:
+    """``metadata`` without its invalid properties, so that measures use their defaults (the previews that
+    need one are left out by the caller), and the errors."""
+    invalid = properties.invalid_properties(metadata.properties)
+    bad = {e.name for e in invalid}
+    if not bad:
+        return metadata, invalid
+    return replace(metadata, properties={k: v for k, v in metadata.properties.items() if k not in bad}), invalid
+
+
+def _measure_settings(metadata: TableMetadata) -> tuple[CompactionOptions, int]:
+    """What the pass over a snapshot's manifests reads of the properties: compaction options, manifest target."""
+    return compaction_options(metadata.properties), properties.MANIFEST_TARGET_SIZE_BYTES.read(metadata.properties)
 
 
 # The properties an expiry preview reads: with one of them invalid, the report leaves it out.
@@ -439,4 +456,4 @@ def _findings(
     return out
 
 
-__all__ = ["Area", "Finding", "HealthReport", "ProcedureCall", "health"]
+__all__ = ["Area", "Finding", "HealthReport", "ProcedureCall", "file_measures", "health"]

@@ -163,8 +163,7 @@ def measure_snapshot(
                 np.ones(n, dtype=np.int64),
                 sizes,
                 records,
-                sizes < options.min_file_size_bytes,
-                sizes > options.max_file_size_bytes,
+                *options.size_masks(sizes),
                 delete_count > 0,
             )
         ):
