@@ -2,11 +2,14 @@
 
 The warehouse is built once and cached under $ICEBOOK_HOME keyed by the scenarios' hash, so a
 second run starts in seconds. A test that needs Spark fails when Spark cannot start; it never skips.
+
+The suite runs in tiers (``spark``, ``browser``, ``services``: see ``_support/tiers.py``), under a
+per-test timeout (``_support/timeouts.py``), and no test leaves the environment changed
+(``_support/environment.py``).
 """
 
 from __future__ import annotations
 
-import os
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -16,6 +19,8 @@ import pytest
 from icebook.engines.spark_session import add_catalog, get_session
 from icebook.scenarios import SCENARIOS
 from icebook.scenarios.build import CATALOG, ensure_warehouse, table_location
+
+pytest_plugins = ("_support.tiers", "_support.timeouts", "_support.environment")
 
 
 @pytest.fixture(scope="session")
@@ -39,23 +44,24 @@ def scenario_locations(warehouse: Path) -> dict[str, Path]:
 
 
 @pytest.fixture(scope="session")
-def pyiceberg_catalog() -> Iterator[str]:
-    """The PyIceberg-written scenarios in a SQL catalog (sqlite), configured for the whole run the
-    way users configure catalogs: ``PYICEBERG_CATALOG__SQLCAT__*`` environment variables."""
+def pyiceberg_scenarios() -> tuple[str, dict[str, str]]:
+    """The PyIceberg-written scenarios in a SQL catalog (sqlite), built once per run (cached on disk): the
+    catalog's name and the ``PYICEBERG_CATALOG__SQLCAT__*`` environment variables that configure it."""
     from icebook.scenarios.sql_catalog.build import CATALOG_NAME, catalog_properties, ensure_pyiceberg_warehouse
 
     root = ensure_pyiceberg_warehouse("test", progress=False)
-    keys = {f"PYICEBERG_CATALOG__{CATALOG_NAME.upper()}__{k.upper()}": v for k, v in catalog_properties(root).items()}
-    saved = {k: os.environ.get(k) for k in keys}
-    os.environ.update(keys)
-    try:
-        yield CATALOG_NAME
-    finally:
-        for k, v in saved.items():
-            if v is None:
-                os.environ.pop(k, None)
-            else:
-                os.environ[k] = v
+    prefix = f"PYICEBERG_CATALOG__{CATALOG_NAME.upper()}__"
+    return CATALOG_NAME, {f"{prefix}{k.upper()}": v for k, v in catalog_properties(root).items()}
+
+
+@pytest.fixture()
+def pyiceberg_catalog(pyiceberg_scenarios: tuple[str, dict[str, str]], monkeypatch: pytest.MonkeyPatch) -> str:
+    """The PyIceberg scenarios' catalog, configured for this test the way users configure catalogs:
+    ``PYICEBERG_CATALOG__SQLCAT__*`` environment variables."""
+    name, variables = pyiceberg_scenarios
+    for key, value in variables.items():
+        monkeypatch.setenv(key, value)
+    return name
 
 
 @pytest.fixture()

@@ -12,6 +12,8 @@ import pytest
 import icebook
 from icebook.cli import main
 
+pytestmark = pytest.mark.spark
+
 
 def run(*args: str) -> tuple[int, str]:
     out = io.StringIO()

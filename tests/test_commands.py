@@ -62,6 +62,7 @@ def _parsed(args: Any) -> dict[str, Any]:
     return {k: v for k, v in vars(args).items() if k not in NOT_PARSED}
 
 
+@pytest.mark.spark
 def test_the_same_commands_through_the_command_line_and_the_magic(
     shell: InteractiveShell, scenario_locations: dict[str, Path]
 ) -> None:
@@ -89,6 +90,7 @@ def test_the_same_commands_through_the_command_line_and_the_magic(
             assert len(shown) and "<table" in data["text/html"], line
 
 
+@pytest.mark.spark
 def test_notebook_only_commands(shell: InteractiveShell, scenario_locations: dict[str, Path]) -> None:
     code, _ = cli("explore", str(scenario_locations["events"]))
     assert code == 2

@@ -123,6 +123,7 @@ def _make_cycle(table: Path) -> tuple[list[int], Path]:
     return ids, current
 
 
+@pytest.mark.spark
 def test_a_parent_cycle_is_an_error_in_changes_and_diff_and_shown_in_lineage(
     scenario_locations: dict[str, Path], tmp_path: Path
 ) -> None:
@@ -152,6 +153,7 @@ def test_a_parent_cycle_is_an_error_in_changes_and_diff_and_shown_in_lineage(
 # ------------------------------------------------------------------ truncations and cross-checks
 
 
+@pytest.mark.spark
 def test_a_manifest_list_cut_after_its_header_is_not_an_empty_table(scenario_locations: dict[str, Path]) -> None:
     location = scenario_locations["orders_cow"]
     snapshot = icebook.open(location).current_snapshot
@@ -166,6 +168,7 @@ def test_a_manifest_list_cut_after_its_header_is_not_an_empty_table(scenario_loc
         within_limit(t.inspect.files)
 
 
+@pytest.mark.spark
 def test_a_manifest_cut_after_its_header_is_caught_by_its_entry_counts(scenario_locations: dict[str, Path]) -> None:
     location = scenario_locations["orders_cow"]
     victim = icebook.open(location).inspect.manifests()["path"].iloc[0]
@@ -174,6 +177,7 @@ def test_a_manifest_cut_after_its_header_is_caught_by_its_entry_counts(scenario_
         within_limit(t.read)
 
 
+@pytest.mark.spark
 def test_without_entry_counts_a_cut_manifest_is_caught_by_its_length(scenario_locations: dict[str, Path]) -> None:
     location = scenario_locations["legacy_v1"]
     snapshot = icebook.open(location).current_snapshot
@@ -191,6 +195,7 @@ def test_without_entry_counts_a_cut_manifest_is_caught_by_its_length(scenario_lo
         within_limit(t.read)
 
 
+@pytest.mark.spark
 def test_a_whole_manifest_with_a_stale_length_reads_like_spark(scenario_locations: dict[str, Path]) -> None:
     # Spark's rewrite_table_path (Iceberg 1.10) keeps the old manifest_length in copied manifest lists.
     location = scenario_locations["orders_cow"]
@@ -208,6 +213,7 @@ def test_a_whole_manifest_with_a_stale_length_reads_like_spark(scenario_location
     assert within_limit(t.read).num_rows == icebook.open(location).read().num_rows
 
 
+@pytest.mark.spark
 def test_entry_counts_of_the_manifest_list_are_checked(scenario_locations: dict[str, Path]) -> None:
     location = scenario_locations["orders_cow"]
     snapshot = icebook.open(location).current_snapshot
@@ -231,6 +237,7 @@ def _negative_null_count(data_file: dict[str, Any]) -> None:
     data_file["null_value_counts"][0]["value"] = -1
 
 
+@pytest.mark.spark
 @pytest.mark.parametrize(
     ("damage", "says"),
     [
@@ -249,6 +256,7 @@ def test_metric_maps_are_checked_whether_or_not_a_read_needs_them(
             within_limit(lambda t=t, read=read: read(t))
 
 
+@pytest.mark.spark
 def test_summary_totals_are_checked_against_what_was_read(scenario_locations: dict[str, Path], tmp_path: Path) -> None:
     table = copy_table(scenario_locations["orders_cow"], tmp_path / "orders")
     records: list[str] = []
@@ -297,6 +305,7 @@ def _with_edited_entry(location: Path, content: int, edit: Callable[[dict[str, A
     return ServingFileIO({victim: manifest, snapshot.manifest_list: rewrite_avro(snapshot.manifest_list, fix_length)})
 
 
+@pytest.mark.spark
 def test_a_negative_deletion_vector_offset_is_a_metadata_error(scenario_locations: dict[str, Path]) -> None:
     location = scenario_locations["dv_v3"]
 
@@ -308,6 +317,7 @@ def test_a_negative_deletion_vector_offset_is_a_metadata_error(scenario_location
         within_limit(t.read)
 
 
+@pytest.mark.spark
 def test_a_huge_deletion_vector_size_is_a_metadata_error_not_a_memory_error(
     scenario_locations: dict[str, Path],
 ) -> None:
@@ -324,6 +334,7 @@ def test_a_huge_deletion_vector_size_is_a_metadata_error_not_a_memory_error(
 # ------------------------------------------------------------------ storage
 
 
+@pytest.mark.spark
 def test_a_manifest_path_naming_a_fifo_does_not_hang(scenario_locations: dict[str, Path], tmp_path: Path) -> None:
     location = scenario_locations["orders_cow"]
     victim = icebook.open(location).inspect.manifests()["path"].iloc[0]
@@ -334,6 +345,7 @@ def test_a_manifest_path_naming_a_fifo_does_not_hang(scenario_locations: dict[st
         within_limit(t.inspect.files)
 
 
+@pytest.mark.spark
 def test_a_manifest_schema_field_without_a_name_is_a_metadata_error(scenario_locations: dict[str, Path]) -> None:
     # Found by the fuzz test: one flipped byte in the header's schema JSON raised a bare KeyError.
     location = scenario_locations["orders_cow"]
@@ -346,6 +358,7 @@ def test_a_manifest_schema_field_without_a_name_is_a_metadata_error(scenario_loc
         within_limit(t.inspect.files)
 
 
+@pytest.mark.spark
 def test_a_manifest_path_with_a_nul_byte_is_a_metadata_error(
     scenario_locations: dict[str, Path], tmp_path: Path
 ) -> None:
@@ -379,6 +392,7 @@ def _broken(tmp_path: Path, scenario_locations: dict[str, Path], edit: Callable[
     return edit_metadata(table, edit)
 
 
+@pytest.mark.spark
 @pytest.mark.parametrize(
     ("field", "edit"),
     [
@@ -400,6 +414,7 @@ def test_values_out_of_range_name_the_file_and_the_json_path(
     assert str(info.value).startswith(f"metadata {current}: {field}: "), str(info.value)
 
 
+@pytest.mark.spark
 def test_far_but_representable_times_still_work(scenario_locations: dict[str, Path], tmp_path: Path) -> None:
     year_9999 = 253_402_300_799_000
 
@@ -432,12 +447,14 @@ def _add_nested_column(depth: int) -> Callable[[dict[str, Any]], None]:
     return edit
 
 
+@pytest.mark.spark
 def test_a_200_deep_schema_is_a_metadata_error(scenario_locations: dict[str, Path], tmp_path: Path) -> None:
     current = _broken(tmp_path, scenario_locations, _add_nested_column(200))
     with pytest.raises(MetadataError, match=rf"metadata {current}: schemas\[\d+\]\.deep(\.n\d+)+: types nested more"):
         icebook.open(current)
 
 
+@pytest.mark.spark
 def test_a_schema_at_the_nesting_limit_works_everywhere(scenario_locations: dict[str, Path], tmp_path: Path) -> None:
     t = icebook.open(_broken(tmp_path, scenario_locations, _add_nested_column(62)))
     assert "deep" in str(t.metadata.current_schema())
@@ -445,6 +462,7 @@ def test_a_schema_at_the_nesting_limit_works_everywhere(scenario_locations: dict
     assert len(t.inspect.files()) > 0 and t.read().num_rows > 0
 
 
+@pytest.mark.spark
 def test_json_nested_10000_deep_is_a_metadata_error(scenario_locations: dict[str, Path], tmp_path: Path) -> None:
     table = copy_table(scenario_locations["events"], tmp_path / "events")
     current = Path(icebook.open(table).metadata_location)
@@ -454,6 +472,7 @@ def test_json_nested_10000_deep_is_a_metadata_error(scenario_locations: dict[str
         icebook.open(table)
 
 
+@pytest.mark.spark
 def test_an_unknown_key_nested_deeper_than_the_limit_names_its_path(
     scenario_locations: dict[str, Path], tmp_path: Path
 ) -> None:
@@ -470,6 +489,7 @@ def test_an_unknown_key_nested_deeper_than_the_limit_names_its_path(
         icebook.open(current)
 
 
+@pytest.mark.spark
 def test_exploring_a_hostile_table_still_writes_nothing(scenario_locations: dict[str, Path]) -> None:
     location = scenario_locations["hostile"]
     before = {p: (p.stat().st_mtime_ns, p.stat().st_size) for p in location.rglob("*")}

@@ -19,6 +19,8 @@ from icebook.errors import NotFound
 from icebook.scenarios.build import CATALOG, NAMESPACE, read_marker, table_location, warehouse_path
 from icebook.server import lake
 
+pytestmark = pytest.mark.spark
+
 
 @pytest.fixture(scope="module")
 def built_warehouse() -> Path:
@@ -130,7 +132,6 @@ def test_a_name_pyiceberg_also_configures_stays_pyicebergs(
     assert [row.get("source") for row in rows] == ["pyiceberg"]
 
 
-@pytest.mark.spark
 def test_a_running_sessions_catalogs_are_listed_with_their_tables(warehouse: Path) -> None:
     listed = {c["name"]: c for c in lake.catalog_list()}
     assert listed[CATALOG]["source"] == "spark" and listed[CATALOG]["warehouse"] == str(warehouse.resolve())
@@ -154,7 +155,6 @@ def test_a_running_sessions_catalogs_are_listed_with_their_tables(warehouse: Pat
     assert card["records"] == int(current.summary["total-records"])
 
 
-@pytest.mark.spark
 def test_no_session_no_spark_catalogs(warehouse: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(spark_session, "session_running", lambda: False)
     assert CATALOG not in {c["name"] for c in lake.catalog_list()}

@@ -12,6 +12,8 @@ from IPython.core.interactiveshell import InteractiveShell
 
 import icebook
 
+pytestmark = pytest.mark.spark
+
 
 def ice(ip: InteractiveShell, line: str) -> Any:
     return ip.run_line_magic("ice", line)

@@ -6,7 +6,6 @@ The book test reuses the executions of the notebook tests (one run per notebook 
 
 from __future__ import annotations
 
-import os
 import re
 import threading
 import time
@@ -67,9 +66,10 @@ _runs: dict[str, tuple[Any, float]] = {}
 def run(path: Path, warehouse: Path, workdir: Path) -> Any:
     """Execute ``path`` once per test session (the kernel sees the test warehouse as the demo one)."""
     if path.name not in _runs:
-        os.environ["ICEBOOK_DEMO_WAREHOUSE"] = str(warehouse)
-        started = time.monotonic()
-        nb = execute(path, workdir=workdir)
+        with pytest.MonkeyPatch.context() as env:  # the kernel's environment; this process's stays as it was
+            env.setenv("ICEBOOK_DEMO_WAREHOUSE", str(warehouse))
+            started = time.monotonic()
+            nb = execute(path, workdir=workdir)
         _runs[path.name] = (nb, time.monotonic() - started)
     return _runs[path.name][0]
 
@@ -79,6 +79,7 @@ def test_there_is_a_tour_and_a_lesson_per_concept() -> None:
     assert names == set(KEY_VIEWS)
 
 
+@pytest.mark.spark
 @pytest.mark.parametrize("path", NOTEBOOKS, ids=[p.name for p in NOTEBOOKS])
 def test_notebook_executes(path: Path, warehouse: Path, tmp_path_factory: pytest.TempPathFactory) -> None:
     nb = run(path, warehouse, tmp_path_factory.mktemp(path.stem))
@@ -90,6 +91,7 @@ def test_notebook_executes(path: Path, warehouse: Path, tmp_path_factory: pytest
         assert any(c.cell_type == "markdown" and c.source.startswith("## Summary") for c in nb.cells[-3:])
 
 
+@pytest.mark.spark
 def test_book_is_static_and_shows_each_lesson(warehouse: Path, tmp_path_factory: pytest.TempPathFactory) -> None:
     executed = [(p, run(p, warehouse, tmp_path_factory.mktemp(p.stem)), _runs[p.name][1]) for p in NOTEBOOKS]
     pages = write_book(executed, BOOK)
@@ -108,6 +110,8 @@ def test_book_is_static_and_shows_each_lesson(warehouse: Path, tmp_path_factory:
             assert marker in text, f"{page.file} does not show {what} ({marker!r})"
 
 
+@pytest.mark.spark
+@pytest.mark.browser
 def test_book_opens_in_a_browser_from_files(warehouse: Path, tmp_path_factory: pytest.TempPathFactory) -> None:
     """Headless Chromium opens every page from file:// with every other request blocked; a screenshot
     of each lands in test-artifacts/screenshots/book-<page>.png."""

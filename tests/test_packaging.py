@@ -145,6 +145,7 @@ def _fresh_install(wheel: Path, tmp_path: Path) -> Path:
     return env / "bin"
 
 
+@pytest.mark.spark
 def test_wheel_runs_demo_lessons_and_book_outside_the_checkout(wheel: Path, warehouse: Path, tmp_path: Path) -> None:
     import os
 

@@ -38,6 +38,7 @@ def test_the_readme_has_examples_of_each_kind() -> None:
     assert any("t.sql(" in c for c in cells) and any("health()" in c for c in cells)
 
 
+@pytest.mark.spark
 def test_readme_examples_run_in_a_fresh_kernel(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("ICEBOOK_HOME", str(tmp_path / "home"))
     monkeypatch.delenv("ICEBOOK_DEMO_WAREHOUSE", raising=False)

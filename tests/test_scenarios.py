@@ -10,6 +10,8 @@ import pytest
 from icebook.scenarios import SCENARIOS, Scenario
 from icebook.scenarios.build import read_marker, scenario_hash
 
+pytestmark = pytest.mark.spark
+
 
 @pytest.mark.parametrize("scenario", SCENARIOS.values(), ids=list(SCENARIOS))
 def test_scenario_claims(spark: Any, warehouse: Path, scenario: Scenario) -> None:

@@ -54,6 +54,7 @@ def _copy_table(src: Path, dst: Path) -> Path:
     return dst
 
 
+@pytest.mark.spark
 def test_open_and_list_snapshots_reads_no_manifest(scenario_locations: dict[str, Path]) -> None:
     io = CountingFileIO()
     t = open_table(str(scenario_locations["events"]), fileio=io)
@@ -68,6 +69,7 @@ def test_open_and_list_snapshots_reads_no_manifest(scenario_locations: dict[str,
     assert [p for p in io.read if p.endswith(".avro")], "files() must read the manifest list and manifests"
 
 
+@pytest.mark.spark
 def test_a_manifest_is_read_once_per_table(scenario_locations: dict[str, Path]) -> None:
     io = CountingFileIO()
     t = open_table(str(scenario_locations["events"]), fileio=io)
@@ -78,6 +80,7 @@ def test_a_manifest_is_read_once_per_table(scenario_locations: dict[str, Path]) 
     assert len(manifests) == len(set(manifests))
 
 
+@pytest.mark.spark
 def test_exploring_never_writes_into_the_table(scenario_locations: dict[str, Path]) -> None:
     location = scenario_locations["events"]
     before = {p: (p.stat().st_mtime_ns, p.stat().st_size) for p in location.rglob("*")}
@@ -90,6 +93,7 @@ def test_exploring_never_writes_into_the_table(scenario_locations: dict[str, Pat
     assert before == after
 
 
+@pytest.mark.spark
 def test_open_accepts_metadata_file_and_file_uri(scenario_locations: dict[str, Path]) -> None:
     t = icebook.open(scenario_locations["legacy_v1"])
     by_file = icebook.open(t.metadata_location)
@@ -99,6 +103,7 @@ def test_open_accepts_metadata_file_and_file_uri(scenario_locations: dict[str, P
     assert all(s.sequence_number is None for s in t.snapshots)  # v1: absent, read as 0 by a named rule
 
 
+@pytest.mark.spark
 def test_unknown_at_lists_what_exists(scenario_locations: dict[str, Path]) -> None:
     t = icebook.open(scenario_locations["events"])
     with pytest.raises(NotFound, match=r"no branch, tag or snapshot named 'nope'.*audit.*main.*release-2024-01"):
@@ -109,6 +114,7 @@ def test_unknown_at_lists_what_exists(scenario_locations: dict[str, Path]) -> No
         t.snapshot("2000-01-01T00:00:00")
 
 
+@pytest.mark.spark
 def test_missing_manifest_names_the_file(scenario_locations: dict[str, Path]) -> None:
     victim = icebook.open(scenario_locations["orders_cow"]).inspect.manifests()["path"].iloc[0]
     t = open_table(str(scenario_locations["orders_cow"]), fileio=FaultyFileIO(missing=victim))
@@ -116,6 +122,7 @@ def test_missing_manifest_names_the_file(scenario_locations: dict[str, Path]) ->
         t.inspect.files()
 
 
+@pytest.mark.spark
 def test_missing_manifest_list_names_the_file(scenario_locations: dict[str, Path]) -> None:
     t = icebook.open(scenario_locations["orders_cow"])
     victim = t.current_snapshot.manifest_list
@@ -124,6 +131,7 @@ def test_missing_manifest_list_names_the_file(scenario_locations: dict[str, Path
         t.inspect.manifests()
 
 
+@pytest.mark.spark
 def test_truncated_manifest_names_the_file(scenario_locations: dict[str, Path]) -> None:
     victim = icebook.open(scenario_locations["orders_cow"]).inspect.manifests()["path"].iloc[0]
     t = open_table(str(scenario_locations["orders_cow"]), fileio=FaultyFileIO(truncated=victim))
@@ -135,6 +143,7 @@ def _current_metadata(table: Path) -> Path:
     return Path(icebook.open(table).metadata_location)
 
 
+@pytest.mark.spark
 def test_corrupt_metadata_json_names_the_file(scenario_locations: dict[str, Path], tmp_path: Path) -> None:
     table = _copy_table(scenario_locations["dv_v3"], tmp_path / "dv_v3")
     current = _current_metadata(table)
@@ -143,6 +152,7 @@ def test_corrupt_metadata_json_names_the_file(scenario_locations: dict[str, Path
         icebook.open(table)
 
 
+@pytest.mark.spark
 def test_unknown_format_version_is_unsupported(scenario_locations: dict[str, Path], tmp_path: Path) -> None:
     table = _copy_table(scenario_locations["dv_v3"], tmp_path / "dv_v3")
     current = _current_metadata(table)
@@ -153,6 +163,7 @@ def test_unknown_format_version_is_unsupported(scenario_locations: dict[str, Pat
         icebook.open(table)
 
 
+@pytest.mark.spark
 def test_ref_to_missing_snapshot_names_the_ref(scenario_locations: dict[str, Path], tmp_path: Path) -> None:
     table = _copy_table(scenario_locations["events"], tmp_path / "events")
     current = _current_metadata(table)

@@ -34,6 +34,8 @@ from icebook.scenarios.concurrent_writes import (
 )
 from icebook.spec.filenames import parse_manifest_list_name
 
+pytestmark = pytest.mark.spark
+
 VALIDATION = "org.apache.iceberg.exceptions.ValidationException"
 
 

@@ -63,6 +63,7 @@ def _invocations(locations: dict[str, Path], warehouse: Path, tmp: Path) -> list
     return out
 
 
+@pytest.mark.spark
 def test_every_command_fits_100_columns_without_python_repr(
     scenario_locations: dict[str, Path], warehouse: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -82,6 +83,7 @@ def test_every_command_fits_100_columns_without_python_repr(
         assert found is None, f"{words}: Python repr {found.group(0)!r} in\n{text}"
 
 
+@pytest.mark.spark
 def test_values_read_as_iceberg_writes_them(
     scenario_locations: dict[str, Path], monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -117,6 +119,7 @@ def test_long_paths_shortened_in_the_middle() -> None:
     assert all(len(line) <= 50 for line in text.splitlines()) and "…" in text
 
 
+@pytest.mark.spark
 def test_demo_guides_and_refuses_a_wrong_kind(
     warehouse: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
@@ -136,6 +139,7 @@ def test_demo_guides_and_refuses_a_wrong_kind(
     assert code == 1 and "invalid choice: 'events'" in err and "'demo'" in err and "'test'" in err
 
 
+@pytest.mark.spark
 def test_tables_of_a_warehouse_directory(
     warehouse: Path, scenario_locations: dict[str, Path], capsys: pytest.CaptureFixture[str]
 ) -> None:

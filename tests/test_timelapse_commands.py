@@ -13,6 +13,8 @@ import icebook
 from icebook.analysis.history.timelapse import Timelapse
 from icebook.cli import main
 
+pytestmark = pytest.mark.spark
+
 
 def run(*args: str) -> tuple[int, str]:
     out = io.StringIO()

@@ -18,6 +18,8 @@ from icebook.engines.arrow import read_live_rows
 from icebook.errors import NotFound
 from icebook.scenarios import SCENARIOS
 
+pytestmark = pytest.mark.spark
+
 
 def _norm(v: Any) -> Any:
     if v is None or (isinstance(v, float) and v != v):

@@ -18,6 +18,8 @@ from icebook.io.fileio import ArrowFileIO
 from icebook.scenarios import SCENARIOS
 from icebook.table import Table, open_table
 
+pytestmark = pytest.mark.spark
+
 Key = tuple[str, int | None]
 Facts = tuple[int, int, int, int]  # content, spec_id, record_count, file_size_in_bytes
 

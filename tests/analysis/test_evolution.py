@@ -29,6 +29,7 @@ def events(scenario_locations: dict[str, Path]) -> Table:
     return icebook.open(scenario_locations["events"])
 
 
+@pytest.mark.spark
 def test_events_schema_changes_are_the_ones_spark_made(spark: Any, events: Table) -> None:
     ev = evolution(events.metadata, events.store)
     changes = {e.id: [(c.kind, c.field_id, c.name, c.before, c.after) for c in e.changes] for e in ev.schemas}
@@ -50,6 +51,7 @@ def test_events_schema_changes_are_the_ones_spark_made(spark: Any, events: Table
     assert ev.schemas[1].first_snapshot_id == events.snapshot("release-2024-01").snapshot_id
 
 
+@pytest.mark.spark
 def test_events_spec_change_is_the_one_spark_made(spark: Any, events: Table) -> None:
     ev = evolution(events.metadata, events.store)
     assert [e.id for e in ev.specs] == [0, 1]
@@ -77,6 +79,7 @@ def test_events_spec_change_is_the_one_spark_made(spark: Any, events: Table) -> 
     } == spark_specs
 
 
+@pytest.mark.spark
 @pytest.mark.parametrize("name", list(SCENARIOS))
 def test_files_per_spec_equal_spark_counts_without_reading_manifests(
     spark: Any, scenario_locations: dict[str, Path], name: str
@@ -99,6 +102,7 @@ def test_files_per_spec_equal_spark_counts_without_reading_manifests(
     assert {k: v for k, v in ours.items() if v} == theirs
 
 
+@pytest.mark.spark
 @pytest.mark.parametrize("name", list(SCENARIOS))
 def test_became_current_matches_the_metadata_files(scenario_locations: dict[str, Path], name: str) -> None:
     t = icebook.open(scenario_locations[name])
@@ -121,6 +125,7 @@ def test_became_current_matches_the_metadata_files(scenario_locations: dict[str,
     assert frame["first_snapshot_id"].dropna().isin(list(ev.snapshots["snapshot_id"])).all()
 
 
+@pytest.mark.spark
 def test_missing_history_is_reported_as_unknown(tmp_path: Path, events: Table) -> None:
     obj = json.loads(Path(events.metadata_location).read_text())
     for entry in obj["metadata-log"]:
@@ -139,6 +144,7 @@ def test_missing_history_is_reported_as_unknown(tmp_path: Path, events: Table) -
     assert [c.kind for c in ev.schemas[2].changes] == ["renamed"]
 
 
+@pytest.mark.spark
 def test_explain_predicate_hidden_partitioning(events: Table) -> None:
     ex = evolution(events.metadata, events.store).explain_predicate("ts", ">=", "2024-01-03")
     by_spec = {p.spec_id: p for p in ex.projections}
@@ -212,6 +218,7 @@ def test_projection_rules(column: str, transform: str, op: str, value: Any, expe
     assert projection.predicate == expected, projection.reason
 
 
+@pytest.mark.spark
 def test_projection_is_inclusive_for_the_files_spark_reads(spark: Any, events: Table) -> None:
     # Every file holding a row that matches `ts op v` must lie in a partition the projection keeps.
     files = events.inspect.files(at="main")
@@ -243,6 +250,7 @@ def test_projection_is_inclusive_for_the_files_spark_reads(spark: Any, events: T
     assert pruned_somewhere
 
 
+@pytest.mark.spark
 def test_html_and_repr_escape(events: Table) -> None:
     ev = evolution(events.metadata, events.store)
     page = render_html(ev)
@@ -254,6 +262,7 @@ def test_html_and_repr_escape(events: Table) -> None:
     assert "&lt;script&gt;" in render_html(ex) and "<script>" not in render_html(ex)
 
 
+@pytest.mark.spark
 def test_a_gap_in_the_log_makes_unknown_only_what_first_shows_after_it(tmp_path: Path, events: Table) -> None:
     files = [e.metadata_file for e in events.metadata.metadata_log] + [events.metadata_location]
     schema_ids = [json.loads(Path(f).read_text())["current-schema-id"] for f in files]

@@ -15,6 +15,8 @@ from icebook.engines.spark_session import add_catalog
 from icebook.scenarios import SCENARIOS
 from icebook.table import Table
 
+pytestmark = pytest.mark.spark
+
 LAB = "lineage_lab"
 
 

@@ -15,6 +15,8 @@ from icebook.analysis.tables.inspect import files_arrow, spark_shaped, to_pandas
 from icebook.scenarios import SCENARIOS
 from icebook.table import Table
 
+pytestmark = pytest.mark.spark
+
 
 @pytest.fixture(scope="module")
 def tables(scenario_locations: dict[str, Path]) -> dict[str, Table]:

@@ -6,8 +6,12 @@ import uuid
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 import icebook
 from icebook.engines.spark_session import add_catalog
+
+pytestmark = pytest.mark.spark
 
 
 def test_delete_counts_add_up_across_delete_files(spark: Any, tmp_path: Path) -> None:

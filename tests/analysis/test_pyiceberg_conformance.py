@@ -12,10 +12,12 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
-from test_conformance import assert_same, norm
+from _support.conformance import assert_same, norm
 
 import icebook
 from icebook.scenarios.sql_catalog import PYICEBERG_SCENARIOS
+
+pytestmark = pytest.mark.spark
 
 SPARK_FAILS_ON = {"trips": ("readable_metrics",)}
 

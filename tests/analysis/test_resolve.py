@@ -74,6 +74,7 @@ def test_snapshot_id_from_text() -> None:
     assert snapshot_id_from_text("²") is None
 
 
+@pytest.mark.spark
 def test_every_table_entry_point_reads_at_the_same_way(scenario_locations: dict[str, Path]) -> None:
     t = icebook.open(scenario_locations["events"])
     audit = t.refs["audit"].snapshot_id

@@ -84,6 +84,7 @@ def test_inclusive_evaluation_of_bounds() -> None:
     assert not verdict.might_match and "lower bound" in verdict.reason and "upper bound" in verdict.reason
 
 
+@pytest.mark.spark
 def test_events_explain_shows_summary_bounds_and_sequence_reasons(scenario_locations: dict[str, Path]) -> None:
     t = icebook.open(scenario_locations["events"])
     snapshot = t.current_snapshot
@@ -109,6 +110,7 @@ def test_events_explain_shows_summary_bounds_and_sequence_reasons(scenario_locat
     assert len(plan.tasks) == 3
 
 
+@pytest.mark.spark
 def test_equality_delete_scope_rules(scenario_locations: dict[str, Path]) -> None:
     t = icebook.open(scenario_locations["equality_deletes"])
     snapshot = t.current_snapshot
@@ -129,6 +131,7 @@ def test_equality_delete_scope_rules(scenario_locations: dict[str, Path]) -> Non
     assert any("eu-names-eq-deletes.parquet" in d.file_path for task in eu for d in task.deletes)
 
 
+@pytest.mark.spark
 def test_dv_matching_v3(scenario_locations: dict[str, Path]) -> None:
     t = icebook.open(scenario_locations["dv_v3"])
     snapshot = t.current_snapshot
@@ -142,6 +145,7 @@ def test_dv_matching_v3(scenario_locations: dict[str, Path]) -> None:
     assert "deletion vector" in plan.explain()
 
 
+@pytest.mark.spark
 @pytest.mark.parametrize(
     ("name", "text", "skips"),
     [
@@ -161,6 +165,7 @@ def test_pruning_happens_on_every_kind_of_table(
     assert bool(plan.skipped) == skips, plan.explain()
 
 
+@pytest.mark.spark
 def test_partition_summary_without_bounds_is_not_all_null(scenario_locations: dict[str, Path]) -> None:
     from dataclasses import replace
 

@@ -21,7 +21,7 @@ from pathlib import Path
 import numpy as np
 import pyarrow as pa
 import pytest
-from test_explain_agrees import COMPOUND, LEAVES, filter_text
+from _support.filters import COMPOUND, LEAVES, filter_text
 
 import icebook
 from icebook.analysis.expr.binding import bind
@@ -48,6 +48,7 @@ from icebook.spec.schema import Schema
 from icebook.spec.types import DATE, DOUBLE, LONG, STRING, DecimalType, NestedField, StructType
 
 
+@pytest.mark.spark
 @pytest.mark.parametrize("name", list(SCENARIOS))
 def test_columnar_verdicts_equal_the_scalar_evaluator(scenario_locations: dict[str, Path], name: str) -> None:
     t = icebook.open(scenario_locations[name])
@@ -96,6 +97,7 @@ def test_columnar_verdicts_equal_the_scalar_evaluator(scenario_locations: dict[s
         assert seen[Evidence.PARTITION_VALUE] + seen[Evidence.PARTITION_SUMMARY], seen
 
 
+@pytest.mark.spark
 @pytest.mark.parametrize("name", list(SCENARIOS))
 def test_delete_join_equals_the_scope_rules(scenario_locations: dict[str, Path], name: str) -> None:
     t = icebook.open(scenario_locations[name])
@@ -123,6 +125,7 @@ def test_delete_join_equals_the_scope_rules(scenario_locations: dict[str, Path],
             assert plan.explain_line_count() == len(plan.explain().splitlines())
 
 
+@pytest.mark.spark
 @pytest.mark.parametrize("name", list(SCENARIOS))
 def test_equality_statistics_rule_in_columns_equals_it_in_words(scenario_locations: dict[str, Path], name: str) -> None:
     """Every equality delete the scope rules apply to every data file of every snapshot: the columnar
@@ -262,6 +265,7 @@ def test_exact_values_with_nan_and_null(text: str) -> None:
     assert got.tolist() == want
 
 
+@pytest.mark.spark
 @pytest.mark.parametrize("name", list(SCENARIOS))
 def test_a_plan_from_projected_entries_equals_one_from_whole_entries(
     scenario_locations: dict[str, Path], name: str

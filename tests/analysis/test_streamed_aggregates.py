@@ -15,7 +15,7 @@ import pandas as pd
 import polars as pl
 import pyarrow as pa
 import pytest
-from test_explain_agrees import COMPOUND
+from _support.filters import COMPOUND
 
 import icebook
 from icebook.analysis.history.timelapse import timelapse
@@ -30,6 +30,8 @@ from icebook.errors import LargeListingWarning, OptionError
 from icebook.scenarios import SCENARIOS
 from icebook.spec.snapshots import Snapshot
 from icebook.table import Table
+
+pytestmark = pytest.mark.spark
 
 
 @pytest.fixture(scope="module")

@@ -15,6 +15,8 @@ from icebook.analysis.history.timelapse import STATE_COLUMNS, Timelapse
 from icebook.scenarios import SCENARIOS
 from icebook.table import Table
 
+pytestmark = pytest.mark.spark
+
 # The frame columns that aggregate live files, with how to compute each from a files listing.
 TOTALS = (
     "data_files",

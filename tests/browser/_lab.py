@@ -69,6 +69,8 @@ class LabServer:
     process: subprocess.Popen[bytes] = field(repr=False)
     home: Path | None = None
     """The server's private Jupyter config, data and runtime dirs live under it."""
+    demo_warehouse: Path | None = None
+    """The warehouse its kernels open as the demo warehouse (``ICEBOOK_DEMO_WAREHOUSE`` in their environment)."""
 
     def jupyter_env(self) -> dict[str, str]:
         """This environment with the server's private Jupyter dirs, for a ``jupyter`` command to see what it sees."""

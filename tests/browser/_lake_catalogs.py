@@ -15,10 +15,12 @@ HOSTILE_TABLE = "<b onmouseover=alert(1)>bold"
 class LakeCatalogs:
     """The catalogs the lake browser's tests see: the PyIceberg scenarios, a catalog whose names are
     markup, a catalog that cannot be reached, and a Spark Hadoop catalog over the scenario warehouse named
-    in the ``spark-defaults.conf`` of ``spark_conf_dir`` (the server's and its kernels' SPARK_CONF_DIR)."""
+    in the ``spark-defaults.conf`` of ``spark_conf_dir`` (the server's and its kernels' SPARK_CONF_DIR);
+    ``environment``: the ``PYICEBERG_CATALOG__*`` variables of the server's environment."""
 
     scenarios: str
     hostile: str
     offline: str
     spark: str
     spark_conf_dir: Path
+    environment: dict[str, str]

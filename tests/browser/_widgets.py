@@ -11,6 +11,13 @@ from IPython.display import HTML, display
 from icebook import display as D
 from icebook.scenarios.build import demo_table"""
 
+# Counts what markup injected into a page would have left behind: images, scripts, inline handlers.
+INJECTED_JS = """() => ({
+  imgs: Array.from(document.querySelectorAll('img')).filter(i => i.getAttribute('src') === 'x').length,
+  scripts: Array.from(document.querySelectorAll('script')).filter(s => (s.textContent || '').includes('alert(2)')).length,
+  handlers: Array.from(document.querySelectorAll('[onerror]')).length,
+})"""
+
 SPARK_TIMEOUT_MS = 180_000  # the first Spark query in a kernel starts a JVM (~10-30 s on 2 busy cores)
 
 

@@ -6,7 +6,6 @@ Artifacts land in test-artifacts/ (git-ignored): the server log and one screensh
 
 from __future__ import annotations
 
-import os
 import re
 import shutil
 import sys
@@ -30,11 +29,6 @@ from _lake_catalogs import HOSTILE_NAMESPACE, HOSTILE_TABLE, LAKE_EXTENSION, Lak
 from playwright.sync_api import Browser, ConsoleMessage, Error, Playwright, Route, expect, sync_playwright
 
 
-def pytest_configure(config: pytest.Config) -> None:
-    # Registered here rather than in pyproject so the browser suite stays self-contained (--strict-markers).
-    config.addinivalue_line("markers", "browser: drives JupyterLab in headless Chromium (fails if unavailable)")
-
-
 @pytest.fixture(scope="session", autouse=True)
 def _patient_expect() -> None:
     # expect()'s default 5 s is too short for widget views to render on 2 cores shared with Spark.
@@ -42,23 +36,26 @@ def _patient_expect() -> None:
 
 
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
-    # Lets `pytest -m "not browser"` deselect the whole directory. The hook sees every collected item, not
-    # only this directory's, hence the path test.
+    # Every test here runs against a JupyterLab server (services) whose kernels open the Spark-built scenario
+    # warehouse (spark), nearly all in Chromium (browser): `pytest -m "not browser"` deselects the whole
+    # directory. The hook sees every collected item, not only this directory's, hence the path test.
     here = Path(__file__).parent
     for item in items:
         if here in item.path.parents:
-            item.add_marker(pytest.mark.browser)
+            for tier in (pytest.mark.browser, pytest.mark.services, pytest.mark.spark):
+                item.add_marker(tier)
 
 
-def _set_catalog(name: str, properties: dict[str, str]) -> None:
-    for key, value in properties.items():
-        os.environ[f"PYICEBERG_CATALOG__{name.upper()}__{key.upper()}"] = value
+def _catalog_variables(name: str, properties: dict[str, str]) -> dict[str, str]:
+    return {f"PYICEBERG_CATALOG__{name.upper()}__{key.upper()}": value for key, value in properties.items()}
 
 
 @pytest.fixture(scope="session")
-def lake_catalogs(pyiceberg_catalog: str, warehouse: Path, tmp_path_factory: pytest.TempPathFactory) -> LakeCatalogs:
-    """Configured (``PYICEBERG_CATALOG__*``, a ``spark-defaults.conf``) before the server starts, so its
-    extension sees them."""
+def lake_catalogs(
+    pyiceberg_scenarios: tuple[str, dict[str, str]], warehouse: Path, tmp_path_factory: pytest.TempPathFactory
+) -> LakeCatalogs:
+    """Configured (``PYICEBERG_CATALOG__*``, a ``spark-defaults.conf``) in the server's environment when it
+    starts, so its extension sees them."""
     from pyiceberg.catalog.sql import SqlCatalog
     from pyiceberg.schema import Schema
     from pyiceberg.types import LongType, NestedField
@@ -69,9 +66,10 @@ def lake_catalogs(pyiceberg_catalog: str, warehouse: Path, tmp_path_factory: pyt
     catalog = SqlCatalog("hostile", **properties)
     catalog.create_namespace(HOSTILE_NAMESPACE)
     catalog.create_table((HOSTILE_NAMESPACE, HOSTILE_TABLE), Schema(NestedField(1, "id", LongType(), required=False)))
-    _set_catalog("hostile", properties)
+    scenarios, variables = pyiceberg_scenarios
+    variables = {**variables, **_catalog_variables("hostile", properties)}
     # Nothing listens on this port: listing the catalog fails at once with a connection error.
-    _set_catalog("offline", {"type": "rest", "uri": f"http://127.0.0.1:{free_port()}"})
+    variables.update(_catalog_variables("offline", {"type": "rest", "uri": f"http://127.0.0.1:{free_port()}"}))
     spark_conf = tmp_path_factory.mktemp("spark-conf")
     (spark_conf / "spark-defaults.conf").write_text(
         "spark.sql.catalog.sparklake org.apache.iceberg.spark.SparkCatalog\n"
@@ -79,7 +77,12 @@ def lake_catalogs(pyiceberg_catalog: str, warehouse: Path, tmp_path_factory: pyt
         f"spark.sql.catalog.sparklake.warehouse {warehouse.as_uri()}\n"
     )
     return LakeCatalogs(
-        scenarios=pyiceberg_catalog, hostile="hostile", offline="offline", spark="sparklake", spark_conf_dir=spark_conf
+        scenarios=scenarios,
+        hostile="hostile",
+        offline="offline",
+        spark="sparklake",
+        spark_conf_dir=spark_conf,
+        environment=variables,
     )
 
 
@@ -105,15 +108,18 @@ def lab_server(
     """JupyterLab on 127.0.0.1:<free port>, rooted at a temp dir that tests write notebooks into.
 
     Its kernels see the scenario warehouse as the demo warehouse, so notebooks open the test tables;
-    its lake browser sees the catalogs of ``lake_catalogs``.
+    its lake browser sees the catalogs of ``lake_catalogs``. Both are the server's (and its kernels')
+    environment only: this process's stays as it was.
     """
-    os.environ["ICEBOOK_DEMO_WAREHOUSE"] = str(warehouse)
     root = tmp_path_factory.mktemp("lab-root")
     home = tmp_path_factory.mktemp("lab-home")
     _install_lake_browser(home)
     try:
-        with pytest.MonkeyPatch.context() as env:  # the server's (and its kernels') Spark configuration only
+        with pytest.MonkeyPatch.context() as env:
+            env.setenv("ICEBOOK_DEMO_WAREHOUSE", str(warehouse))
             env.setenv("SPARK_CONF_DIR", str(lake_catalogs.spark_conf_dir))
+            for key, value in lake_catalogs.environment.items():
+                env.setenv(key, value)
             server = start_lab(root, home, ARTIFACTS / "browser" / "jupyter-lab.log")
     except RuntimeError as exc:
         error = str(exc)
@@ -121,6 +127,7 @@ def lab_server(
         error = ""
     if error:  # outside the except block so the report shows our message, not a chained traceback
         pytest.fail(f"JupyterLab server could not start: {error}", pytrace=False)
+    server.demo_warehouse = warehouse
     yield server
     stop_lab(server)
 

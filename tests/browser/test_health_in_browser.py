@@ -5,9 +5,8 @@ static HTML and live view show every payload as text and run none."""
 from __future__ import annotations
 
 from _lab import LabPage, LabServer
-from _widgets import CELLS_PRELUDE, cell, run_notebook
+from _widgets import CELLS_PRELUDE, INJECTED_JS, cell, run_notebook
 from playwright.sync_api import Dialog, expect
-from test_widgets_hostile import INJECTED_JS
 
 from icebook.scenarios.hostile import IMG, SCRIPT
 

@@ -5,7 +5,6 @@ with no kernel help and no network."""
 
 from __future__ import annotations
 
-import os
 from pathlib import Path
 
 from _lab import LabPage, LabServer
@@ -13,6 +12,7 @@ from _widgets import CELLS_PRELUDE, cell, run_notebook
 from playwright.sync_api import expect
 
 import icebook
+from icebook.scenarios.build import table_location
 
 CELLS = [
     CELLS_PRELUDE + '\n%load_ext icebook\nevents_path = demo_table("events")\n%ice open {{events_path}} --as events',
@@ -21,9 +21,9 @@ CELLS = [
 ]
 
 
-def test_scrubber_steps_plays_and_the_views_follow(lab_page: LabPage, lab_server: LabServer) -> None:
+def test_scrubber_steps_plays_and_the_views_follow(lab_page: LabPage, lab_server: LabServer, warehouse: Path) -> None:
     page = lab_page.page
-    lapse = icebook.open(str(Path(os.environ["ICEBOOK_DEMO_WAREHOUSE"]) / "db" / "events")).timelapse()
+    lapse = icebook.open(str(table_location(warehouse, "events"))).timelapse()
     frames = lapse.to_pandas()
     n = len(frames)
     assert n >= 5
@@ -92,11 +92,11 @@ def test_scrubber_steps_plays_and_the_views_follow(lab_page: LabPage, lab_server
     lab_page.assert_clean()
 
 
-def test_the_static_fallback_renders_offline(lab_page: LabPage) -> None:
+def test_the_static_fallback_renders_offline(lab_page: LabPage, warehouse: Path) -> None:
     """The saved form alone, in a page with no kernel and every request to the network refused."""
     from icebook.display.registry import render_html
 
-    lapse = icebook.open(str(Path(os.environ["ICEBOOK_DEMO_WAREHOUSE"]) / "db" / "events")).timelapse()
+    lapse = icebook.open(str(table_location(warehouse, "events"))).timelapse()
     page = lab_page.page
     page.set_content(f"<!doctype html><html><body>{render_html(lapse)}</body></html>")
     static = page.locator(".ib-timelapse-static")

@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import itertools
 import re
-from pathlib import Path
 from typing import Any
 
 from _lab import ARTIFACTS, LabPage, LabServer
@@ -13,6 +12,7 @@ from _widgets import CELLS_PRELUDE, SPARK_TIMEOUT_MS, cell, expand, run_notebook
 from playwright.sync_api import expect
 
 import icebook
+from icebook.scenarios.build import table_location
 
 TREE = ".ib-tree-widget"
 
@@ -90,9 +90,8 @@ def test_selecting_a_snapshot_in_the_graph_reroots_the_tree(lab_page: LabPage, l
 
 
 def _events(server: LabServer) -> str:
-    import os
-
-    return str(Path(os.environ["ICEBOOK_DEMO_WAREHOUSE"]) / "db" / "events")
+    assert server.demo_warehouse is not None
+    return str(table_location(server.demo_warehouse, "events"))
 
 
 def _arrow_engine_works(location: str) -> bool:

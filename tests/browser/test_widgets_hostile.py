@@ -5,16 +5,10 @@ payloads show up as text."""
 from __future__ import annotations
 
 from _lab import LabPage, LabServer
-from _widgets import CELLS_PRELUDE, SPARK_TIMEOUT_MS, cell, expand, run_notebook
+from _widgets import CELLS_PRELUDE, INJECTED_JS, SPARK_TIMEOUT_MS, cell, expand, run_notebook
 from playwright.sync_api import Dialog, expect
 
 from icebook.scenarios.hostile import IMG, SCRIPT
-
-INJECTED_JS = """() => ({
-  imgs: Array.from(document.querySelectorAll('img')).filter(i => i.getAttribute('src') === 'x').length,
-  scripts: Array.from(document.querySelectorAll('script')).filter(s => (s.textContent || '').includes('alert(2)')).length,
-  handlers: Array.from(document.querySelectorAll('[onerror]')).length,
-})"""
 
 CELLS = [
     CELLS_PRELUDE + '\nt = icebook.open(demo_table("hostile"))',

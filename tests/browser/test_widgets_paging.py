@@ -1,14 +1,14 @@
-"""A manifest with ~3,000 entries stays responsive in the tree: 200 rows per page, "load more" for the rest.
+"""A manifest with ~3,000 entries pages in the tree: 200 rows per page, "load more" for the rest.
 
 The table is written by Spark in one commit (one data file per task, so one manifest holds them all) and
-cached under $ICEBOOK_HOME keyed by its SQL, like the scenario warehouse.
+cached under $ICEBOOK_HOME keyed by its SQL, like the scenario warehouse. How fast the pages come is
+measured by benchmarks/tree_paging.py (this table's size is its reference point), not here.
 """
 
 from __future__ import annotations
 
 import hashlib
 import shutil
-import time
 from pathlib import Path
 from typing import Any
 
@@ -69,23 +69,13 @@ def test_tree_pages_a_manifest_with_thousands_of_entries(
     expect(row.locator(".ib-count")).to_have_text(f"({total:,})")
 
     files = tree.locator('.ib-row[data-kind="data_file"]')
-    started = time.perf_counter()
     expand(row)
     expect(files).to_have_count(200, timeout=30_000)
-    seconds = time.perf_counter() - started
-    in_page = float(tree.get_attribute("data-last-load-ms") or "nan")
-    print(
-        f"\nexpand of a {total:,}-entry manifest: first 200 rows in {seconds * 1000:.0f} ms (click to rows, "
-        f"Playwright), {in_page:.0f} ms request-to-render in the page"
-    )
-    assert seconds < 10
 
     more = tree.locator("button.ib-more")
     expect(more).to_contain_text(f"{total - 200:,} not shown")
-    started = time.perf_counter()
     more.click()
     expect(files).to_have_count(400)
-    print(f"load more: next 200 rows in {(time.perf_counter() - started) * 1000:.0f} ms")
     expect(tree.locator(".ib-status")).to_contain_text(f"400 of {total:,} shown")
     files.nth(399).click()
     expect(tree.locator(".ib-details .ib-details-title")).to_have_text("Manifest entry 399")

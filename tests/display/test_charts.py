@@ -116,6 +116,7 @@ def test_heatmap_of_hundreds_of_partitions_keeps_the_top_and_sums_the_rest() -> 
     assert "vega/v5" in spec["$schema"]
 
 
+@pytest.mark.spark
 def test_charts_of_the_teaching_tables(scenario_locations: dict[str, Path]) -> None:
     sales = icebook.open(str(scenario_locations["transforms"]))
     cells, total = partition_frame(sales)

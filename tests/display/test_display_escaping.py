@@ -31,6 +31,7 @@ def assert_escaped(html: str) -> None:
     assert "&lt;img src=x onerror=alert(1)&gt;" in html or "&lt;script&gt;alert(2)&lt;/script&gt;" in html
 
 
+@pytest.mark.spark
 def test_the_hostile_table_really_is_hostile(hostile: icebook.Table) -> None:
     names = [f.name for f in hostile.metadata.current_schema().columns]
     assert IMG in names and SCRIPT in names
@@ -38,6 +39,7 @@ def test_the_hostile_table_really_is_hostile(hostile: icebook.Table) -> None:
     assert SCRIPT in hostile.metadata.properties.values() and IMG in hostile.metadata.properties
 
 
+@pytest.mark.spark
 def test_every_static_view_escapes(hostile: icebook.Table) -> None:
     first, last = hostile.snapshots[0].snapshot_id, hostile.snapshots[-1].snapshot_id
     views = {
@@ -58,6 +60,7 @@ def test_every_static_view_escapes(hostile: icebook.Table) -> None:
     assert "&lt;script&gt;alert(2)&lt;/script&gt;" in views["tree"]  # the tag shows, as text
 
 
+@pytest.mark.spark
 def test_tree_details_carry_payloads_as_plain_strings(hostile: icebook.Table) -> None:
     # The widget sends JSON strings; the browser writes them with textContent (checked below).
     tree = D.tree_widget(hostile, at=hostile.current_snapshot.snapshot_id)

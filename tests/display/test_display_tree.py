@@ -22,6 +22,7 @@ def events(scenario_locations: dict[str, Path]) -> icebook.Table:
     return icebook.open(str(scenario_locations["events"]))
 
 
+@pytest.mark.spark
 def test_root_groups_and_snapshots(events: icebook.Table) -> None:
     source = TreeSource(events)
     (root,) = source.root()
@@ -36,6 +37,7 @@ def test_root_groups_and_snapshots(events: icebook.Table) -> None:
     json.dumps(snaps)  # plain JSON, ids as strings (64-bit ids do not fit JavaScript numbers)
 
 
+@pytest.mark.spark
 def test_manifest_entries_come_in_pages(events: icebook.Table) -> None:
     source = TreeSource(events, page_size=2)
     sid = events.current_snapshot.snapshot_id
@@ -62,6 +64,7 @@ def test_manifest_entries_come_in_pages(events: icebook.Table) -> None:
         assert (seq[2] == "inherited") == bool(flag)
 
 
+@pytest.mark.spark
 def test_entry_facts_and_details_explain_every_field(events: icebook.Table) -> None:
     source = TreeSource(events)
     sid = events.current_snapshot.snapshot_id
@@ -82,6 +85,7 @@ def test_entry_facts_and_details_explain_every_field(events: icebook.Table) -> N
     assert [p[1] for p in manifest_details["parts"]] == ["commit_uuid", "separator", "index", "extension"]
 
 
+@pytest.mark.spark
 def test_deletes_are_marked(events: icebook.Table) -> None:
     source = TreeSource(events)
     sid = events.current_snapshot.snapshot_id
@@ -97,6 +101,7 @@ class Sent(list[dict[str, Any]]):
     pass
 
 
+@pytest.mark.spark
 def test_widget_answers_children_and_details_messages(events: icebook.Table) -> None:
     widget = D.tree_widget(events)
     sent = Sent()
@@ -109,6 +114,7 @@ def test_widget_answers_children_and_details_messages(events: icebook.Table) -> 
     assert sent[2]["type"] == "error" and sent[2]["req"] == 3  # a bad id answers with an error, not silence
 
 
+@pytest.mark.spark
 def test_widget_reroots_at_a_snapshot(events: icebook.Table) -> None:
     first = events.snapshots[0].snapshot_id
     widget = D.tree_widget(events, at=first)
@@ -119,6 +125,7 @@ def test_widget_reroots_at_a_snapshot(events: icebook.Table) -> None:
     assert D.tree_widget(events, at="audit").at == events.refs["audit"].snapshot_id
 
 
+@pytest.mark.spark
 def test_lineage_layout_puts_main_first(events: icebook.Table) -> None:
     rows, lanes = layout(lineage(events.metadata))
     assert lanes == 2
@@ -132,6 +139,7 @@ def test_lineage_layout_puts_main_first(events: icebook.Table) -> None:
     assert widget.selected_snapshot_id == int(audit["id"])
 
 
+@pytest.mark.spark
 def test_static_tree_is_bounded(events: icebook.Table) -> None:
     html = D.tree_html(events, entries=1)
     assert "more" in html and html.count("data-kind") == 0

@@ -14,6 +14,8 @@ from icebook.display.charts import size_bins, snapshot_metrics
 from icebook.display.query_panel import PAGE_ROWS, QueryPanel
 from icebook.display.workbench import TABS
 
+pytestmark = pytest.mark.spark
+
 
 @pytest.fixture(scope="module")
 def events(scenario_locations: dict[str, Path]) -> icebook.Table:

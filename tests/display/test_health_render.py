@@ -8,6 +8,7 @@ from pathlib import Path
 
 import pandas as pd
 import pytest
+from _support.disk import file_states
 from IPython.core.interactiveshell import InteractiveShell
 
 import icebook
@@ -19,6 +20,8 @@ from icebook.display._base import esc
 from icebook.display.health_view import HealthView, partition_sizes
 from icebook.display.registry import render_html, render_text, render_widget
 from icebook.scenarios.hostile import IMG, SCRIPT
+
+pytestmark = pytest.mark.spark
 
 
 @pytest.fixture(scope="module")
@@ -116,9 +119,11 @@ def test_magics_return_the_results_and_dry_runs_change_nothing(scenario_location
     ip.run_line_magic("ice", f"open {scenario_locations['debt']} --as debt")
     try:
         table = ip.run_line_magic("ice", "use debt")
+        on_disk = file_states(scenario_locations["debt"])
         assert isinstance(ip.run_line_magic("ice", "health --no-listing"), HealthReport)
         assert isinstance(ip.run_line_magic("ice", "maintain compact --dry-run"), CompactionPreview)
         assert isinstance(ip.run_line_magic("ice", "maintain expire --dry-run --older-than-days 0"), ExpirePreview)
+        assert file_states(scenario_locations["debt"]) == on_disk  # no file written, changed or deleted
         assert ip.run_line_magic("ice", "use debt") is table  # a dry run leaves the open table as it was
         entries = ip.run_line_magic("ice", "all-entries")
         pd.testing.assert_frame_equal(pd.DataFrame(entries), table.inspect.all_entries())

@@ -69,6 +69,7 @@ def _lake_health(table: icebook.Table) -> LakeHealth:
     return LakeHealth(namespace="demo.db", rows=(row,), deep=False, seconds=0.0)
 
 
+@pytest.mark.spark
 def test_every_registered_type_has_text_html_and_its_widget(results: dict[type, Any]) -> None:
     assert set(results) == set(registered()), "a registered type without a result here, or the reverse"
     for cls, entry in registered().items():
@@ -84,12 +85,14 @@ def test_every_registered_type_has_text_html_and_its_widget(results: dict[type, 
             assert WIDGET_MIMETYPE in bundle and bundle["text/html"] == html, cls  # the same static view
 
 
+@pytest.mark.spark
 def test_analysis_results_are_plain_data(results: dict[type, Any]) -> None:
     for cls in results:
         if cls.__module__.startswith("icebook.analysis"):
             assert not hasattr(cls, "_repr_html_"), cls
 
 
+@pytest.mark.spark
 def test_ipython_shows_results_without_load_ext(scenario_locations: dict[str, Path]) -> None:
     # A fresh IPython that never loads the extension: opening a table teaches it the registry.
     code = (
@@ -123,6 +126,7 @@ def kernel_shell(monkeypatch: pytest.MonkeyPatch) -> Iterator[InteractiveShell]:
     yield shell
 
 
+@pytest.mark.spark
 def test_a_kernel_gets_the_live_widget_beside_the_static_html(
     kernel_shell: InteractiveShell, events: icebook.Table
 ) -> None:
@@ -186,6 +190,7 @@ def _find(items: tuple[Walked, ...], node_id: NodeId) -> Walked | None:
     return None
 
 
+@pytest.mark.spark
 def test_text_and_static_html_show_the_one_walk(events: icebook.Table) -> None:
     audit = events.snapshot("audit").snapshot_id
     source = TreeSource(events)
@@ -205,6 +210,7 @@ def test_text_and_static_html_show_the_one_walk(events: icebook.Table) -> None:
     assert NodeId.parse(page[0]["id"]).kind is NodeKind.MANIFEST
 
 
+@pytest.mark.spark
 def test_lineage_widget_and_static_view_draw_the_same_layout(events: icebook.Table) -> None:
     widget = D.LineageWidget(events.lineage())
     html = render_html(events.lineage())
@@ -228,6 +234,7 @@ def test_widget_modules_inline_the_one_helper_module() -> None:
     assert D.TreeWidget._css.__class__.__name__ == "FileContents" and STYLESHEET.name == "icebook.css"
 
 
+@pytest.mark.spark
 def test_a_changed_module_reaches_live_widgets(events: icebook.Table) -> None:
     # What the development watcher does when tree.js or dom.js changes: live widgets get the new module.
     widget = D.tree_widget(events)

@@ -16,6 +16,8 @@ from icebook.display.timelapse_render import chosen_frames, timelapse_payload
 from icebook.display.timelapse_view import TimelapseView, TimelapseWidget
 from icebook.scenarios.hostile import IMG, SCRIPT
 
+pytestmark = pytest.mark.spark
+
 WIDGETS = Path(__file__).resolve().parents[2] / "widgets"
 
 

@@ -29,6 +29,7 @@ def spark_read(spark: Any, metadata_file: str, **options: Any) -> pa.Table:
     return to_arrow(reader.load(metadata_file))
 
 
+@pytest.mark.spark
 @pytest.mark.parametrize("name", sorted(PYICEBERG_SCENARIOS))
 def test_pyiceberg_tables_read_like_spark(spark: Any, pyiceberg_catalog: str, name: str) -> None:
     t = icebook.open(f"{pyiceberg_catalog}.db.{name}")
@@ -51,6 +52,7 @@ def test_pyiceberg_tables_read_like_spark(spark: Any, pyiceberg_catalog: str, na
         assert_same(t.read(engine=engine), theirs, f"{name} current, {engine}")  # type: ignore[arg-type]
 
 
+@pytest.mark.spark
 def test_pyiceberg_scenario_claims(spark: Any, pyiceberg_catalog: str) -> None:
     for name, scenario in PYICEBERG_SCENARIOS.items():
         t = icebook.open(f"{pyiceberg_catalog}.db.{name}")
@@ -64,6 +66,7 @@ def test_pyiceberg_scenario_claims(spark: Any, pyiceberg_catalog: str) -> None:
         assert t.format_version == scenario.claims.format_version
 
 
+@pytest.mark.spark
 def test_branch_reads_use_the_current_schema(spark: Any, pyiceberg_catalog: str) -> None:
     """A column added after main's last write: present at main (a branch), absent at main's
     snapshot id and at a tag (their snapshot's schema), as Spark answers."""
@@ -77,6 +80,7 @@ def test_branch_reads_use_the_current_schema(spark: Any, pyiceberg_catalog: str)
     assert t.read_schema("main").schema_id == t.metadata.current_schema_id
 
 
+@pytest.mark.spark
 def test_uuid_columns_are_strings_in_both_engines(pyiceberg_catalog: str) -> None:
     t = icebook.open(f"{pyiceberg_catalog}.db.trips")
     for engine in ("arrow", "spark"):
@@ -85,6 +89,7 @@ def test_uuid_columns_are_strings_in_both_engines(pyiceberg_catalog: str) -> Non
         assert all(len(v) == 36 and v.count("-") == 4 for v in rider.to_pylist())
 
 
+@pytest.mark.spark
 def test_sql_over_a_pyiceberg_table_at_a_tag(spark: Any, pyiceberg_catalog: str) -> None:
     t = icebook.open(f"{pyiceberg_catalog}.db.trips")
     df = t.sql("SELECT count(*) AS n, max(fare) AS top FROM t", at="release-1")
@@ -92,6 +97,7 @@ def test_sql_over_a_pyiceberg_table_at_a_tag(spark: Any, pyiceberg_catalog: str)
     assert int(df["n"][0]) == theirs.num_rows
 
 
+@pytest.mark.spark
 def test_the_pyiceberg_catalog_is_configured_in_spark_by_name(spark: Any, pyiceberg_catalog: str) -> None:
     """Spark gets the SQL catalog under its name (Iceberg's JDBC catalog on the same sqlite tables), so it
     reads the table by name as the catalog records it. Read only: the fixture warehouse is shared;
@@ -108,6 +114,7 @@ def _copy(src: Path, dst: Path) -> Path:
     return dst
 
 
+@pytest.mark.spark
 def test_stale_and_missing_version_hints_open_what_spark_reads(
     spark: Any, scenario_locations: dict[str, Path], tmp_path: Path
 ) -> None:

@@ -16,6 +16,8 @@ from icebook.io.fileio import ArrowFileIO
 from icebook.scenarios import SCENARIOS
 from icebook.table import open_table
 
+pytestmark = pytest.mark.spark
+
 
 @pytest.mark.parametrize("name", sorted(SCENARIOS))
 def test_every_snapshot_reads_like_spark(spark: Any, scenario_locations: dict[str, Path], name: str) -> None:

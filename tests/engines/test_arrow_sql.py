@@ -59,6 +59,7 @@ def _spark_files(spark: Any, where: str) -> set[str]:
     return {r["file_path"] for r in rows}
 
 
+@pytest.mark.spark
 def test_one_partition_arrow_query_opens_only_that_partitions_files(
     shell: InteractiveShell, scenario_locations: dict[str, Path], spark: Any
 ) -> None:
@@ -84,6 +85,7 @@ def test_one_partition_arrow_query_opens_only_that_partitions_files(
     assert got["n"].tolist() == expected["n"].tolist()
 
 
+@pytest.mark.spark
 @pytest.mark.parametrize(
     ("query", "at"),
     [

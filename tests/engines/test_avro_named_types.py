@@ -8,10 +8,13 @@ from pathlib import Path
 from typing import Any
 
 import fastavro
+import pytest
 from _arrow_compare import assert_same, spark_arrow
 
 import icebook
 from icebook.engines.spark_session import add_catalog
+
+pytestmark = pytest.mark.spark
 
 
 def test_a_spark_table_with_two_decimal_columns_in_avro(spark: Any, tmp_path: Path) -> None:

@@ -27,6 +27,8 @@ import pytest
 
 from icebook.engines.spark_session import RUNTIME_JAR
 
+pytestmark = [pytest.mark.spark, pytest.mark.services]
+
 HERE = Path(__file__).parent
 
 

@@ -53,6 +53,7 @@ def assert_arrow_sql_has_the_read_schema(t: Table, what: str) -> None:
         assert len(got) == expected.num_rows, where
 
 
+@pytest.mark.spark
 @pytest.mark.parametrize("name", sorted(SCENARIOS))
 def test_arrow_sql_reads_with_the_read_schema(scenario_locations: dict[str, Path], name: str) -> None:
     assert_arrow_sql_has_the_read_schema(icebook.open(scenario_locations[name]), name)
@@ -119,15 +120,18 @@ def assert_spark_agrees(t: Table, what: str) -> None:
         assert [normal_type(f.type) for f in spark.schema] == [normal_type(f.type) for f in expected.schema], where
 
 
+@pytest.mark.spark
 @pytest.mark.parametrize("name", ["events", "schema_evolution", "hostile"])
 def test_spark_reads_every_ref_with_the_read_schema(scenario_locations: dict[str, Path], spark: Any, name: str) -> None:
     assert_spark_agrees(icebook.open(scenario_locations[name]), name)
 
 
+@pytest.mark.spark
 def test_spark_reads_pyiceberg_refs_with_the_read_schema(spark: Any, pyiceberg_catalog: str) -> None:
     assert_spark_agrees(icebook.open(f"{pyiceberg_catalog}.db.trips"), "trips")
 
 
+@pytest.mark.spark
 def test_a_spark_table_by_name_after_a_column_is_added(spark: Any, tmp_path: Path) -> None:
     """Opened by a name Spark's session knows, the current state is pinned by snapshot id only where
     that id reads the current schema: after ADD COLUMN with no write since, it is not."""

@@ -45,6 +45,7 @@ def _spark_rows(spark: Any, sql: str) -> tuple[list[str], list[tuple[Any, ...]]]
     return df.columns, sorted((tuple(_canon(v) for v in r) for r in df.collect()), key=repr)
 
 
+@pytest.mark.spark
 @pytest.mark.parametrize("name", list(SCENARIOS))
 def test_read_every_snapshot_equals_version_as_of(spark: Any, scenario_locations: dict[str, Path], name: str) -> None:
     t = icebook.open(scenario_locations[name])
@@ -55,6 +56,7 @@ def test_read_every_snapshot_equals_version_as_of(spark: Any, scenario_locations
         assert _arrow_rows(ours) == theirs, f"{name}@{snapshot.snapshot_id}"
 
 
+@pytest.mark.spark
 def test_read_refs_and_times_equal_spark(spark: Any, scenario_locations: dict[str, Path]) -> None:
     t = icebook.open(scenario_locations["events"])
     for ref in ("audit", "release-2024-01", "main"):
@@ -69,6 +71,7 @@ def test_read_refs_and_times_equal_spark(spark: Any, scenario_locations: dict[st
         assert _arrow_rows(ours) == theirs, stamp
 
 
+@pytest.mark.spark
 def test_read_with_filter_and_columns(spark: Any, scenario_locations: dict[str, Path]) -> None:
     t = icebook.open(scenario_locations["orders_cow"])
     ours = t.read(filter="status = 'shipped'", columns=["order_id", "customer"], engine="spark")
@@ -76,6 +79,7 @@ def test_read_with_filter_and_columns(spark: Any, scenario_locations: dict[str, 
     assert ours.column_names == ["order_id", "customer"] and _arrow_rows(ours) == theirs
 
 
+@pytest.mark.spark
 def test_sql_binds_view_t_pinned_to_at(spark: Any, scenario_locations: dict[str, Path]) -> None:
     t = icebook.open(scenario_locations["events"])
     first = t.snapshots[0].snapshot_id
@@ -88,6 +92,7 @@ def test_sql_binds_view_t_pinned_to_at(spark: Any, scenario_locations: dict[str,
     assert hasattr(as_spark, "toPandas")
 
 
+@pytest.mark.spark
 def test_open_by_catalog_name(scenario_locations: dict[str, Path]) -> None:
     by_name = icebook.open("lake.db.events")
     by_path = icebook.open(scenario_locations["events"])
@@ -96,6 +101,7 @@ def test_open_by_catalog_name(scenario_locations: dict[str, Path]) -> None:
     assert by_name.metadata == by_path.metadata
 
 
+@pytest.mark.spark
 def test_unknown_table_name_lists_tables(spark: Any, warehouse: Path) -> None:
     with pytest.raises(NotFound, match=r"no table lake\.db\.nope.*lake\.db\.events"):
         icebook.open("lake.db.nope")
@@ -103,6 +109,7 @@ def test_unknown_table_name_lists_tables(spark: Any, warehouse: Path) -> None:
         icebook.open("nocat.db.events")
 
 
+@pytest.mark.spark
 def test_unknown_points_list_what_exists(scenario_locations: dict[str, Path]) -> None:
     t = icebook.open(scenario_locations["events"])
     with pytest.raises(NotFound, match=r"nope.*available: audit, main, release-2024-01"):
@@ -113,6 +120,7 @@ def test_unknown_points_list_what_exists(scenario_locations: dict[str, Path]) ->
         t.fast_forward("main", "nope")
 
 
+@pytest.mark.spark
 def test_spark_failures_are_engine_errors_with_sparks_first_line(scenario_locations: dict[str, Path]) -> None:
     t = icebook.open(scenario_locations["events"])
     with pytest.raises(EngineError) as info:
@@ -122,6 +130,7 @@ def test_spark_failures_are_engine_errors_with_sparks_first_line(scenario_locati
     assert "\tat " not in str(info.value) and "py4j" not in first.lower()
 
 
+@pytest.mark.spark
 def test_one_session_per_process(spark: Any) -> None:
     assert get_session() is spark
     assert icebook.spark.session() is spark
@@ -169,6 +178,7 @@ def pd_na() -> Any:
     return pd.NA
 
 
+@pytest.mark.spark
 def test_branch_and_tag_operations_match_spark(spark: Any, ops_table: icebook.table.Table) -> None:
     t = ops_table
     ident = t.identifier
@@ -191,6 +201,7 @@ def test_branch_and_tag_operations_match_spark(spark: Any, ops_table: icebook.ta
     assert set(t7.refs) == {"main"} and _our_refs(t7) == _spark_refs(spark, ident)
 
 
+@pytest.mark.spark
 def test_rollback_set_current_and_cherry_pick_match_spark(spark: Any, ops_table: icebook.table.Table) -> None:
     t = ops_table
     ident = t.identifier
@@ -214,6 +225,7 @@ def test_rollback_set_current_and_cherry_pick_match_spark(spark: Any, ops_table:
     assert ours == theirs and _our_refs(picked) == _spark_refs(spark, ident)
 
 
+@pytest.mark.spark
 def test_write_audit_publish(spark: Any, ops_table: icebook.table.Table) -> None:
     t = ops_table
     before = t.read(engine="spark").num_rows

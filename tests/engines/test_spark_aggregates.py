@@ -19,6 +19,8 @@ from icebook.errors import NotFound
 from icebook.scenarios import SCENARIOS
 from icebook.spec.types import UUID, is_primitive
 
+pytestmark = pytest.mark.spark
+
 
 def _same_frame(spark: pd.DataFrame, local: pd.DataFrame, label: str) -> None:
     assert list(spark.columns) == list(local.columns), label

@@ -60,6 +60,7 @@ def _check_every_point(spark: Any, t: Any, what: str) -> int:
     return reads
 
 
+@pytest.mark.spark
 @pytest.mark.parametrize("name", sorted(SCENARIOS))
 def test_select_star_at_every_point_equals_sparks_rows(
     spark: Any, scenario_locations: dict[str, Path], name: str
@@ -68,12 +69,14 @@ def test_select_star_at_every_point_equals_sparks_rows(
     assert _check_every_point(spark, t, name) >= 2 * len(t.snapshots)
 
 
+@pytest.mark.spark
 @pytest.mark.parametrize("name", sorted(PYICEBERG_SCENARIOS))
 def test_select_star_of_pyiceberg_tables_equals_sparks_rows(spark: Any, pyiceberg_catalog: str, name: str) -> None:
     t = icebook.open(f"{pyiceberg_catalog}.db.{name}")
     assert _check_every_point(spark, t, name) >= 2 * len(t.snapshots)
 
 
+@pytest.mark.spark
 @pytest.mark.parametrize("engine", ENGINES)
 def test_long_above_2_53_beside_nulls_and_dates_survive(scenario_locations: dict[str, Path], engine: str) -> None:
     t = icebook.open(scenario_locations["exact_values"])
@@ -87,6 +90,7 @@ def test_long_above_2_53_beside_nulls_and_dates_survive(scenario_locations: dict
     assert [("a", 9007199254740993), ("b", None)] in tags  # a map keeps its null value, no NaN float
 
 
+@pytest.mark.spark
 def test_both_engines_name_columns_as_spark_does(spark: Any, scenario_locations: dict[str, Path]) -> None:
     t = icebook.open(scenario_locations["events"])
     queries = (
@@ -101,6 +105,7 @@ def test_both_engines_name_columns_as_spark_does(spark: Any, scenario_locations:
     assert t.sql(queries[0], engine="arrow").columns.tolist() == ["count(1)", "max(event_id)"]
 
 
+@pytest.mark.spark
 @pytest.mark.parametrize("engine", ENGINES)
 def test_arrow_and_polars_on_request(scenario_locations: dict[str, Path], engine: str) -> None:
     t = icebook.open(scenario_locations["exact_values"])

@@ -30,6 +30,8 @@ from icebook.spec.manifest import EntryStatus, ManifestContent, ManifestFile
 from icebook.spec.types import parse_struct
 from icebook.spec.values import decode_value, to_python_object
 
+pytestmark = pytest.mark.spark
+
 TABLES = ("types_v1", "types_v2", "types_v3", "mor_v2", "mor_v3", "rewrite_v2")
 FIO = ArrowFileIO()
 

@@ -30,6 +30,7 @@ def _inline(data: bytes) -> list[dict[str, Any]] | None:
     return decode_records_inline(data, check_framing(data, "t.avro", kind="manifest list"))
 
 
+@pytest.mark.spark
 def test_every_scenario_manifest_list_decodes_in_process_as_the_worker_does(warehouse: Path) -> None:
     lists = sorted(glob.glob(str(warehouse / "**" / "snap-*.avro"), recursive=True))
     assert len(lists) > 20

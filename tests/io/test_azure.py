@@ -21,6 +21,8 @@ from _lake import catalog_env, free_port, rows, stop, write_events
 import icebook
 from icebook.errors import EnvironmentProblem
 
+pytestmark = pytest.mark.services
+
 ACCOUNT = "devstoreaccount1"
 # Azurite's published development key (not a secret: every Azurite has it)
 ACCOUNT_KEY = "Eby8vdM02xNOcqFlqUwJPLlmEtlCDXJ1OUzFT50uSRZ6IFsuFq2UVErCz4I6tq/K1SZFPTOtr/KBHBeksoGMGw=="
@@ -134,6 +136,7 @@ def test_open_tree_diff_and_read_every_snapshot_on_azure_blob(blob: Blob, az_cat
     assert sorted(r["id"] for r in by_uri.read().to_pylist()) == [1, 3, 4]
 
 
+@pytest.mark.spark
 def test_spark_without_an_abfs_connector_says_what_to_install(spark: Any, blob: Blob, az_catalog: str) -> None:
     t = icebook.open(f"{az_catalog}.db.events")
     for attempt in (lambda: t.read(engine="spark"), lambda: t.create_branch("never")):

@@ -21,6 +21,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 import pyarrow as pa
+import pytest
 
 from icebook.errors import IcebookError
 from icebook.io.avro_header import check_framing
@@ -28,6 +29,8 @@ from icebook.io.fileio import ArrowFileIO
 from icebook.io.puffin import read_deletion_vector_blob, read_puffin_footer
 from icebook.io.worker_pool import POOL, decode_timeout
 from icebook.table import Table, open_table
+
+pytestmark = pytest.mark.spark
 
 SEED = 12
 FLIPS = {"manifest list": 340, "manifest": 360, "puffin file": 320}

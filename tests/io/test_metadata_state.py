@@ -17,6 +17,8 @@ from icebook.io.metadata_state import read_table_state
 from icebook.scenarios import SCENARIOS
 from icebook.spec.metadata import table_state
 
+pytestmark = pytest.mark.spark
+
 
 @pytest.mark.parametrize("name", list(SCENARIOS))
 def test_states_equal_the_full_parse(scenario_locations: dict[str, Path], name: str) -> None:

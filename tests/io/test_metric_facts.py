@@ -18,6 +18,7 @@ from icebook.spec.schema import LAST_TABLE_FIELD_ID
 PLAN_LIKE = ["status", "content", "file_path", "partition", "record_count", "file_size_in_bytes"]
 
 
+@pytest.mark.spark
 @pytest.mark.parametrize("name", list(SCENARIOS))
 def test_facts_of_a_projected_read_equal_those_of_the_whole_maps(
     scenario_locations: dict[str, Path], name: str

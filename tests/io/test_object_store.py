@@ -104,6 +104,7 @@ def s3_catalog(lake: Lake, monkeypatch: pytest.MonkeyPatch) -> str:
     return "s3lake"
 
 
+@pytest.mark.services
 def test_open_by_catalog_name_reads_every_snapshot(lake: Lake, s3_catalog: str) -> None:
     t = icebook.open(f"{s3_catalog}.db.events")
     assert t.identifier == "s3lake.db.events"
@@ -119,6 +120,7 @@ def test_open_by_catalog_name_reads_every_snapshot(lake: Lake, s3_catalog: str) 
     assert same.metadata_location == t.metadata_location
 
 
+@pytest.mark.services
 def test_tree_inspect_diff_explain_on_the_object_store(lake: Lake, s3_catalog: str) -> None:
     t = icebook.open(f"{s3_catalog}.db.events")
     peer = lake.writer.load_table("db.events").inspect  # PyIceberg's metadata tables, as a peer
@@ -145,6 +147,7 @@ def test_tree_inspect_diff_explain_on_the_object_store(lake: Lake, s3_catalog: s
     assert t.evolution() is not None
 
 
+@pytest.mark.services
 def test_open_by_uri_with_properties_and_s3a(lake: Lake, s3_catalog: str) -> None:
     by_name = icebook.open(f"{s3_catalog}.db.events")
     by_uri = icebook.open("s3://lake/wh/db/events", properties=lake.props())
@@ -159,6 +162,7 @@ def test_open_by_uri_with_properties_and_s3a(lake: Lake, s3_catalog: str) -> Non
     assert icebook.open("s3n://lake/s3a-wh/db/spark_style", properties=lake.props()).snapshots
 
 
+@pytest.mark.services
 def test_environment_credentials(lake: Lake, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("AWS_ACCESS_KEY_ID", lake.key)
     monkeypatch.setenv("AWS_SECRET_ACCESS_KEY", lake.secret)
@@ -168,6 +172,7 @@ def test_environment_credentials(lake: Lake, monkeypatch: pytest.MonkeyPatch) ->
     assert sorted(r["id"] for r in t.read().to_pylist()) == [1, 3, 4, 5, 6]
 
 
+@pytest.mark.services
 def test_wrong_credentials_one_line_naming_bucket_and_key(lake: Lake) -> None:
     for bad in (lake.props(**{"s3.secret-access-key": "wrong"}), lake.props(**{"s3.access-key-id": "AKIANOBODY"})):
         with pytest.raises(StorageError) as info:
@@ -177,6 +182,7 @@ def test_wrong_credentials_one_line_naming_bucket_and_key(lake: Lake) -> None:
         assert "bucket 'lake'" in message and "key 'wh/db/events" in message and "access denied" in message
 
 
+@pytest.mark.services
 def test_wrong_credentials_through_the_catalog(s3_catalog: str, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("PYICEBERG_CATALOG__S3LAKE__S3__SECRET_ACCESS_KEY", "wrong")
     with pytest.raises(CatalogError) as info:
@@ -186,6 +192,7 @@ def test_wrong_credentials_through_the_catalog(s3_catalog: str, monkeypatch: pyt
     assert "bucket 'lake'" in message and "ACCESS_DENIED" in message
 
 
+@pytest.mark.services
 def test_missing_bucket_and_missing_file(lake: Lake, s3_catalog: str) -> None:
     with pytest.raises(NotFound) as info:
         icebook.open("s3://no-such-bucket/wh/db/events", properties=lake.props())

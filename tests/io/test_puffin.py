@@ -57,6 +57,7 @@ def _live_delete_entries(table: Path) -> list[dict[str, Any]]:
     return rows
 
 
+@pytest.mark.spark
 def test_spark_deletion_vectors_delete_exactly_the_deleted_rows(puffin_spark_table: Path) -> None:
     entries = _live_delete_entries(puffin_spark_table)
     assert entries and all(e["file_format"] == "PUFFIN" for e in entries)

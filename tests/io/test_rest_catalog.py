@@ -32,6 +32,8 @@ import icebook
 from icebook.errors import NotFound, StorageError
 from icebook.io import catalogs
 
+pytestmark = pytest.mark.services
+
 KEY, SECRET, REGION = "icebook-test", "icebook-test-secret", "us-east-1"
 BUCKET = "warehouse"
 
@@ -210,6 +212,7 @@ def test_rest_catalog_not_found_lists_what_exists(rest_catalog: str) -> None:
     assert info.value.available == ("db",)
 
 
+@pytest.mark.spark
 def test_spark_with_wrong_credentials_is_one_line_and_writes_nothing(spark: Any, rest: Rest, rest_catalog: str) -> None:
     """A bucket credential set in the user's Spark session wins over the table's (icebook never overrides
     the user's settings); when it is wrong, reads and changes stop at once, in one line."""
@@ -227,6 +230,7 @@ def test_spark_with_wrong_credentials_is_one_line_and_writes_nothing(spark: Any,
         conf.unset(f"fs.s3a.bucket.{BUCKET}.secret.key")
 
 
+@pytest.mark.spark
 def test_spark_reads_and_branches_through_the_rest_catalog(spark: Any, rest: Rest, rest_catalog: str) -> None:
     t = icebook.open(f"{rest_catalog}.db.orders")
     peer = rest.writer.load_table("db.orders")

@@ -23,6 +23,8 @@ from icebook.commands import Context, Session, build_parser, execute, parse_cell
 from icebook.engines import spark_storage
 from icebook.errors import EngineError, EnvironmentProblem
 
+pytestmark = [pytest.mark.spark, pytest.mark.services]
+
 CATALOG = "s3spark"
 
 

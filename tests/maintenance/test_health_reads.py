@@ -14,6 +14,8 @@ import icebook
 from icebook.analysis.store.manifests import ManifestStore
 from icebook.io.manifest_cache import reset_shared_cache
 
+pytestmark = pytest.mark.spark
+
 
 @pytest.fixture
 def no_disk_cache(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:

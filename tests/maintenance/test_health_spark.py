@@ -17,6 +17,8 @@ from icebook.scenarios import SCENARIOS
 from icebook.spec.schema import DELETE_FILE_PATH_ID
 from icebook.table import MaintenanceResult, Table
 
+pytestmark = pytest.mark.spark
+
 
 def _areas(report: HealthReport) -> set[str]:
     return {f.area for f in report.findings}

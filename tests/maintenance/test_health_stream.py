@@ -27,6 +27,8 @@ from icebook.spec.manifest import FileContent, ManifestContent
 from icebook.spec.snapshots import Snapshot
 from icebook.table import Table
 
+pytestmark = pytest.mark.spark
+
 
 @pytest.fixture(scope="module")
 def tables(scenario_locations: dict[str, Path]) -> dict[str, Table]:

@@ -21,6 +21,8 @@ from icebook.spec import properties
 from icebook.spec.properties import READ
 from icebook.table import Table
 
+pytestmark = pytest.mark.spark
+
 INVALID = ["²", "-1", "abc", "", "1e99", "1" * 30, "١٢٣"]
 
 # The views that read each property, so they must raise when it is invalid.

@@ -27,6 +27,8 @@ from icebook.cli import main
 from icebook.io.fileio import default_fileio
 from icebook.io.locate import locate_metadata
 
+pytestmark = pytest.mark.spark
+
 CATALOG = "lake"
 NAMESPACE = "ops"
 CLEAN = ("clean_orders", "clean_events")

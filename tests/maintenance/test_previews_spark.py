@@ -36,6 +36,7 @@ def _location(t: Table) -> Path:
     return Path(t.location.removeprefix("file:"))
 
 
+@pytest.mark.spark
 @pytest.mark.parametrize(("name", "retain_last"), EXPIRE_CASES, ids=[c[0] for c in EXPIRE_CASES])
 def test_expire_preview_equals_the_files_expire_snapshots_deletes(
     spark: Any, copy_of: Callable[[str], Table], name: str, retain_last: int | None
@@ -64,6 +65,7 @@ def test_expire_preview_equals_the_files_expire_snapshots_deletes(
     assert set(result.diff.removed_snapshots) == set(preview.expired_snapshot_ids)
 
 
+@pytest.mark.spark
 def test_expire_with_the_table_defaults_keeps_a_fresh_table_whole(spark: Any, copy_of: Callable[[str], Table]) -> None:
     # events keeps the default 5 days of history: nothing is old enough, nothing goes.
     t = copy_of("events")
@@ -74,6 +76,7 @@ def test_expire_with_the_table_defaults_keeps_a_fresh_table_whole(spark: Any, co
     assert files_on_disk(_location(t)) == before
 
 
+@pytest.mark.spark
 @pytest.mark.parametrize("name", ["debt", "events"])
 def test_orphans_equal_remove_orphan_files_dry_run(spark: Any, copy_of: Callable[[str], Table], name: str) -> None:
     t = copy_of(name)
@@ -124,6 +127,7 @@ COMPACTION_CASES = [
 ]
 
 
+@pytest.mark.spark
 @pytest.mark.parametrize(("name", "options"), COMPACTION_CASES, ids=[c[0] for c in COMPACTION_CASES])
 def test_compaction_preview_equals_rewrite_data_files(
     spark: Any, copy_of: Callable[[str], Table], name: str, options: dict[str, str]

@@ -8,8 +8,8 @@ import json
 from typing import Any
 
 import pytest
-from test_metadata import FILE
-from test_metadata import v2 as shared_v2
+from _support.metadata_examples import FILE
+from _support.metadata_examples import v2 as shared_v2
 
 from icebook.errors import MetadataError
 from icebook.spec._json import MAX_NESTING
@@ -135,7 +135,10 @@ def test_summary_metrics_are_counts(value: str) -> None:
 def test_other_summary_keys_are_free_text() -> None:
     doc = v2()
     doc["snapshots"][0]["summary"]["spark.app.id"] = "local-1234 <b>"
-    _parse(doc)
+    doc["snapshots"][0]["summary"]["added-data-files"] = "1"
+    summary = _parse(doc).snapshots[0].summary
+    assert summary["spark.app.id"] == "local-1234 <b>"  # kept as written, next to the checked counts
+    assert summary["added-data-files"] == "1"
 
 
 def test_duplicate_snapshot_ids() -> None:

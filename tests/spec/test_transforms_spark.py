@@ -16,6 +16,8 @@ import icebook
 from icebook.engines.spark_session import add_catalog
 from icebook.spec.values import decode_value
 
+pytestmark = pytest.mark.spark
+
 ROWS = """
     (1, -7, 'apple', 'a', 12.345BD, X'0102', TIMESTAMP '1969-12-31 23:59:59', TIMESTAMP '2024-02-29 13:00:00',
      DATE '1969-12-31', TIMESTAMP_NTZ '2024-01-05 23:10:00', TIMESTAMP '1999-12-31 23:00:00'),

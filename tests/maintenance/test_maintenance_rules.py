@@ -1,5 +1,5 @@
 """The planners' arithmetic, checked against the reference implementation's rules without Spark
-(the Spark-checked comparisons live in tests/maintenance)."""
+(the Spark-checked comparisons are beside it, in test_previews_spark and test_health_spark)."""
 
 from __future__ import annotations
 
