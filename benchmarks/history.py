@@ -21,7 +21,6 @@ from __future__ import annotations
 import argparse
 import gc
 import json
-import os
 import random
 import shutil
 import subprocess
@@ -33,6 +32,8 @@ from pathlib import Path
 from typing import Any
 
 import fastavro
+
+from icebook.config import icebook_home
 
 GENERATOR_VERSION = 1
 BASE_MS = 1_700_000_000_000
@@ -80,10 +81,6 @@ MANIFEST_FILE_SCHEMA: dict[str, Any] = {
         {"name": "key_metadata", "type": ["null", "bytes"], "default": None, "field-id": 519},
     ],
 }
-
-
-def icebook_home() -> Path:
-    return Path(os.environ.get("ICEBOOK_HOME") or Path.home() / ".cache" / "icebook").expanduser()
 
 
 def table_dir(snapshots: int, previous_files: int) -> Path:

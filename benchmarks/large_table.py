@@ -43,6 +43,8 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from icebook.config import icebook_home
+
 if TYPE_CHECKING:
     from pyspark.sql import SparkSession
 
@@ -82,10 +84,6 @@ class Layout:
 
     def day_of(self, index: int) -> int:
         return index // self.files_per_day
-
-
-def icebook_home() -> Path:
-    return Path(os.environ.get("ICEBOOK_HOME") or Path.home() / ".cache" / "icebook").expanduser()
 
 
 def bench_dir() -> Path:

@@ -18,7 +18,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
 import shutil
 import sys
 import time
@@ -26,13 +25,14 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from icebook.config import icebook_home
+
 CATALOG = "benchread"
 VERSION = 1
 
 
 def bench_dir() -> Path:
-    home = Path(os.environ.get("ICEBOOK_HOME") or Path.home() / ".cache" / "icebook").expanduser()
-    return home / "bench"
+    return icebook_home() / "bench"
 
 
 def build(spark: Any, rows: int, tasks: int) -> Path:

@@ -45,6 +45,19 @@ class OptionError(IcebookError):
     """An option or argument a procedure would reject, with the procedure's own reason."""
 
 
+class ConfigError(OptionError):
+    """An ``ICEBOOK_*`` environment variable holds a value icebook cannot use (``icebook/config.py``).
+
+    The message reads ``environment variable <name>=<value>: <problem>``.
+    """
+
+    def __init__(self, name: str, value: str, problem: str) -> None:
+        self.name = name
+        self.value = value
+        self.problem = problem
+        super().__init__(f"environment variable {name}={value!r}: {problem}")
+
+
 class NotFound(IcebookError):
     """A file, snapshot, branch, tag or table that does not exist.
 

@@ -1,7 +1,7 @@
 """Imports follow the layers of docs/ARCHITECTURE.md ("Layers"):
 magics, cli -> commands -> table, scenarios -> display | engines -> analysis -> io -> spec; a module may
 import any lower layer, not only the next one (commands also use analysis, display, engines, io and
-scenarios directly); errors and text from anywhere.
+scenarios directly); errors, config and text from anywhere.
 Inside analysis, sub-packages are layered too, and static HTML never imports a widget library.
 """
 
@@ -14,8 +14,9 @@ from pathlib import Path
 PACKAGE = Path(__file__).resolve().parents[1] / "icebook"
 
 # Lower number = lower layer. A module may import icebook modules of a lower layer, or its own package.
-LAYERS: dict[str, int] = {
+LAYERS: dict[str, float] = {
     "errors": 0,
+    "config": 0.5,  # the ICEBOOK_* environment variables; raises errors' ConfigError
     "text": 0,
     "widgets": 0,  # front-end assets only
     "spec": 1,

@@ -31,13 +31,13 @@ import pyarrow as pa
 import pyarrow.ipc as ipc
 import xxhash
 
+from icebook import config
+
 MAGIC = b"ICEBOOK-MANIFEST-3\n"
 # The checksum of the IPC bytes (XXH3, 64 bits: a hit checks every byte of a 500 MB listing at memory
 # speed, where crc32 took half of a warm start), and their length.
 _HEADER = struct.Struct("<QQ")
 SUFFIX = ".arrow"
-DEFAULT_MAX_MB = 4096
-_OFF = {"0", "off", "false", "no"}
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -51,15 +51,10 @@ class CacheInfo:
     max_bytes: int
 
 
-def icebook_home() -> Path:
-    """Where icebook keeps caches: ``$ICEBOOK_HOME``, else ``~/.cache/icebook``."""
-    return Path(os.environ.get("ICEBOOK_HOME") or Path.home() / ".cache" / "icebook").expanduser()
-
-
 class ManifestCache:
     """Decoded manifests as Arrow tables, on local disk, shared by every process of one user."""
 
-    def __init__(self, root: Path, *, max_bytes: int = DEFAULT_MAX_MB << 20, enabled: bool = True) -> None:
+    def __init__(self, root: Path, *, max_bytes: int = config.MANIFEST_CACHE_MB << 20, enabled: bool = True) -> None:
         self.root = root
         self.max_bytes = max_bytes
         self.enabled = enabled
@@ -71,12 +66,11 @@ class ManifestCache:
 
     @classmethod
     def from_environment(cls) -> ManifestCache:
-        setting = os.environ.get("ICEBOOK_MANIFEST_CACHE", "on").strip().lower()
-        try:
-            max_mb = int(os.environ.get("ICEBOOK_MANIFEST_CACHE_MB", DEFAULT_MAX_MB))
-        except ValueError:
-            max_mb = DEFAULT_MAX_MB
-        return cls(icebook_home() / "manifests", max_bytes=max(max_mb, 0) << 20, enabled=setting not in _OFF)
+        return cls(
+            config.icebook_home() / "manifests",
+            max_bytes=config.manifest_cache_max_mb() << 20,
+            enabled=config.manifest_cache_enabled(),
+        )
 
     # ------------------------------------------------------------------ keys
 
@@ -289,7 +283,6 @@ __all__ = [
     "CacheInfo",
     "ManifestCache",
     "decoder_fingerprint",
-    "icebook_home",
     "local_mtime_ns",
     "reset_shared_cache",
     "shared_cache",

@@ -31,6 +31,7 @@ from contextlib import contextmanager, suppress
 from pathlib import Path
 from typing import IO, Any
 
+from icebook import config
 from icebook.errors import EnvironmentProblem, MetadataError
 
 _HEADER_SIZE = 8
@@ -58,28 +59,28 @@ class _ReplyUnpickler(pickle.Unpickler):
         raise pickle.UnpicklingError(f"unexpected {module}.{name} in a worker reply")
 
 
-def _env_float(name: str, default: float) -> float:
-    try:
-        return float(os.environ.get(name, default))
-    except ValueError:
-        return default
-
-
 class DecodeSettings:
     """How long a decode may take: ``base_seconds`` plus some seconds per MiB of input.
 
     The columnar decoder reads tens of MiB a second, fastavro's records a few; both allowances
     leave room for a machine busy with other work, since stopping a valid decode is worse than
-    waiting for a hung one. Defaults come from ``ICEBOOK_DECODE_TIMEOUT`` (base seconds, default
-    20) and ``ICEBOOK_DECODE_WORKERS`` (pool size, default the CPU count, at most 4).
+    waiting for a hung one. ``base_seconds`` and ``workers`` (the pool size) are read from the environment
+    when used (``config.decode_timeout``, ``config.decode_workers``); ``decode_timeout`` overrides the first.
     """
 
     COLUMNAR_SECONDS_PER_MIB = 2.0
     RECORDS_SECONDS_PER_MIB = 20.0
 
     def __init__(self) -> None:
-        self.base_seconds = _env_float("ICEBOOK_DECODE_TIMEOUT", 20.0)
-        self.workers = max(1, int(_env_float("ICEBOOK_DECODE_WORKERS", min(4, os.cpu_count() or 1))))
+        self._base_seconds: float | None = None
+
+    @property
+    def base_seconds(self) -> float:
+        return self._base_seconds if self._base_seconds is not None else config.decode_timeout()
+
+    @property
+    def workers(self) -> int:
+        return config.decode_workers()
 
     def timeout_for(self, nbytes: int, *, seconds_per_mib: float) -> float:
         return self.base_seconds + seconds_per_mib * nbytes / _MiB
@@ -91,12 +92,12 @@ SETTINGS = DecodeSettings()
 @contextmanager
 def decode_timeout(base_seconds: float) -> Iterator[None]:
     """Temporarily change the base decode deadline (tests use a short one to exercise hangs)."""
-    old = SETTINGS.base_seconds
-    SETTINGS.base_seconds = base_seconds
+    old = SETTINGS._base_seconds
+    SETTINGS._base_seconds = base_seconds
     try:
         yield
     finally:
-        SETTINGS.base_seconds = old
+        SETTINGS._base_seconds = old
 
 
 class WorkerFailed(Exception):

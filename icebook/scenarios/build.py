@@ -11,7 +11,6 @@ import argparse
 import fcntl
 import hashlib
 import json
-import os
 import shutil
 import sys
 import time
@@ -20,8 +19,9 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
+from icebook import config
 from icebook.engines.spark_session import ICEBERG_VERSION, check_writable, get_session
-from icebook.errors import EngineError, NotFound
+from icebook.errors import ConfigError, EngineError, NotFound
 from icebook.io.progress import progress_bar
 from icebook.scenarios import SCENARIOS, Scenario
 
@@ -30,11 +30,6 @@ WAREHOUSE_KINDS = ("demo", "test")
 """The warehouses people build by name: ``demo`` for people, ``test`` for the test suite."""
 CATALOG = "lake"
 NAMESPACE = "db"
-
-
-def icebook_home() -> Path:
-    """Where icebook keeps caches: ``$ICEBOOK_HOME``, else ``~/.cache/icebook``."""
-    return Path(os.environ.get("ICEBOOK_HOME") or Path.home() / ".cache" / "icebook").expanduser()
 
 
 def scenario_hash() -> str:
@@ -49,7 +44,7 @@ def scenario_hash() -> str:
 
 def warehouse_path(kind: str = "demo") -> Path:
     """The cached warehouse for ``kind`` ("demo" for people, "test" for the test suite)."""
-    return icebook_home() / f"{kind}-warehouse-{scenario_hash()}"
+    return config.icebook_home() / f"{kind}-warehouse-{scenario_hash()}"
 
 
 def table_location(warehouse: Path, name: str) -> Path:
@@ -181,12 +176,16 @@ def _progress_bar(total: int, enabled: bool) -> Any:
 
 
 def demo_warehouse() -> Path:
-    """The demo warehouse: ``$ICEBOOK_DEMO_WAREHOUSE`` when it names a finished build (the test
-    suite points it at its own), else the cached demo build, made on first use."""
-    override = os.environ.get("ICEBOOK_DEMO_WAREHOUSE")
-    if override and read_marker(Path(override)) is not None:
-        return Path(override)
-    return ensure_warehouse("demo")
+    """The demo warehouse: ``$ICEBOOK_DEMO_WAREHOUSE`` when set (the test suite points it at its own; it must
+    name a finished build), else the cached demo build, made on first use."""
+    override = config.demo_warehouse()
+    if override is None:
+        return ensure_warehouse("demo")
+    if read_marker(override) is None:
+        raise ConfigError(
+            "ICEBOOK_DEMO_WAREHOUSE", str(override), f"not a built scenario warehouse (no {MARKER} in it)"
+        )
+    return override
 
 
 def demo_table(name: str = "events") -> str:

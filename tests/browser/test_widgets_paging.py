@@ -18,8 +18,8 @@ from _widgets import CELLS_PRELUDE, cell, expand, run_notebook
 from playwright.sync_api import expect
 
 import icebook
+from icebook.config import icebook_home
 from icebook.engines.spark_session import add_catalog
-from icebook.scenarios.build import icebook_home
 
 FILES = 3000
 SQL = (

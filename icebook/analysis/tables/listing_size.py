@@ -1,8 +1,8 @@
 """How large a listing will be before it is built as a pandas DataFrame, and the warning when it is large.
 
 The rows come from the manifest list's counts (no manifest is read to know them): a files listing holds a
-manifest's ADDED and EXISTING entries, an entries listing all three. Above ``WARN_ROWS`` rows (overridable
-with the ``ICEBOOK_LISTING_WARN_ROWS`` environment variable), ``LargeListingWarning`` says how many rows and
+manifest's ADDED and EXISTING entries, an entries listing all three. Above ``config.listing_warn_rows()`` rows
+(5,000,000 unless ``ICEBOOK_LISTING_WARN_ROWS`` says otherwise), ``LargeListingWarning`` says how many rows and
 about how much memory the DataFrame takes, and how to stream the same rows instead (``batches=True``: a
 ``pyarrow.RecordBatchReader``; ``lazy=True``: a ``polars.LazyFrame``). The listing is still built whole:
 nothing is truncated.
@@ -10,17 +10,15 @@ nothing is truncated.
 
 from __future__ import annotations
 
-import os
 import warnings
 from collections.abc import Iterable
 from dataclasses import dataclass
 
-from icebook.errors import LargeListingWarning, OptionError
+from icebook import config
+from icebook.errors import LargeListingWarning
 from icebook.spec.manifest import ManifestFile
 from icebook.text import short_byte_size
 
-WARN_ROWS = 5_000_000
-"""Listings of more rows than this warn before they are built as a DataFrame."""
 WARN_ROWS_VARIABLE = "ICEBOOK_LISTING_WARN_ROWS"
 BYTES_PER_ROW = 2048
 """Peak memory per row of a files or entries DataFrame, measured on a 500,000-file table (1.2 KiB per row
@@ -53,17 +51,8 @@ def listing_size(manifests: Iterable[ManifestFile], *, deleted: bool) -> Listing
 
 
 def warn_rows() -> int:
-    """The threshold in force: ``ICEBOOK_LISTING_WARN_ROWS`` when set, else ``WARN_ROWS``."""
-    raw = os.environ.get(WARN_ROWS_VARIABLE)
-    if raw is None or not raw.strip():
-        return WARN_ROWS
-    try:
-        value = int(raw)
-    except ValueError:
-        raise OptionError(f"{WARN_ROWS_VARIABLE}={raw!r}: expected a whole number of rows") from None
-    if value < 0:
-        raise OptionError(f"{WARN_ROWS_VARIABLE}={raw!r}: expected a number of rows, at least 0")
-    return value
+    """The threshold in force: ``ICEBOOK_LISTING_WARN_ROWS`` when set, else 5,000,000 (``icebook.config``)."""
+    return config.listing_warn_rows()
 
 
 def warn_if_large(method: str, at: object, size: ListingSize) -> None:

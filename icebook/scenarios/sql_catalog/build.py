@@ -17,8 +17,9 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
+from icebook import config
 from icebook.errors import EngineError
-from icebook.scenarios.build import MARKER, _progress_bar, cached_build, icebook_home
+from icebook.scenarios.build import MARKER, _progress_bar, cached_build
 from icebook.scenarios.model import Scenario
 from icebook.scenarios.sql_catalog import NAMESPACE, PYICEBERG_SCENARIOS
 
@@ -40,7 +41,7 @@ def scenario_hash() -> str:
 
 
 def warehouse_path(kind: str = "demo") -> Path:
-    return icebook_home() / f"{kind}-pyiceberg-warehouse-{scenario_hash()}"
+    return config.icebook_home() / f"{kind}-pyiceberg-warehouse-{scenario_hash()}"
 
 
 def catalog_properties(root: Path) -> dict[str, str]:
