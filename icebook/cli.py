@@ -32,7 +32,7 @@ from icebook.commands import (
 )
 from icebook.display.registry import render_text
 from icebook.display.terminal import fit_lines, frame_csv, frame_json, frame_text, terminal_width
-from icebook.errors import IcebookError
+from icebook.errors import IcebookError, one_line
 
 
 def main(argv: list[str] | None = None, *, out: TextIO | None = None) -> int:
@@ -50,7 +50,7 @@ def main(argv: list[str] | None = None, *, out: TextIO | None = None) -> int:
         print(f"icebook: {exc}", file=sys.stderr)
         return 2
     except IcebookError as exc:
-        message = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
+        message = one_line(exc)
         print(message if message.startswith("icebook") else f"icebook: {message}", file=sys.stderr)
         return 1
     try:

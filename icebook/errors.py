@@ -108,3 +108,22 @@ class IcebookWarning(UserWarning):
 class LargeListingWarning(IcebookWarning):
     """A listing about to be built as one pandas DataFrame is large (``analysis/tables/listing_size.py``):
     the message gives its rows and estimated memory and how to stream it instead."""
+
+
+ONE_LINE_LIMIT = 500
+"""Characters an error shown as one line keeps at most."""
+
+
+def one_line(exc: BaseException) -> str:
+    """``exc`` as the one line a cell, the command line, a widget or the lake browser shows.
+
+    An ``IcebookError`` is its message (written for the user: it names the file, field or property); any
+    other exception is its type and message. Only the first non-blank line counts (below it come an engine's
+    stack or a server's details), its whitespace collapsed; at most ``ONE_LINE_LIMIT`` characters.
+    """
+    first = next((line for line in str(exc).splitlines() if line.strip()), "")
+    text = " ".join(first.split())
+    if not isinstance(exc, IcebookError):
+        text = f"{type(exc).__name__}: {text}" if text else type(exc).__name__
+    text = text or type(exc).__name__
+    return text if len(text) <= ONE_LINE_LIMIT else text[: ONE_LINE_LIMIT - 3] + "..."

@@ -24,10 +24,10 @@ from IPython.core.error import UsageError
 from IPython.core.magic import Magics, line_cell_magic, magics_class, no_var_expand
 from traitlets import Int, Unicode, observe
 
-from icebook.commands import Context, HelpShown, Session, build_parser, execute, one_line, parse, parse_cell
+from icebook.commands import Context, HelpShown, Session, build_parser, execute, parse, parse_cell
 from icebook.display.formatters import register_formatters
 from icebook.display.frames import limited
-from icebook.errors import IcebookError
+from icebook.errors import IcebookError, one_line
 
 _TEMPLATE = re.compile(r"\{\{\s*([A-Za-z_]\w*)\s*\}\}")
 

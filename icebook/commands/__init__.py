@@ -48,7 +48,6 @@ from icebook.commands.model import (  # noqa: F401  (the grammar's public names 
     at_argument,
     days_ms,
     default_name,
-    one_line,
 )
 from icebook.commands.timelapse import TIMELAPSE_COMMANDS
 from icebook.display.terminal import with_field_types

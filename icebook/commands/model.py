@@ -160,9 +160,3 @@ class Text(str):
 
     def __repr__(self) -> str:
         return str(self)
-
-
-def one_line(exc: BaseException) -> str:
-    """The first line of an error's message (a cell's error must be one line)."""
-    text = str(exc).strip()
-    return text.splitlines()[0] if text else type(exc).__name__

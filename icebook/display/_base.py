@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING, Any
 
 from icebook.analysis.history.field_changes import ChangeKind
 from icebook.analysis.store.table_like import TableLike as TableLike  # the views import it from here
+from icebook.errors import one_line
 from icebook.spec.manifest import FileContent
 from icebook.widgets import STYLESHEET
 
@@ -30,6 +31,11 @@ def esc(value: Any) -> str:
     if isinstance(value, Markup):
         return str(value)
     return html.escape("" if value is None else str(value), quote=True)
+
+
+def error_html(exc: BaseException) -> str:
+    """An error in place of a view: its one line (``errors.one_line``), escaped."""
+    return f'<div class="icebook ib-error">{esc(one_line(exc))}</div>'
 
 
 def label(member: enum.Enum) -> str:
@@ -169,5 +175,5 @@ class StaticHTML:
         try:
             data["text/html"] = self._repr_html_()
         except Exception as exc:  # a fallback must never break the live view
-            data["text/html"] = f"<pre>{esc(type(exc).__name__)}: {esc(exc)}</pre>"
+            data["text/html"] = error_html(exc)
         return data, meta

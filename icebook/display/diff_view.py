@@ -9,7 +9,7 @@ import ipywidgets as W
 
 from icebook.analysis.history.diff import SnapshotDiff
 from icebook.analysis.history.diff import diff as analysis_diff
-from icebook.display._base import StaticHTML, TableLike, esc, frame
+from icebook.display._base import StaticHTML, TableLike, error_html, frame
 from icebook.display.diff_render import diff_html
 from icebook.spec.metadata import main_first
 from icebook.spec.snapshots import Branch
@@ -68,7 +68,7 @@ class DiffView(StaticHTML, W.VBox):  # type: ignore[misc]
             self.diff = compute_diff(self._table, self.a.value, self.b.value)
             self.output.value = diff_html(self.diff, self._table.location)
         except Exception as exc:  # shown to the user in place of the diff
-            self.output.value = frame(f'<div class="ib-error">{esc(type(exc).__name__)}: {esc(exc)}</div>')
+            self.output.value = frame(error_html(exc))
 
     def _repr_html_(self) -> str:
         return self.output.value or "<div>diff</div>"

@@ -15,8 +15,9 @@ import pandas as pd
 
 from icebook.analysis._frames import exact_frame
 from icebook.analysis.scan.planner import plan_scan
-from icebook.display._base import StaticHTML, TableLike, esc, frame, frame_table_html
+from icebook.display._base import StaticHTML, TableLike, error_html, esc, frame, frame_table_html
 from icebook.display.summary import plan_text
+from icebook.errors import one_line
 from icebook.spec.snapshots import Branch
 from icebook.text import iso_utc, utc_text
 
@@ -123,7 +124,7 @@ class QueryPanel(StaticHTML, W.VBox):  # type: ignore[misc]
                 self.result = exact_frame(arrow)
         except Exception as exc:  # the panel shows the failure; the user fixes the query and runs again
             self.result = None
-            self.status.value = f'<span class="icebook ib-error">{esc(type(exc).__name__)}: {esc(exc)}</span>'
+            self.status.value = error_html(exc)
             self.rows.value = ""
             return None
         seconds = time.perf_counter() - started
@@ -144,7 +145,7 @@ class QueryPanel(StaticHTML, W.VBox):  # type: ignore[misc]
                 plan = plan_scan(self._table, self._table.snapshot(at), filter)
             text = plan_text(plan)
         except Exception as exc:  # explaining is best effort; the rows are already shown
-            text = f"no scan explanation: {type(exc).__name__}: {exc}"
+            text = f"no scan explanation: {one_line(exc)}"
         return f'<pre class="icebook ib-explain">{esc(text)}</pre>'
 
     def show_page(self, page: int) -> None:

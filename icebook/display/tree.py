@@ -22,6 +22,7 @@ from icebook.display.registry import render_html
 from icebook.display.tree_ids import NodeId, NodeKind
 from icebook.display.tree_nodes import PAGE, TreeSource
 from icebook.display.tree_render import MetadataTree
+from icebook.errors import one_line
 
 SNAPSHOT_ID_JSON = {
     "to_json": lambda value, widget: None if value is None else str(value),
@@ -88,7 +89,7 @@ class TreeWidget(StaticHTML, anywidget.AnyWidget):  # type: ignore[misc]
             elif kind == "details":
                 self.send({**base, "type": "details", "details": self._source.details(str(content["id"]))})
         except Exception as exc:  # shown in the widget; the kernel must keep serving other requests
-            self.send({**base, "type": "error", "message": f"{type(exc).__name__}: {exc}"})
+            self.send({**base, "type": "error", "message": one_line(exc)})
 
     def _repr_html_(self) -> str:
         return render_html(MetadataTree(table=self._table, snapshot_id=self.at))

@@ -11,12 +11,13 @@ from typing import Any
 
 import ipywidgets as W
 
-from icebook.display._base import StaticHTML, TableLike, esc, frame
+from icebook.display._base import StaticHTML, TableLike, error_html, esc, frame
 from icebook.display.lineage_view import LineageWidget
 from icebook.display.registry import render_html
 from icebook.display.summary import table_html
 from icebook.display.tree import TreeWidget
 from icebook.display.tree_render import MetadataTree
+from icebook.errors import one_line
 
 TABS = ("History", "Diff", "Evolution", "Query", "Charts", "Table")
 
@@ -57,7 +58,7 @@ class Workbench(StaticHTML, W.VBox):  # type: ignore[misc]
         try:
             widget = self._builders[index]()
         except Exception as exc:  # a tab that cannot be built says why; the others still work
-            widget = W.HTML(frame(f'<div class="ib-error">{esc(type(exc).__name__)}: {esc(exc)}</div>'))
+            widget = W.HTML(frame(error_html(exc)))
         self._built[index] = widget
         children = list(self.tabs.children)
         children[index] = widget
@@ -98,7 +99,7 @@ class Workbench(StaticHTML, W.VBox):  # type: ignore[misc]
                 try:
                     display(make(self._table))
                 except Exception as exc:  # one failing chart must not hide the others
-                    print(f"{make.__name__}: {type(exc).__name__}: {exc}")
+                    print(f"{make.__name__}: {one_line(exc)}")
         return out
 
     def _repr_html_(self) -> str:

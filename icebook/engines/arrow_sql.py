@@ -31,7 +31,7 @@ from icebook.analysis.resolve import snapshot_schema
 from icebook.analysis.store.table_like import TableLike
 from icebook.engines.arrow import read
 from icebook.engines.sql_names import spark_names
-from icebook.errors import EngineError
+from icebook.errors import EngineError, one_line
 from icebook.spec.schema import Schema
 from icebook.spec.snapshots import Snapshot
 from icebook.spec.types import DOUBLE, FLOAT
@@ -91,8 +91,7 @@ def sql(tables: Mapping[str, pl.LazyFrame], query: str, *, sources: Sequence[pa.
     try:
         result = context.execute(query, eager=True)
     except Exception as exc:  # polars raises its own SQL and compute error types
-        text = str(exc).strip()
-        raise EngineError(f"SQL (arrow engine): {text.splitlines()[0] if text else type(exc).__name__}") from None
+        raise EngineError(f"SQL (arrow engine): {one_line(exc)}") from None
     arrow = result.to_arrow(compat_level=pl.CompatLevel.oldest())
     known = {f.name: f.type for schema in sources for f in schema}
     columns = [

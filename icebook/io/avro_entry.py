@@ -6,7 +6,7 @@ from collections.abc import Mapping
 from dataclasses import replace
 from typing import Any
 
-from icebook.errors import MetadataError, NotFound
+from icebook.errors import MetadataError, NotFound, one_line
 from icebook.io.avro_header import check_framing, header_from_metadata
 from icebook.io.avro_list import read_bytes_for
 from icebook.io.avro_schema import ManifestLayout, inheritance_version, manifest_layout
@@ -117,9 +117,7 @@ def read_manifest_entry(fileio: FileIO, manifest: ManifestFile, index: int) -> M
     try:
         return _entry(rec, layout, manifest, spec_id, version, (contents, record_counts, first_row_ids), path)
     except (TypeError, ValueError, KeyError) as exc:
-        raise MetadataError(
-            path, f"entry {index}", f"malformed: {type(exc).__name__}: {exc}", kind="manifest"
-        ) from None
+        raise MetadataError(path, f"entry {index}", f"malformed: {one_line(exc)}", kind="manifest") from None
 
 
 def _entry(

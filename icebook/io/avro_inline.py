@@ -25,6 +25,7 @@ import threading
 import zlib
 from typing import Any
 
+from icebook.errors import one_line
 from icebook.io.avro_header import AvroFraming
 
 MAX_INLINE_FILE_BYTES = 8 << 20
@@ -157,7 +158,7 @@ def _parsed_schema(schema_json: bytes) -> Any:
         try:
             verdict = fastavro.parse_schema(json.loads(schema_json))
         except Exception as exc:  # fastavro raises several types on a schema it rejects
-            raise InlineDecodeFailed(f"invalid Avro schema: {type(exc).__name__}: {exc}") from None
+            raise InlineDecodeFailed(f"invalid Avro schema: {one_line(exc)}") from None
     with _parsed_lock:
         if len(_parsed) >= _PARSED_LIMIT:
             _parsed.clear()
@@ -247,7 +248,7 @@ def decode_records_inline(data: bytes, framing: AvroFraming) -> list[dict[str, A
             for _ in range(count):
                 records.append(schemaless_reader(source, parsed, None, return_record_name=False))  # type: ignore[arg-type]
     except Exception as exc:  # fastavro raises many types on corrupt input; each means a corrupt file
-        raise InlineDecodeFailed(f"{type(exc).__name__}: {exc}") from None
+        raise InlineDecodeFailed(one_line(exc)) from None
     return records
 
 

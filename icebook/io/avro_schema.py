@@ -13,7 +13,7 @@ from typing import Any
 
 import pyarrow as pa
 
-from icebook.errors import MetadataError
+from icebook.errors import MetadataError, one_line
 from icebook.io.avro_types import avro_arrow_type, strip_null
 from icebook.spec.manifest import ManifestFile, ManifestHeader
 
@@ -88,7 +88,7 @@ def manifest_layout(header: ManifestHeader) -> ManifestLayout:
         return _manifest_layout(header)
     except (KeyError, TypeError, ValueError, AttributeError, StopIteration) as exc:
         # The schema is the file's own JSON: a field without a name or type is damage, not a bug.
-        detail = f"missing key {exc}" if isinstance(exc, KeyError) else f"{type(exc).__name__}: {exc}"
+        detail = f"missing key {exc}" if isinstance(exc, KeyError) else one_line(exc)
         raise MetadataError(
             header.path, "avro.schema", f"malformed manifest schema ({detail})"[:300], kind="manifest"
         ) from None

@@ -16,7 +16,7 @@ from typing import Any
 
 import pyarrow as pa
 
-from icebook.errors import MetadataError
+from icebook.errors import MetadataError, one_line
 
 PARQUET_FIELD_ID = b"PARQUET:field_id"
 """The field metadata key of an Arrow field's Iceberg field id (Parquet's key, used for every format)."""
@@ -110,7 +110,7 @@ def _convert(avro: Any, where: str, names: _Names, depth: int) -> tuple[pa.DataT
     except _NotIceberg:
         raise
     except (KeyError, TypeError, ValueError, AttributeError, OverflowError) as exc:  # pyarrow's errors are ValueErrors
-        raise _NotIceberg(where, f"malformed Avro type ({type(exc).__name__}: {exc})"[:300]) from None
+        raise _NotIceberg(where, f"malformed Avro type ({one_line(exc)})"[:300]) from None
     if isinstance(name, str):
         names.open.discard(name)
         names.done[name] = arrow

@@ -16,7 +16,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Any
 
-from icebook.errors import CatalogError, IcebookError, NotFound
+from icebook.errors import CatalogError, IcebookError, NotFound, one_line
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -126,10 +126,9 @@ def catalog_errors(name: str, props: Mapping[str, str] | None = None) -> Iterato
 
 
 def _message(exc: BaseException) -> str:
-    """The server's (or driver's) own message, on one line, without stack traces or SQL."""
-    text = str(getattr(exc, "orig", None) or exc) or type(exc).__name__
-    first = " ".join(text.strip().split("\n[SQL:")[0].split())
-    return f"{type(exc).__name__}: {first}"[:500]
+    """The server's (or driver's) own message, on one line (``errors.one_line``), without the SQL a database
+    driver's error carries (SQLAlchemy's original exception is the driver's)."""
+    return one_line(getattr(exc, "orig", None) or exc).split(" [SQL:")[0]
 
 
 def _parse(identifier: str | tuple[str, ...]) -> tuple[str, ...]:

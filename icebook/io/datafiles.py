@@ -17,7 +17,7 @@ from typing import Any, Protocol
 
 import pyarrow as pa
 
-from icebook.errors import MetadataError, UnsupportedFeature
+from icebook.errors import MetadataError, UnsupportedFeature, one_line
 from icebook.io.avro_types import PARQUET_FIELD_ID, avro_arrow_type
 from icebook.io.fileio import FileIO
 
@@ -114,9 +114,7 @@ def read_avro_table(data: bytes, path: str) -> pa.Table:
         schema = reader.writer_schema
         records: list[dict[str, Any]] = [r for r in reader if isinstance(r, dict)]
     except Exception as exc:  # fastavro raises ValueError, EOFError, SchemaParseException ...
-        raise MetadataError(
-            path, None, f"not a readable Avro file ({type(exc).__name__}: {exc})", kind="data file"
-        ) from None
+        raise MetadataError(path, None, f"not a readable Avro file ({one_line(exc)})", kind="data file") from None
     if not isinstance(schema, dict) or schema.get("type") != "record":
         raise MetadataError(path, "schema", "an Avro data file's schema must be a record", kind="data file")
     record, _ = avro_arrow_type(schema, file=path, where="", kind="data file")
@@ -126,7 +124,7 @@ def read_avro_table(data: bytes, path: str) -> pa.Table:
         try:
             arrays.append(pa.array([_arrow_value(r.get(f.name), f.type) for r in records], type=f.type))
         except (pa.ArrowException, TypeError, ValueError, OverflowError, AttributeError) as exc:
-            problem = f"values do not fit the schema's type {f.type} ({type(exc).__name__}: {exc})"
+            problem = f"values do not fit the schema's type {f.type} ({one_line(exc)})"
             raise MetadataError(path, f.name, problem[:300], kind="data file") from None
     return pa.Table.from_arrays(arrays, schema=pa.schema(fields))
 

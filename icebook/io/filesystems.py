@@ -23,7 +23,7 @@ from urllib.parse import urlparse
 
 import pyarrow.fs as pafs
 
-from icebook.errors import EnvironmentProblem, IcebookError, NotFound, StorageError, UnsupportedFeature
+from icebook.errors import EnvironmentProblem, IcebookError, NotFound, StorageError, UnsupportedFeature, one_line
 
 S3_SCHEMES = frozenset({"s3", "s3a", "s3n"})
 GCS_SCHEMES = frozenset({"gs", "gcs"})
@@ -304,10 +304,8 @@ _REQUEST_ID = re.compile(r"\s*\(Request ID:[^)]*\)?")
 
 
 def _one_line(exc: BaseException) -> str:
-    """The first line of an exception's message, without AWS request ids, at most 400 characters."""
-    lines = [line.strip() for line in str(exc).splitlines() if line.strip()]
-    text = _REQUEST_ID.sub("", lines[0] if lines else "").strip()
-    return (text[:400] + "...") if len(text) > 400 else (text or type(exc).__name__)
+    """The exception as one line (``errors.one_line``), without AWS request ids."""
+    return _REQUEST_ID.sub("", one_line(exc)).strip()
 
 
 _DENIED = ("ACCESS_DENIED", "SIGNATURE_DOES_NOT_MATCH", "INVALID_ACCESS_KEY_ID", "Forbidden", "403", "EXPIRED_TOKEN")

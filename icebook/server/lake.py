@@ -17,9 +17,9 @@ from dataclasses import asdict
 from pathlib import Path
 from typing import Any
 
-from icebook.analysis.maintenance.lake_health import Debt, TableHealth, one_line, read_cards, report_debts
+from icebook.analysis.maintenance.lake_health import Debt, TableHealth, read_cards, report_debts
 from icebook.engines import spark_session
-from icebook.errors import IcebookError, NotFound
+from icebook.errors import IcebookError, NotFound, one_line
 from icebook.io import catalogs
 from icebook.io.catalogs import CatalogTable
 from icebook.io.fileio import default_fileio

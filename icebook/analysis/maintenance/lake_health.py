@@ -34,7 +34,7 @@ from icebook.analysis._frames import frame
 from icebook.analysis.maintenance.compaction import compaction_options
 from icebook.analysis.maintenance.expire import GcDisabled, expiry_fates
 from icebook.analysis.maintenance.health import Area, HealthReport, ProcedureCall
-from icebook.errors import IcebookError
+from icebook.errors import IcebookError, one_line
 from icebook.io.catalogs import CatalogTable, list_tables, resolve_table
 from icebook.io.fileio import default_fileio
 from icebook.io.locate import read_table_metadata
@@ -289,11 +289,6 @@ def read_card(catalog: str, table: str, *, now_ms: int, resolve: Resolver | None
         return TableHealth(identifier=identifier, card=None, error=one_line(exc))
 
 
-def one_line(exc: BaseException) -> str:
-    text = " ".join(str(exc).split()) or type(exc).__name__
-    return text if isinstance(exc, IcebookError) else f"{type(exc).__name__}: {text}"[:500]
-
-
 def read_cards(
     catalog: str,
     tables: Sequence[str],
@@ -376,7 +371,6 @@ __all__ = [
     "TableHealth",
     "lake_health",
     "metadata_debts",
-    "one_line",
     "rank",
     "read_card",
     "read_cards",
