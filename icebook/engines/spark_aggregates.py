@@ -51,7 +51,7 @@ class SparkMetadataTables:
         reader = spark_engine.get_session().read.format("iceberg")
         if self.snapshot_id is not None:
             reader = reader.option("snapshot-id", str(self.snapshot_id))
-        where = f"{self.metadata_location}#{name}"
+        where = spark_engine.metadata_table(self.metadata_location, name)
         try:
             with spark_engine.spark_errors(f"reading {where} at snapshot {self.snapshot_id}"):
                 return reader.load(where)
