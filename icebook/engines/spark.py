@@ -29,6 +29,7 @@ from icebook.engines.spark_session import (
 )
 from icebook.errors import EngineError, EnvironmentProblem, IcebookError, NotFound, OptionError, StorageError
 from icebook.io.filesystems import split_location
+from icebook.text import spark_timestamp
 
 VIEW_NAME = "t"
 _IDENTIFIER = re.compile(r"^[A-Za-z_][\w]*(\.[A-Za-z_][\w-]*){2,}$")
@@ -44,14 +45,16 @@ class SparkPoint:
     as_of_timestamp_ms: int | None = None
 
     def options(self) -> dict[str, str]:
+        """Spark's time-travel read options (``versionAsOf`` and ``timestampAsOf``: the names both Spark 3.5
+        and Spark 4 take; Iceberg's Spark 4 source refuses the older ``snapshot-id``/``tag``/``as-of-timestamp``)."""
         if self.snapshot_id is not None:
-            return {"snapshot-id": str(self.snapshot_id)}
+            return {"versionAsOf": str(self.snapshot_id)}
         if self.branch is not None:
             return {"branch": self.branch}
         if self.tag is not None:
-            return {"tag": self.tag}
+            return {"versionAsOf": self.tag}
         if self.as_of_timestamp_ms is not None:
-            return {"as-of-timestamp": str(self.as_of_timestamp_ms)}
+            return {"timestampAsOf": spark_timestamp(self.as_of_timestamp_ms).removeprefix("TIMESTAMP ").strip("'")}
         return {}
 
     def describe(self) -> str:

@@ -267,6 +267,18 @@ def cache_size(ivy: Path) -> int:
     return total
 
 
+def runtime_jar() -> Path:
+    """The Iceberg runtime jar Spark's Ivy resolved for the installed pyspark (compiling against it)."""
+    version = installed_spark_version()
+    coordinate = Stack.from_env().runtime(version)
+    path = ivy_home({}, version) / "jars" / coordinate.jar_name
+    if not path.is_file():
+        raise EnvironmentProblem(
+            f"{coordinate} is not fetched yet: start Spark once (`python -m icebook.engines.spark_jars`)"
+        )
+    return path
+
+
 def jar_paths(jar: str | os.PathLike[str] | Iterable[str | os.PathLike[str]]) -> list[Path]:
     """``jar=`` as a list of existing files (an air-gapped start names every jar it needs)."""
     items = [jar] if isinstance(jar, str | os.PathLike) else list(jar)
@@ -300,4 +312,5 @@ __all__ = [
     "ivy_home",
     "merge_packages",
     "missing",
+    "runtime_jar",
 ]
