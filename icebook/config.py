@@ -5,7 +5,7 @@ Unset or blank means the default. Any other value must be one the variable can u
 falls back to the default silently or passes a bad value on.
 
 Each variable is read when it is needed, not at import, so a bad value stops only what uses it. The readers
-(``path``, ``switch``, ``whole_number``, ``seconds``, ``choice``, ``memory``, ``text``) are the vocabulary:
+(``path``, ``switch``, ``whole_number``, ``seconds``, ``choice``, ``memory``, ``version``, ``text``) are the vocabulary:
 a new variable is one small function below built on one of them, and is listed in ``VARIABLES``.
 """
 
@@ -38,11 +38,21 @@ VARIABLES: dict[str, str] = {
     "ICEBOOK_SPARK_LOG": f"Spark's own log level, one of {', '.join(LOG_LEVELS)} (default {SPARK_LOG_LEVEL})",
     "ICEBOOK_SPARK_MASTER": f"the master of the Spark session icebook starts (default {SPARK_MASTER})",
     "ICEBOOK_SPARK_DRIVER_MEMORY": f"the driver memory of the Spark session icebook starts (default {SPARK_DRIVER_MEMORY})",
+    "ICEBOOK_ICEBERG_VERSION": "the version of the Iceberg runtime Spark is given",
+    "ICEBOOK_ICEBERG_AWS_BUNDLE": "the version of Iceberg's AWS bundle Spark is given, or none",
+    "ICEBOOK_ICEBERG_GCP_BUNDLE": "the version of Iceberg's GCP bundle Spark is given, or none",
+    "ICEBOOK_ICEBERG_AZURE_BUNDLE": "the version of Iceberg's Azure bundle Spark is given, or none",
 }
 """Name -> what it sets: every variable this module reads."""
 
 _ON = frozenset({"1", "on", "true", "yes"})
 _OFF = frozenset({"0", "off", "false", "no"})
+_BUNDLES = {
+    "aws": "ICEBOOK_ICEBERG_AWS_BUNDLE",
+    "gcp": "ICEBOOK_ICEBERG_GCP_BUNDLE",
+    "azure": "ICEBOOK_ICEBERG_AZURE_BUNDLE",
+}
+_VERSION = re.compile(r"[0-9]+(\.[0-9]+){1,3}([.-][A-Za-z0-9.]+)?")
 _MEMORY = re.compile(r"[1-9][0-9]*[kmgt]?", re.IGNORECASE)
 
 
@@ -126,6 +136,18 @@ def memory(name: str, default: str) -> str:
     return raw.lower()
 
 
+def version(name: str, default: str | None, *, optional: bool = False) -> str | None:
+    """A version such as ``1.12.0``; when ``optional``, ``none`` too (None: leave the artifact out)."""
+    raw = _raw(name)
+    if raw is None:
+        return default
+    if optional and raw.lower() == "none":
+        return None
+    if not _VERSION.fullmatch(raw):
+        raise ConfigError(name, raw, "expected a version such as 1.12.0" + (", or none" if optional else ""))
+    return raw
+
+
 # ---------------------------------------------------------------------------------------------- variables
 
 
@@ -176,3 +198,15 @@ def spark_master() -> str:
 
 def spark_driver_memory() -> str:
     return memory("ICEBOOK_SPARK_DRIVER_MEMORY", SPARK_DRIVER_MEMORY)
+
+
+def iceberg_version(default: str) -> str:
+    """The Iceberg runtime's version: ``ICEBOOK_ICEBERG_VERSION``, else ``default`` (``engines/spark_jars.py``
+    is the home of the defaults)."""
+    return version("ICEBOOK_ICEBERG_VERSION", default) or default
+
+
+def iceberg_bundle(cloud: str, default: str | None) -> str | None:
+    """The version of Iceberg's bundle for ``cloud`` (aws, gcp, azure): ``ICEBOOK_ICEBERG_<CLOUD>_BUNDLE``,
+    else ``default``; None when set to ``none`` (the bundle left out)."""
+    return version(_BUNDLES[cloud], default, optional=True)
