@@ -25,7 +25,7 @@ import os
 import stat
 import subprocess
 import tempfile
-from collections.abc import Callable, Generator, Iterable
+from collections.abc import Callable, Generator
 from pathlib import Path
 from typing import Any
 
@@ -39,9 +39,9 @@ SERVER_MODULES = ("jupyterlab", "jupyter_server", "notebook")
 """``python -m <module>`` runs that start a server."""
 
 _current: pytest.Item | None = None
-_fixture_stack: list[str] = []
-_started_by: dict[str, set[str]] = {}
-"""Fixture name -> the tiers it started while it was set up: every test that reaches it needs their markers."""
+_fixture_stack: list[pytest.FixtureDef[Any]] = []
+_started_by: dict[pytest.FixtureDef[Any], set[str]] = {}
+"""Fixture -> the tiers it started while it was set up: every test that reaches it needs their markers."""
 _violations: dict[str, list[str]] = {}
 """Test id -> what it started without the marker (reported even when the test swallowed the failure)."""
 
@@ -52,8 +52,8 @@ def _missing(item: pytest.Item, tier: str) -> bool:
 
 def starting(tier: str, what: str) -> None:
     """Called as ``what`` is about to start: fails the running test unless it carries ``tier``'s marker."""
-    for name in _fixture_stack:
-        _started_by.setdefault(name, set()).add(tier)
+    for fixture in _fixture_stack:
+        _started_by.setdefault(fixture, set()).add(tier)
     item = _current
     if item is None or not _missing(item, tier):
         return
@@ -144,15 +144,21 @@ def pytest_unconfigure(config: pytest.Config) -> None:
 
 @pytest.hookimpl(wrapper=True)
 def pytest_fixture_setup(fixturedef: pytest.FixtureDef[Any], request: pytest.FixtureRequest) -> Generator[None]:
-    _fixture_stack.append(fixturedef.argname)
+    _fixture_stack.append(fixturedef)
     try:
         return (yield)
     finally:
         _fixture_stack.pop()
 
 
-def _reached_tiers(names: Iterable[str]) -> set[str]:
-    return {tier for name in names for tier in _started_by.get(name, ())}
+def _reached(item: pytest.Item) -> dict[str, set[str]]:
+    """Fixture name -> the tiers it started, for the fixtures ``item`` uses (a name parametrized directly is a
+    value, not the fixture of that name)."""
+    info = getattr(item, "_fixtureinfo", None)
+    if info is None:
+        return {}
+    used = {name: definitions[-1] for name, definitions in info.name2fixturedefs.items() if definitions}
+    return {name: _started_by[fixture] for name, fixture in used.items() if fixture in _started_by}
 
 
 @pytest.hookimpl(wrapper=True)
@@ -170,9 +176,10 @@ _hidden: dict[str, pytest.MonkeyPatch] = {}
 
 @pytest.hookimpl(tryfirst=True)
 def pytest_runtest_setup(item: pytest.Item) -> None:
-    missing = sorted(t for t in _reached_tiers(getattr(item, "fixturenames", ())) if _missing(item, t))
+    reached = _reached(item)
+    missing = sorted({t for tiers in reached.values() for t in tiers if _missing(item, t)})
     if missing:
-        users = sorted(n for n in getattr(item, "fixturenames", ()) if _started_by.get(n, set()) & set(missing))
+        users = sorted(name for name, tiers in reached.items() if tiers & set(missing))
         pytest.fail(
             f"{item.nodeid} uses {', '.join(users)}, which started {', '.join(missing)}, without the marker "
             f"(add {' and '.join(f'@pytest.mark.{t}' for t in missing)})",
