@@ -1,44 +1,11 @@
-"""Tiny Spark-written Iceberg tables for the format-library tests.
-
-Owned by the manifest/puffin tests until the lead moves the session into a shared
-fixture. One local SparkSession per process (a stopped session cannot reload the jar),
-and one hadoop catalog per warehouse directory, added at runtime.
+"""Tiny Spark-written Iceberg tables for the format-library tests, written through the suite's one Spark
+session (the ``spark`` fixture) into one hadoop catalog per warehouse directory, added at runtime.
 """
 
 from __future__ import annotations
 
-import os
 from pathlib import Path
 from typing import Any
-
-JAR_NAME = "iceberg-spark-runtime-3.5_2.12-1.10.2.jar"
-
-
-def iceberg_jar() -> Path:
-    import snowpark_connect_deps_iceberg  # the pinned package that ships the runtime jar
-
-    jar = Path(snowpark_connect_deps_iceberg.__path__[0]) / "jars" / JAR_NAME
-    if not jar.exists():
-        raise RuntimeError(f"Iceberg runtime jar missing: {jar}")
-    return jar
-
-
-def spark_session() -> Any:
-    """The process's one local SparkSession with the Iceberg runtime and extensions."""
-    os.environ.setdefault("SPARK_LOCAL_IP", "127.0.0.1")
-    from pyspark.sql import SparkSession
-
-    return (
-        SparkSession.builder.master("local[1]")
-        .appName("icebook-tests")
-        .config("spark.jars", str(iceberg_jar()))
-        .config("spark.sql.extensions", "org.apache.iceberg.spark.extensions.IcebergSparkSessionExtensions")
-        .config("spark.ui.enabled", "false")
-        .config("spark.sql.shuffle.partitions", "1")
-        .config("spark.sql.session.timeZone", "UTC")
-        .config("spark.driver.memory", "1g")
-        .getOrCreate()
-    )
 
 
 def add_catalog(spark: Any, name: str, warehouse: Path) -> None:
@@ -109,4 +76,4 @@ def build_tables(spark: Any, catalog: str) -> None:
     spark.sql(f"CALL {catalog}.system.rewrite_manifests('db.rewrite_v2')").collect()
 
 
-__all__ = ["add_catalog", "build_tables", "iceberg_jar", "spark_session"]
+__all__ = ["add_catalog", "build_tables"]

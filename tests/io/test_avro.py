@@ -13,7 +13,7 @@ from typing import Any
 import fastavro
 import pyarrow as pa
 import pytest
-from _spark_tables import add_catalog, build_tables, spark_session
+from _spark_tables import add_catalog, build_tables
 
 from icebook.errors import MetadataError, NotFound
 from icebook.io.avro import (
@@ -41,10 +41,9 @@ def _rows(df: Any) -> list[dict[str, Any]]:
 
 
 @pytest.fixture(scope="module")
-def avro_spark_tables(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
+def avro_spark_tables(spark: Any, tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
     """Spark-built fixture tables plus what Spark's metadata tables say about them."""
     warehouse = tmp_path_factory.mktemp("avro_wh")
-    spark = spark_session()
     add_catalog(spark, "lake_avro", warehouse)
     build_tables(spark, "lake_avro")
     out: dict[str, Any] = {"warehouse": warehouse}

@@ -11,7 +11,7 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
-from _spark_tables import add_catalog, spark_session
+from _spark_tables import add_catalog
 from pyroaring import BitMap
 
 from icebook.errors import MetadataError, NotFound
@@ -30,10 +30,9 @@ DELETED_IDS = {i for i in range(40) if i % 5 == 0} | {7, 8, 39}
 
 
 @pytest.fixture(scope="module")
-def puffin_spark_table(tmp_path_factory: pytest.TempPathFactory) -> Path:
+def puffin_spark_table(spark: Any, tmp_path_factory: pytest.TempPathFactory) -> Path:
     """A v3 merge-on-read table with two DELETEs (deletion vectors, the second merged into the first)."""
     warehouse = tmp_path_factory.mktemp("puffin_wh")
-    spark = spark_session()
     add_catalog(spark, "lake_puffin", warehouse)
     spark.sql("CREATE NAMESPACE IF NOT EXISTS lake_puffin.db")
     spark.sql(
