@@ -20,7 +20,7 @@ from icebook.engines.spark_session import add_catalog, get_session
 from icebook.scenarios import SCENARIOS
 from icebook.scenarios.build import CATALOG, ensure_warehouse, table_location
 
-pytest_plugins = ("_support.tiers", "_support.timeouts", "_support.environment")
+pytest_plugins = ("pytester", "_support.tiers", "_support.timeouts", "_support.environment")
 
 
 @pytest.fixture(scope="session")
