@@ -18,7 +18,7 @@ from icebook.scenarios.build import demo_warehouse
 
 PACKAGE = Path(__file__).resolve().parents[1] / "icebook"
 _NAME = re.compile(r"ICEBOOK_[A-Z0-9_]+")
-NOT_YET_MOVED = {"engines/spark_session.py", "engines/spark_jars.py"}
+NOT_YET_MOVED: set[str] = set()
 """Modules that still read variables of their own; each is to read them through ``icebook.config``."""
 
 

@@ -26,6 +26,7 @@ from dataclasses import dataclass, field
 from importlib import metadata as importlib_metadata
 from pathlib import Path
 
+from icebook import config
 from icebook.errors import EnvironmentProblem, OptionError
 
 ICEBERG_VERSION = "1.12.0"
@@ -39,14 +40,6 @@ SQLITE_JDBC = "org.xerial:sqlite-jdbc:3.50.3.0"
 POSTGRES_JDBC = "org.postgresql:postgresql:42.7.14"
 EXTENSIONS = "org.apache.iceberg.spark.extensions.IcebergSparkSessionExtensions"
 MAVEN_CENTRAL = "https://repo1.maven.org/maven2"
-
-_VERSION = re.compile(r"^\d+(\.\d+){1,3}([.-][A-Za-z0-9.]+)?$")
-_SETTINGS = {
-    "ICEBOOK_ICEBERG_VERSION": "iceberg",
-    "ICEBOOK_ICEBERG_AWS_BUNDLE": "aws",
-    "ICEBOOK_ICEBERG_GCP_BUNDLE": "gcp",
-    "ICEBOOK_ICEBERG_AZURE_BUNDLE": "azure",
-}
 
 
 @dataclass(frozen=True, slots=True, order=True)
@@ -90,27 +83,11 @@ class Stack:
     bundles: Mapping[str, str | None] = field(default_factory=lambda: dict(BUNDLE_VERSIONS))
 
     @classmethod
-    def from_env(cls, environ: Mapping[str, str] | None = None) -> Stack:
-        """The defaults with each ``ICEBOOK_ICEBERG_*`` setting applied; OptionError names a bad one."""
-        env = os.environ if environ is None else environ
-        iceberg = ICEBERG_VERSION
-        bundles: dict[str, str | None] = dict(BUNDLE_VERSIONS)
-        for variable, part in _SETTINGS.items():
-            raw = env.get(variable)
-            if raw is None or not raw.strip():
-                continue
-            value = raw.strip()
-            if value.lower() == "none" and part != "iceberg":
-                bundles[part] = None
-            elif _VERSION.match(value):
-                if part == "iceberg":
-                    iceberg = value
-                else:
-                    bundles[part] = value
-            else:
-                allowed = "a version such as 1.12.0" + ("" if part == "iceberg" else ", or none")
-                raise OptionError(f"{variable}={raw!r} is not {allowed}")
-        return cls(iceberg=iceberg, bundles=bundles)
+    def from_env(cls) -> Stack:
+        """The defaults with each ``ICEBOOK_ICEBERG_*`` setting applied (``icebook.config`` reads them; a bad
+        value raises its ConfigError naming the variable)."""
+        bundles = {cloud: config.iceberg_bundle(cloud, default) for cloud, default in BUNDLE_VERSIONS.items()}
+        return cls(iceberg=config.iceberg_version(ICEBERG_VERSION), bundles=bundles)
 
     def runtime(self, spark_version: str) -> Coordinate:
         """The Iceberg runtime for this Spark (``3.5`` -> ``iceberg-spark-runtime-3.5_2.12``)."""

@@ -27,6 +27,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 from urllib.parse import unquote, urlparse
 
+from icebook import config
 from icebook.engines import spark_jars
 from icebook.errors import EnvironmentProblem, IcebookError
 
@@ -294,18 +295,13 @@ def catalog_configured_for_startup(name: str) -> bool:
     return any(setting == key for setting, _value, _source in _startup_settings())
 
 
-def spark_log_level() -> str:
-    """The level of Spark's own log: ``ICEBOOK_SPARK_LOG`` (e.g. WARN, INFO) when asked, else ERROR."""
-    return os.environ.get("ICEBOOK_SPARK_LOG", "").strip().upper() or "ERROR"
-
-
 def _log_settings() -> dict[str, str]:
     """The driver's log4j2 configuration at ``spark_log_level`` from its first line: without one, Spark
     logs WARN lines (the native Hadoop library, the default level) before ``setLogLevel`` can run."""
-    level = spark_log_level()
-    config = Path(tempfile.gettempdir()) / f"icebook-log4j2-v2-{level.lower()}-{os.getuid()}.properties"
-    if not config.is_file():  # written whole, then renamed: another kernel may read it at once
-        partial = config.with_name(f"{config.name}.{os.getpid()}")
+    level = config.spark_log_level()
+    properties = Path(tempfile.gettempdir()) / f"icebook-log4j2-v2-{level.lower()}-{os.getuid()}.properties"
+    if not properties.is_file():  # written whole, then renamed: another kernel may read it at once
+        partial = properties.with_name(f"{properties.name}.{os.getpid()}")
         partial.write_text(
             f"rootLogger.level = {level.lower()}\nrootLogger.appenderRef.stderr.ref = console\n"
             "appender.console.type = Console\nappender.console.name = console\nappender.console.target = SYSTEM_ERR\n"
@@ -315,8 +311,8 @@ def _log_settings() -> dict[str, str]:
             f"logger.gateway.name = org.apache.spark.api.python.PythonGatewayServer\nlogger.gateway.level = {level.lower()}\n"
             f"logger.repl.name = org.apache.spark.repl.Main\nlogger.repl.level = {level.lower()}\n"
         )
-        os.replace(partial, config)
-    return {"spark.driver.extraJavaOptions": f"-Dlog4j2.configurationFile={config.as_uri()}"}
+        os.replace(partial, properties)
+    return {"spark.driver.extraJavaOptions": f"-Dlog4j2.configurationFile={properties.as_uri()}"}
 
 
 def _start(
@@ -338,9 +334,7 @@ def _start(
     except ImportError:
         raise EnvironmentProblem("PySpark is not installed: `pip install 'pyspark>=4.1,<4.2'`") from None
 
-    builder = SparkSession.builder.appName("icebook").master(
-        master or os.environ.get("ICEBOOK_SPARK_MASTER", "local[2]")
-    )
+    builder = SparkSession.builder.appName("icebook").master(master or config.spark_master())
     startup = {key: value for key, value, _source in _startup_settings()} | conf
     own_jars = [j for j in conf.pop("spark.jars", "").split(",") if j]
     wanted: list[spark_jars.Coordinate] = []
@@ -363,7 +357,7 @@ def _start(
         "spark.sql.session.timeZone": "UTC",
         "spark.sql.shuffle.partitions": "4",
         "spark.default.parallelism": "2",
-        "spark.driver.memory": os.environ.get("ICEBOOK_SPARK_DRIVER_MEMORY", "3g"),
+        "spark.driver.memory": config.spark_driver_memory(),
         "spark.sql.adaptive.enabled": "true",
         "spark.driver.bindAddress": "127.0.0.1",
         "spark.driver.host": "127.0.0.1",
@@ -386,7 +380,7 @@ def _start(
             session = builder.getOrCreate()
         except Exception as exc:
             raise _start_failure(exc, wanted, startup, ivy) from None
-    session.sparkContext.setLogLevel(spark_log_level())
+    session.sparkContext.setLogLevel(config.spark_log_level())
     if progress:
         _progress(f"icebook: Spark {session.version} ready in {time.monotonic() - started:.1f} s")
     return session
