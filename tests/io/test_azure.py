@@ -25,7 +25,7 @@ from typing import Any
 
 import pyarrow as pa
 import pytest
-from _lake import catalog_env, free_port, rows, stop, write_events
+from _lake import catalog_env, engines_agree_everywhere, free_port, rows, stop, write_events
 
 import icebook
 from icebook.engines import spark_catalogs
@@ -201,10 +201,6 @@ def spark_catalog(spark_lake: Blob, monkeypatch: pytest.MonkeyPatch) -> str:
     return catalog_env(monkeypatch, SPARK_CATALOG, spark_lake.spark_catalog_props())
 
 
-def _points(t: icebook.table.Table) -> list[Any]:
-    return [*(s.snapshot_id for s in t.snapshots), *sorted(t.refs), None]
-
-
 def test_open_tree_diff_and_read_every_snapshot_on_azure_blob(blob: Blob, az_catalog: str) -> None:
     t = icebook.open(f"{az_catalog}.db.events")
     assert t.metadata_location.startswith(f"{WAREHOUSE}/db/events/metadata/")
@@ -249,11 +245,7 @@ def test_a_table_spark_wrote_on_adls_reads_alike_in_both_engines_and_pyiceberg(
     assert set(t.refs) == {"main", "v2", "side"}
     assert [s.operation for s in t.snapshots] == ["append", "append", "overwrite", "append", "append"]
     peer = spark_lake.peer().load_table("db.events")
-    for at in _points(t):
-        ours = t.read(at=at, engine="spark")
-        assert rows(ours) == rows(t.read(at=at, engine="arrow")), at
-        snapshot_id = t.snapshot(at).snapshot_id if at is not None else None
-        assert rows(ours) == rows(peer.scan(snapshot_id=snapshot_id).to_arrow()), at
+    engines_agree_everywhere(t, peer)
     assert sorted(t.read(at="side").column("id").to_pylist()) == [1, 2, 3, 4, 5, 7]
     assert sorted(t.read().column("id").to_pylist()) == [1, 3, 4, 5, 6]
     files = t.inspect.files()

@@ -20,7 +20,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from _lake import catalog_env, free_port, rows, stop, write_events
+from _lake import catalog_env, engines_agree_everywhere, free_port, rows, stop, write_events
 
 import icebook
 from icebook.errors import NotFound
@@ -138,10 +138,6 @@ def test_missing_gcs_bucket_and_file(gcs: Gcs) -> None:
     assert "99999-missing.metadata.json" in str(missing.value)
 
 
-def _points(t: icebook.table.Table) -> list[Any]:
-    return [*(s.snapshot_id for s in t.snapshots), *sorted(t.refs), None]
-
-
 def test_spark_reads_every_snapshot_of_a_gcs_table_through_gcsfileio(
     spark: Any, gcs: Gcs, gcs_catalog: str, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -149,11 +145,7 @@ def test_spark_reads_every_snapshot_of_a_gcs_table_through_gcsfileio(
     t = icebook.open(f"{gcs_catalog}.db.spark_reads")
     assert set(t.refs) == {"main", "first"}
     peer = gcs.writer.load_table("db.spark_reads")
-    for at in _points(t):
-        ours = t.read(at=at, engine="spark")
-        assert rows(ours) == rows(t.read(at=at)), at
-        snapshot_id = t.snapshot(at).snapshot_id if at is not None else None
-        assert rows(ours) == rows(peer.scan(snapshot_id=snapshot_id).to_arrow()), at
+    engines_agree_everywhere(t, peer)
     # by name through the JDBC catalog, its files through GCSFileIO on the server
     assert t._spark_identifier() == f"{gcs_catalog}.db.spark_reads"
     prefix = f"spark.sql.catalog.{gcs_catalog}"

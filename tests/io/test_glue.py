@@ -17,7 +17,7 @@ from collections.abc import Iterator
 from typing import Any
 
 import pytest
-from _lake import REGION, catalog_env, check_credentials, moto_s3, rows, write_events
+from _lake import REGION, catalog_env, check_credentials, engines_agree_everywhere, moto_s3, rows, write_events
 
 import icebook
 
@@ -104,11 +104,7 @@ def test_spark_reads_every_snapshot_and_branches_through_glue(
 ) -> None:
     t = icebook.open(f"{glue_catalog}.db.events")
     peer = glue.peer().load_table("db.events")
-    for at in [*(s.snapshot_id for s in t.snapshots), *sorted(t.refs), None]:
-        ours = t.read(at=at, engine="spark")
-        assert rows(ours) == rows(t.read(at=at)), at
-        snapshot_id = t.snapshot(at).snapshot_id if at is not None else None
-        assert rows(ours) == rows(peer.scan(snapshot_id=snapshot_id).to_arrow()), at
+    engines_agree_everywhere(t, peer)
     # Spark has the catalog under the same name, from the same configuration
     assert t._spark_identifier() == f"{glue_catalog}.db.events"
     prefix = f"spark.sql.catalog.{glue_catalog}"
