@@ -324,3 +324,23 @@ def test_maintenance_procedures_on_adls_match_the_previews(spark: Any, spark_lak
         out.write(b"not referenced")
     found = expired.table.orphans(older_than=dt.datetime.now(dt.UTC) + dt.timedelta(seconds=5))
     assert list(found.paths) == [f"abfs://lake@{HOST}/{orphan}"]
+
+
+def test_a_connection_string_gives_pyarrow_the_account_key_and_endpoint() -> None:
+    from icebook.io.filesystems import azure_options
+
+    emulator = "DefaultEndpointsProtocol=http;AccountName=a;AccountKey=k==;BlobEndpoint=http://127.0.0.1:1/a;"
+    opts = azure_options({"adls.connection-string": emulator}, "c@a.dfs.core.windows.net")
+    assert opts == {
+        "account_name": "a",
+        "account_key": "k==",
+        "blob_storage_authority": "127.0.0.1:1",  # pyarrow puts the account after an address
+        "dfs_storage_authority": "127.0.0.1:1",
+        "blob_storage_scheme": "http",
+        "dfs_storage_scheme": "http",
+    }
+    azure = "AccountName=acct;SharedAccessSignature=sv=1&sig=x;BlobEndpoint=https://acct.blob.core.windows.net/"
+    opts = azure_options({"adls.connection-string": azure}, "c@acct.dfs.core.windows.net")
+    assert opts["sas_token"] == "sv=1&sig=x" and "account_key" not in opts
+    assert opts["blob_storage_authority"] == ".blob.core.windows.net"  # pyarrow puts the account before it
+    assert opts["blob_storage_scheme"] == "https"
