@@ -78,7 +78,8 @@ def spark_catalog_conf(name: str, conf: Mapping[str, Any], *, fallback_warehouse
     Raises CatalogUnavailable naming what Spark would need."""
     props = {k: str(v) for k, v in conf.items() if not isinstance(v, Mapping)}
     kind = catalog_kind(props)
-    warehouse_location = [props["warehouse"]] if "://" in props.get("warehouse", "") else []
+    warehouse = props.get("warehouse") or fallback_warehouse or ""
+    warehouse_location = [warehouse] if "://" in warehouse else []  # keys the per-account ADLS settings
     out: dict[str, str] = {
         "": "org.apache.iceberg.spark.SparkCatalog",
         "io-impl": spark_storage.RESOLVING_FILE_IO,
@@ -86,7 +87,6 @@ def spark_catalog_conf(name: str, conf: Mapping[str, Any], *, fallback_warehouse
     }
     if kind == "sql":
         uri, auth, _ = jdbc_uri(props.get("uri", ""))
-        warehouse = props.get("warehouse") or fallback_warehouse
         out |= {"type": "jdbc", "uri": uri, "jdbc.init-catalog-tables": "false", **auth}
         if warehouse:
             out["warehouse"] = warehouse

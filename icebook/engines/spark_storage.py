@@ -25,11 +25,10 @@ import threading
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
-from urllib.parse import unquote
 
 from icebook.engines import spark_jars
-from icebook.errors import EnvironmentProblem
-from icebook.io.filesystems import AZURE_SCHEMES, GCS_SCHEMES, S3_SCHEMES, split_location
+from icebook.errors import EnvironmentProblem, StorageError
+from icebook.io.filesystems import AZURE_SCHEMES, GCS_SCHEMES, S3_SCHEMES, azure_connection_string, split_location
 
 RESOLVING_FILE_IO = "org.apache.iceberg.io.ResolvingFileIO"
 
@@ -110,13 +109,18 @@ def on_object_store(location: str) -> bool:
 
 JAVA_NAMES: Mapping[str, str] = {
     "s3.region": "client.region",
+    "glue.region": "client.region",  # Java's AWS clients, Glue's among them, share one region
     "gcs.endpoint": "gcs.service.host",
     "adls.account-name": "adls.auth.shared-key.account.name",
     "adls.account-key": "adls.auth.shared-key.account.key",
 }
-"""PyIceberg FileIO property -> the Java FileIO's name for it, where the two differ. Every other
-``s3.*``, ``client.*``, ``gcs.*`` and ``adls.*`` property passes through under its own name."""
-_PASSED = ("s3.", "client.", "gcs.", "adls.")
+"""PyIceberg FileIO (and AWS client) property -> the Java name for it, where the two differ. Every other
+``s3.*``, ``client.*``, ``gcs.*``, ``adls.*`` and ``glue.*`` property passes through under its own name
+(``glue.endpoint``, ``glue.id``, ``glue.skip-archive`` are the same in both). Java has no property for
+Glue's static keys (PyIceberg's ``glue.access-key-id``...): its Glue client takes credentials from AWS's
+default chain (environment, ``aws.accessKeyId`` system properties, profile, role) or from
+``client.credentials-provider``."""
+_PASSED = ("s3.", "client.", "gcs.", "adls.", "glue.")
 _PER_ACCOUNT = {"adls.connection-string": "adls.connection-string", "adls.sas-token": "adls.sas-token"}
 """Set per account in Java (``<name>.<account>.dfs.core.windows.net``), once for all in PyIceberg."""
 
@@ -156,12 +160,19 @@ def _adls_account_settings(props: Mapping[str, str], location: str) -> dict[str,
     """ADLS settings keyed by the account host of ``location`` (``container@account.dfs.core.windows.net``):
     PyIceberg's connection string or endpoint authority become the Java FileIO's per-account endpoint."""
     loc = split_location(location)
-    if loc.scheme not in AZURE_SCHEMES or "@" not in loc.authority:
+    if loc.scheme not in AZURE_SCHEMES:
         return {}
+    if "@" not in loc.authority:
+        raise StorageError(
+            f"Spark's ADLSFileIO cannot address {location}: it reads ADLS locations that name their account, "
+            f"{loc.scheme}://<container>@<account>.dfs.core.windows.net/<path> (this one names container "
+            f'{loc.bucket!r} and no account); read it with engine="arrow"'
+        )
     host = loc.authority.partition("@")[2]
     account = host.split(".", 1)[0]
     out: dict[str, str] = {}
-    endpoint = _endpoint_of_connection_string(props.get("adls.connection-string", ""))
+    connection = azure_connection_string(props.get("adls.connection-string", ""))
+    endpoint = connection.get("BlobEndpoint") or connection.get("DfsEndpoint")
     authority = props.get("adls.dfs-storage-authority") or props.get("adls.blob-storage-authority")
     if not endpoint and authority:
         scheme = props.get("adls.dfs-storage-scheme") or props.get("adls.blob-storage-scheme") or "https"
@@ -170,18 +181,14 @@ def _adls_account_settings(props: Mapping[str, str], location: str) -> dict[str,
         endpoint = f"{scheme}://{authority}{path}"
     if endpoint:
         out[f"adls.connection-string.{host}"] = endpoint
+    given_key = props.get("adls.account-key") or props.get("adls.auth.shared-key.account.key")
+    if connection.get("AccountName") == account and connection.get("AccountKey") and not given_key:
+        # the Java FileIO takes the shared key on its own, not from the connection string
+        out["adls.auth.shared-key.account.name"] = account
+        out["adls.auth.shared-key.account.key"] = connection["AccountKey"]
     if props.get("adls.sas-token"):
         out[f"adls.sas-token.{host}"] = str(props["adls.sas-token"])
     return out
-
-
-def _endpoint_of_connection_string(text: str) -> str:
-    """An Azure connection string's blob endpoint (``BlobEndpoint=...``), or the text itself when it is
-    already an endpoint URL (the Java FileIO's form)."""
-    if text.startswith(("http://", "https://")):
-        return text
-    parts = dict(part.split("=", 1) for part in text.split(";") if "=" in part)
-    return unquote(parts.get("BlobEndpoint", "") or parts.get("DfsEndpoint", ""))
 
 
 # ---------------------------------------------------------------------- reading tables opened by path

@@ -19,7 +19,7 @@ from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Any
-from urllib.parse import urlparse
+from urllib.parse import unquote, urlparse
 
 import pyarrow.fs as pafs
 
@@ -148,22 +148,56 @@ def gcs_options(props: Mapping[str, str]) -> dict[str, Any]:
     return opts
 
 
+def azure_connection_string(text: str) -> dict[str, str]:
+    """An Azure connection string's fields (``AccountName``, ``AccountKey``, ``BlobEndpoint``,
+    ``SharedAccessSignature`` ...); an endpoint URL alone (the Java FileIO's per-account form) is
+    its ``BlobEndpoint``."""
+    if text.startswith(("http://", "https://")):
+        return {"BlobEndpoint": text}
+    return {k.strip(): unquote(v.strip()) for k, _, v in (p.partition("=") for p in text.split(";")) if k.strip()}
+
+
+def _azure_endpoint(url: str, account: str) -> tuple[str, str]:
+    """A blob endpoint URL as pyarrow's (authority, scheme): an account's own host
+    (``https://acct.blob.core.windows.net``) keeps the domain after the account (``.blob.core.windows.net``);
+    an emulator's (``http://127.0.0.1:10000/acct``) is its host, which pyarrow follows with the account."""
+    parsed = urlparse(url)
+    host = parsed.netloc
+    authority = host[len(account) :] if host.startswith(f"{account}.") else host
+    return authority, parsed.scheme or "https"
+
+
 def azure_options(props: Mapping[str, str], authority: str) -> dict[str, Any]:
     """``pyarrow.fs.AzureFileSystem`` keyword arguments: the account comes from
-    ``container@account.dfs.core.windows.net`` (or ``adls.account-name``)."""
+    ``container@account.dfs.core.windows.net`` (or ``adls.account-name``, or the connection string)."""
     _, _, host = authority.partition("@")
+    connection = azure_connection_string(
+        _first(props, "adls.connection-string", f"adls.connection-string.{host}") or ""
+    )
     account = (
-        _first(props, "adls.account-name") or host.split(".", 1)[0] or os.environ.get("AZURE_STORAGE_ACCOUNT_NAME")
+        _first(props, "adls.account-name")
+        or host.split(".", 1)[0]
+        or connection.get("AccountName")
+        or os.environ.get("AZURE_STORAGE_ACCOUNT_NAME")
     )
     if not account:
         raise StorageError(f"abfs location {authority!r} names no storage account (expected container@account...)")
     opts: dict[str, Any] = {"account_name": account}
-    key = _first(props, "adls.account-key") or _first(props, f"adls.account-key.{host}")
+    key = _first(props, "adls.account-key") or _first(props, f"adls.account-key.{host}") or connection.get("AccountKey")
     if key:
         opts["account_key"] = key
-    sas = _first(props, "adls.sas-token") or _first(props, f"adls.sas-token.{host}")
+    sas = (
+        _first(props, "adls.sas-token")
+        or _first(props, f"adls.sas-token.{host}")
+        or connection.get("SharedAccessSignature")
+    )
     if sas:
         opts["sas_token"] = sas
+    endpoint = connection.get("BlobEndpoint") or connection.get("DfsEndpoint")
+    if endpoint:  # Azure's SDKs reach both services through the blob endpoint of a connection string
+        authority_, scheme = _azure_endpoint(endpoint, account)
+        opts["blob_storage_authority"] = opts["dfs_storage_authority"] = authority_
+        opts["blob_storage_scheme"] = opts["dfs_storage_scheme"] = scheme
     account_host = _first(props, "adls.account-host")
     if account_host:
         endpoint, scheme = _endpoint(account_host)

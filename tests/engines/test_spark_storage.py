@@ -70,7 +70,11 @@ def test_adls_settings_are_keyed_by_the_tables_account() -> None:
     props = spark_storage.fileio_properties(
         {"adls.connection-string": connection}, ["abfs://c@a.dfs.core.windows.net/"]
     )
-    assert props == {"adls.connection-string.a.dfs.core.windows.net": "http://127.0.0.1:1/a"}
+    assert props == {
+        "adls.connection-string.a.dfs.core.windows.net": "http://127.0.0.1:1/a",
+        "adls.auth.shared-key.account.name": "a",  # the string's key, which Java takes on its own
+        "adls.auth.shared-key.account.key": "k",
+    }
     assert spark_storage.fileio_properties({"adls.connection-string": connection}, ["/tmp/wh"]) == {}
 
 
@@ -177,3 +181,23 @@ def test_an_attached_sessions_own_catalog_is_never_overridden(monkeypatch: pytes
     fresh = _Session({})
     spark_catalogs.ensure(fresh, "mine", table_location="s3://b/wh/db/t")
     assert fresh.conf.values["spark.sql.catalog.mine.uri"] == "thrift://elsewhere:9083"
+
+
+def test_adls_locations_without_an_account_and_glue_names() -> None:
+    from icebook.errors import StorageError
+
+    for attempt in (
+        lambda: spark_storage.fileio_properties({}, ["abfs://lake/wh/db/t"]),
+        lambda: spark_catalog_conf(
+            "az", {"type": "sql", "uri": "sqlite:////tmp/c.db"}, fallback_warehouse="abfs://lake/wh"
+        ),
+    ):
+        with pytest.raises(StorageError) as info:
+            attempt()
+        message = str(info.value)
+        assert "\n" not in message and "cannot address abfs://lake/wh" in message
+        assert "abfs://<container>@<account>.dfs.core.windows.net/<path>" in message
+    glue = spark_catalog_conf(
+        "g", {"type": "glue", "glue.region": "eu-west-1", "glue.id": "123"}, fallback_warehouse=None
+    )
+    assert glue["spark.sql.catalog.g.client.region"] == "eu-west-1" and glue["spark.sql.catalog.g.glue.id"] == "123"

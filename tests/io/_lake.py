@@ -104,3 +104,13 @@ def stop(proc: subprocess.Popen[bytes]) -> None:
     except subprocess.TimeoutExpired:
         proc.kill()
         proc.wait()
+
+
+def engines_agree_everywhere(table: Any, peer: Any) -> None:
+    """icebook's ``table`` read by Spark equals its Arrow read and PyIceberg's ``peer`` scan at every
+    snapshot, every ref and the current state."""
+    for at in [*(s.snapshot_id for s in table.snapshots), *sorted(table.refs), None]:
+        ours = table.read(at=at, engine="spark")
+        assert rows(ours) == rows(table.read(at=at, engine="arrow")), at
+        snapshot_id = table.snapshot(at).snapshot_id if at is not None else None
+        assert rows(ours) == rows(peer.scan(snapshot_id=snapshot_id).to_arrow()), at

@@ -2,8 +2,10 @@
 package bundles its binary) serves the GCS JSON API on 127.0.0.1. PyIceberg writes a table through
 a SQL catalog whose warehouse is ``gs://lake/wh``; icebook reads it through pyarrow's GCS file
 system, by catalog name and by URI. The server accepts any token, so credentials are not tested
-here (the S3 tests cover wrong credentials); a missing bucket and a missing file are. Spark reads
-through the GCS connector from PyPI, which takes no bare token: the catalog says ``gcs.no-auth``.
+here (the S3 tests cover wrong credentials); a missing bucket and a missing file are. Spark reaches
+the files through Iceberg's ``GCSFileIO`` (the GCP bundle by Maven coordinates), told the server's
+address (``gcs.service.host``), the project and ``gcs.no-auth``, and the catalog through Iceberg's JDBC
+catalog on the same sqlite file: Spark's branch and write-audit-publish commits are PyIceberg's to see.
 """
 
 from __future__ import annotations
@@ -18,7 +20,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from _lake import catalog_env, free_port, rows, stop, write_events
+from _lake import catalog_env, engines_agree_everywhere, free_port, rows, stop, write_events
 
 import icebook
 from icebook.errors import NotFound
@@ -47,6 +49,7 @@ class Gcs:
         # Iceberg's GCS FileIO property names; the server ignores the token's value.
         return {
             "gcs.service.host": self.endpoint,
+            "gcs.project-id": "icebook-test",
             "gcs.oauth2.token": "test-token",
             "gcs.oauth2.token-expires-at": str(int((time.time() + 3600) * 1000)),
         }
@@ -95,6 +98,9 @@ def gcs(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Gcs]:
         writer = SqlCatalog("gcslake", uri=f"sqlite:///{gcs.catalog_db}", warehouse="gs://lake/wh", **gcs.props())
         writer.create_namespace("db")
         write_events(writer)
+        reads = write_events(writer, "db.spark_reads")
+        reads.manage_snapshots().create_tag(reads.snapshots()[0].snapshot_id, "first").commit()
+        write_events(writer, "db.spark_ops")
         gcs.writer = writer
         yield gcs
     finally:
@@ -135,19 +141,53 @@ def test_missing_gcs_bucket_and_file(gcs: Gcs) -> None:
 
 
 @pytest.mark.spark
-def test_spark_reads_every_snapshot_of_a_gcs_table(
+def test_spark_reads_every_snapshot_of_a_gcs_table_through_gcsfileio(
     spark: Any, gcs: Gcs, gcs_catalog: str, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.setenv("PYICEBERG_CATALOG__GCSLAKE__GCS__NO_AUTH", "true")
-    t = icebook.open(f"{gcs_catalog}.db.events")
-    peer = gcs.writer.load_table("db.events")
-    for at in [*(s.snapshot_id for s in t.snapshots), "main", None]:
-        ours = t.read(at=at, engine="spark")
-        assert rows(ours) == rows(t.read(at=at)), at
-        snapshot_id = t.snapshot(at).snapshot_id if at is not None else None
-        assert rows(ours) == rows(peer.scan(snapshot_id=snapshot_id).to_arrow()), at
+    t = icebook.open(f"{gcs_catalog}.db.spark_reads")
+    assert set(t.refs) == {"main", "first"}
+    peer = gcs.writer.load_table("db.spark_reads")
+    engines_agree_everywhere(t, peer)
+    # by name through the JDBC catalog, its files through GCSFileIO on the server
+    assert t._spark_identifier() == f"{gcs_catalog}.db.spark_reads"
+    prefix = f"spark.sql.catalog.{gcs_catalog}"
+    assert spark.conf.get(f"{prefix}.gcs.service.host") == gcs.endpoint
+    assert spark.conf.get(f"{prefix}.gcs.no-auth") == "true"
+    assert spark.conf.get(f"{prefix}.gcs.project-id") == "icebook-test"
     # by URI (no catalog): Spark loads the exact metadata file from the store
-    by_uri = icebook.open("gs://lake/wh/db/events", properties={**gcs.props(), "gcs.no-auth": "true"})
-    assert rows(by_uri.read(at=t.snapshots[0].snapshot_id, engine="spark")) == rows(
-        t.read(at=t.snapshots[0].snapshot_id)
-    )
+    by_uri = icebook.open("gs://lake/wh/db/spark_reads", properties={**gcs.props(), "gcs.no-auth": "true"})
+    first = t.snapshots[0].snapshot_id
+    assert rows(by_uri.read(at=first, engine="spark")) == rows(by_uri.read(at=first)) == rows(t.read(at=first))
+
+
+@pytest.mark.spark
+def test_branch_and_wap_on_gcs_commit_through_the_sql_catalog(
+    spark: Any, gcs: Gcs, gcs_catalog: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from pyiceberg.catalog.sql import SqlCatalog
+
+    monkeypatch.setenv("PYICEBERG_CATALOG__GCSLAKE__GCS__NO_AUTH", "true")
+
+    def peer() -> Any:  # PyIceberg's own view, a fresh client each time
+        return SqlCatalog("gcslake", uri=f"sqlite:///{gcs.catalog_db}", **gcs.props()).load_table("db.spark_ops")
+
+    t = icebook.open(f"{gcs_catalog}.db.spark_ops")
+    first = t.snapshots[0].snapshot_id
+    t = t.create_branch("dev", at=first)
+    assert peer().metadata.refs["dev"].snapshot_id == first
+    assert rows(t.read(at="dev", engine="spark")) == rows(peer().scan(snapshot_id=first).to_arrow())
+    before = t.read().num_rows
+    t = t.wap_write("audit", "INSERT INTO {table} VALUES (100, 'us')")
+    current = peer()
+    assert current.scan().to_arrow().num_rows == before  # main untouched
+    audit = current.metadata.refs["audit"].snapshot_id
+    assert rows(current.scan(snapshot_id=audit).to_arrow()) == rows(t.read(at="audit", engine="spark"))
+    assert rows(t.read(at="audit")) == rows(t.read(at="audit", engine="spark"))
+    assert 100 in t.read(at="audit").column("id").to_pylist()
+    t = t.publish("audit")
+    current = peer()
+    assert current.current_snapshot().snapshot_id == audit == t.current_snapshot.snapshot_id
+    assert rows(current.scan().to_arrow()) == rows(t.read()) == rows(t.read(engine="spark"))
+    t = t.drop_branch("dev")
+    assert set(peer().metadata.refs) == set(t.refs) == {"main", "audit"}
