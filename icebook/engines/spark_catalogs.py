@@ -31,6 +31,11 @@ from icebook.errors import EngineError
 from icebook.io import catalogs
 
 _REST_KEYS = ("uri", "credential", "token", "warehouse", "prefix", "oauth2-server-uri", "scope", "audience")
+_REST_SIGNING_KEYS = {
+    "client.access-key-id": "rest.access-key-id",
+    "client.secret-access-key": "rest.secret-access-key",
+    "client.session-token": "rest.session-token",
+}
 _PASSED_PREFIXES = ("header.", "rest.", "glue.")
 """Catalog properties whose names PyIceberg and Java share, passed as they are."""
 
@@ -93,6 +98,8 @@ def spark_catalog_conf(name: str, conf: Mapping[str, Any], *, fallback_warehouse
     elif kind == "rest":
         out["type"] = "rest"
         out |= {key: props[key] for key in _REST_KEYS if props.get(key)}
+        # PyIceberg signs REST requests with the client.* credentials; Iceberg's Java client with rest.*
+        out |= {java: props[ours] for ours, java in _REST_SIGNING_KEYS.items() if props.get(ours)}
         out |= {k: v for k, v in props.items() if k.startswith(_PASSED_PREFIXES)}
     elif kind == "hive":
         out |= {"type": "hive", "uri": props.get("uri", "")}

@@ -130,6 +130,8 @@ def test_pyiceberg_catalogs_as_spark_catalogs() -> None:
             "rest.sigv4-enabled": "true",
             "rest.signing-region": "us-east-1",
             "rest.signing-name": "s3tables",
+            "client.access-key-id": "AKIA",
+            "client.secret-access-key": "s",
         },
         fallback_warehouse=None,
     )
@@ -139,6 +141,9 @@ def test_pyiceberg_catalogs_as_spark_catalogs() -> None:
     assert rest["spark.sql.catalog.prod.rest.sigv4-enabled"] == "true"
     assert rest["spark.sql.catalog.prod.rest.signing-region"] == "us-east-1"
     assert rest["spark.sql.catalog.prod.rest.signing-name"] == "s3tables"
+    # PyIceberg signs with the client.* credentials, Iceberg's Java client with rest.*
+    assert rest["spark.sql.catalog.prod.rest.access-key-id"] == "AKIA"
+    assert rest["spark.sql.catalog.prod.rest.secret-access-key"] == "s"
     glue = spark_catalog_conf(
         "g",
         {"type": "glue", "glue.endpoint": "http://127.0.0.1:5000", "client.region": "us-east-1"},

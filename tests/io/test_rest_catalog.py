@@ -69,8 +69,8 @@ class Rest:
             "rest.sigv4-enabled": "true",
             "rest.signing-region": REGION,
             "rest.signing-name": "s3tables",
-            "rest.access-key-id": KEY,
-            "rest.secret-access-key": SECRET,
+            "client.access-key-id": KEY,  # PyIceberg signs with these; Spark's catalog gets them as rest.*
+            "client.secret-access-key": SECRET,
             "s3.endpoint": self.s3,
             "s3.access-key-id": KEY,
             "s3.secret-access-key": SECRET,
@@ -161,13 +161,10 @@ def rest(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Rest]:
         server = Rest(f"http://127.0.0.1:{ports['iceberg']}", f"http://127.0.0.1:{ports['s3']}")
         _wait_for(server.uri + "/v1/config", proc, log)
         _wait_until_ready(proc, log)
-        os.environ["AWS_ACCESS_KEY_ID"], os.environ["AWS_SECRET_ACCESS_KEY"] = KEY, SECRET  # SigV4 signing
         server.writer = load_catalog("writer", **server.props())
         _write(server.writer)
         yield server
     finally:
-        os.environ.pop("AWS_ACCESS_KEY_ID", None)
-        os.environ.pop("AWS_SECRET_ACCESS_KEY", None)
         os.killpg(proc.pid, signal.SIGTERM)
         try:
             proc.wait(timeout=30)
