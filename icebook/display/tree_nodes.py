@@ -27,7 +27,7 @@ from icebook.errors import IcebookError, NotFound
 from icebook.io.avro import read_manifest_entry
 from icebook.spec.filenames import parse_file_name
 from icebook.spec.manifest import DataFile, EntryStatus, FileContent, ManifestContent, ManifestEntry, ManifestFile
-from icebook.spec.metadata import TableMetadata, main_first
+from icebook.spec.metadata import TableMetadata, commit_order, main_first
 from icebook.spec.snapshots import Branch, Ref, Snapshot
 from icebook.spec.transforms import human_value
 from icebook.spec.types import IcebergType
@@ -306,7 +306,7 @@ class TreeSource:
         md = self.metadata
         group = node.group
         if group is Group.SNAPSHOTS:  # newest first; only the page is built
-            snaps = sorted(md.snapshots, key=lambda s: (s.timestamp_ms, s.sequence_number or 0), reverse=True)
+            snaps = sorted(md.snapshots, key=commit_order, reverse=True)
             return len(snaps), [self.snapshot_node(s) for s in snaps[offset : offset + limit]]
         items: list[Node]
         if group is Group.REFS:

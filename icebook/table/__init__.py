@@ -16,7 +16,7 @@ from icebook.io import catalogs
 from icebook.io.fileio import FileIO, default_fileio
 from icebook.io.locate import locate_metadata, read_table_metadata
 from icebook.spec.filenames import parse_metadata_file_name
-from icebook.spec.metadata import MAIN_BRANCH, TableMetadata
+from icebook.spec.metadata import MAIN_BRANCH, TableMetadata, commit_order
 from icebook.spec.schema import Schema
 from icebook.spec.snapshots import Branch, Ref, Snapshot
 from icebook.table.maintenance import Engine, MaintenanceResult, TableMaintenance
@@ -79,7 +79,7 @@ class Table(TableMaintenance):
     @property
     def snapshots(self) -> tuple[Snapshot, ...]:
         """Every valid snapshot, in commit order."""
-        return tuple(sorted(self.metadata.snapshots, key=lambda s: (s.timestamp_ms, s.sequence_number or 0)))
+        return tuple(sorted(self.metadata.snapshots, key=commit_order))
 
     @property
     def current_snapshot(self) -> Snapshot | None:

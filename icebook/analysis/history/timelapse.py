@@ -34,8 +34,8 @@ from icebook.analysis.store.table_like import TableLike
 from icebook.analysis.tables.inspect import TS, to_pandas
 from icebook.io.list_columns import read_list_columns
 from icebook.spec.manifest import ManifestFile
-from icebook.spec.metadata import TableMetadata
-from icebook.spec.snapshots import Snapshot, snapshot_sequence_number
+from icebook.spec.metadata import TableMetadata, commit_order
+from icebook.spec.snapshots import Snapshot
 
 # Per-partition sums, in this order (one int64 vector per partition key).
 STATE_COLUMNS = (
@@ -250,7 +250,7 @@ def _frames_of(
         head = resolve_snapshot(metadata, ref)
         chosen = list(reversed(ancestry(metadata, head.snapshot_id))) if head is not None else []
     else:
-        chosen = sorted(metadata.snapshots, key=lambda s: (s.timestamp_ms, snapshot_sequence_number(s)))
+        chosen = sorted(metadata.snapshots, key=commit_order)
     low, high = _bound(metadata, since), _bound(metadata, until)
     bounds = (low if low is not None else -(2**63), high if high is not None else 2**63 - 1)
     return [s for s in chosen if bounds[0] <= s.timestamp_ms <= bounds[1]], bounds

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 from collections.abc import Collection, Iterable, Iterator, Sequence
 from dataclasses import dataclass
-from enum import StrEnum
 
 import numpy as np
 import pyarrow as pa
@@ -18,23 +17,9 @@ import pyarrow.compute as pc
 
 from icebook.analysis.store.manifests import ManifestStore, parallel_map
 from icebook.io.worker_pool import SETTINGS
-from icebook.spec.manifest import ManifestFile
+from icebook.spec.manifest import FileKind, ManifestFile
 from icebook.spec.metadata import TableMetadata
 from icebook.spec.snapshots import PartitionStatisticsFile, Snapshot, StatisticsFile
-
-
-class FileKind(StrEnum):
-    """What a file is to the table, named as the reference implementation counts deletions."""
-
-    DATA = "data file"
-    POSITION_DELETES = "position delete file"
-    EQUALITY_DELETES = "equality delete file"
-    MANIFEST = "manifest"
-    MANIFEST_LIST = "manifest list"
-    STATISTICS = "statistics file"
-    METADATA = "metadata file"
-    VERSION_HINT = "version hint"
-
 
 CONTENT_KINDS = {0: FileKind.DATA, 1: FileKind.POSITION_DELETES, 2: FileKind.EQUALITY_DELETES}
 _CONTENT_NAMES = pa.array([CONTENT_KINDS[i].value for i in range(len(CONTENT_KINDS))], pa.string())
@@ -171,7 +156,6 @@ def reachable(
 __all__ = [
     "CONTENT_KINDS",
     "REACH_COLUMNS",
-    "FileKind",
     "Reachable",
     "TableFile",
     "files_table",
