@@ -22,6 +22,7 @@ import pyarrow.compute as pc
 
 from icebook.analysis.ancestry import ancestor_ids
 from icebook.analysis.resolve import At, resolve_snapshot
+from icebook.analysis.store.entries import Entries
 from icebook.analysis.store.manifests import (
     ManifestStore,
     parallel_map,
@@ -217,9 +218,7 @@ def manifest_entries_table(
     ``ManifestStore.entries``)."""
     table = store.entries(manifest, columns, keep=keep)
     if live_only:
-        deleted = table.column("status").to_numpy() == 2
-        if deleted.any():  # filtering copies every nested column, so only when there is something to drop
-            table = table.filter(pa.array(~deleted))
+        table = Entries(table).alive().table
     if "partition" not in table.column_names:  # not asked for, and not decoded
         return table
     own, unified = store.partition_types(manifest.partition_spec_id)
