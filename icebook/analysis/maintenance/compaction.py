@@ -125,7 +125,7 @@ def _candidates(tasks: Sequence[ScanTask], o: CompactionOptions) -> list[Candida
             record_count=t.file.record_count,
             delete_files=len(t.deletes),
             file_scoped_deleted_records=deleted,
-            reasons=tuple(name for name, mask in masks if mask[i]),
+            reasons=masks.reasons(i),
         )
         for i, (t, deleted) in enumerate(zip(tasks, scoped, strict=True))
     ]

@@ -372,7 +372,8 @@ def _findings(
     ):
         widest = manifests.worst_reach
         reach = (
-            f"; a filter on one partition opens up to {widest[1]} manifests ({widest[0]}: its files are in {widest[2]})"
+            f"; a filter on one partition opens up to {widest.manifests_opened} manifests "
+            f"({widest.partition}: its files are in {widest.manifests_holding})"
             if widest
             else ""
         )

@@ -7,6 +7,7 @@ Each section is plain frozen data; ``health`` turns them into findings.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import NamedTuple
 
 import pandas as pd
 
@@ -133,6 +134,17 @@ class FilesHealth:
 # ---------------------------------------------------------------------------------- manifests
 
 
+class PartitionReach(NamedTuple):
+    """How many manifests a filter on exactly one partition opens: a manifest is opened when its partition
+    ranges (every entry, live or deleted) include the partition's values, as manifest pruning by partition
+    summaries decides."""
+
+    partition: str
+    manifests_opened: int
+    manifests_holding: int
+    """Manifests holding the partition's live files."""
+
+
 @dataclass(frozen=True, slots=True, kw_only=True)
 class ManifestsHealth:
     data_manifests: int
@@ -142,10 +154,7 @@ class ManifestsHealth:
     largest_bytes: int
     live_entries: int
     target_size_bytes: int
-    partition_reach: tuple[tuple[str, int, int], ...]
-    """(partition, manifests a filter on exactly this partition opens, manifests holding its files):
-    a manifest is opened when its partition ranges (every entry, live or deleted) include the
-    partition's values, as manifest pruning by partition summaries decides."""
+    partition_reach: tuple[PartitionReach, ...]
 
     @property
     def manifests(self) -> int:
@@ -156,17 +165,23 @@ class ManifestsHealth:
         return self.live_entries / self.manifests if self.manifests else 0.0
 
     @property
-    def worst_reach(self) -> tuple[str, int, int] | None:
-        return max(self.partition_reach, key=lambda r: (r[1] - r[2], r[1]), default=None)
+    def worst_reach(self) -> PartitionReach | None:
+        """The partition whose filter opens the most manifests beyond those holding it."""
+        return max(
+            self.partition_reach,
+            key=lambda r: (r.manifests_opened - r.manifests_holding, r.manifests_opened),
+            default=None,
+        )
 
     @property
     def mean_opened(self) -> float:
-        return sum(r[1] for r in self.partition_reach) / len(self.partition_reach) if self.partition_reach else 0.0
+        reach = self.partition_reach
+        return sum(r.manifests_opened for r in reach) / len(reach) if reach else 0.0
 
     def to_pandas(self) -> pd.DataFrame:
         return frame(
-            ({"partition": p, "manifests_opened": o, "manifests_holding": h} for p, o, h in self.partition_reach),
-            ["partition", "manifests_opened", "manifests_holding"],
+            (r._asdict() for r in self.partition_reach),
+            list(PartitionReach._fields),
             ints=["manifests_opened", "manifests_holding"],
         )
 
