@@ -24,10 +24,10 @@ from icebook.analysis.expr.nodes import AlwaysTrue
 from icebook.analysis.maintenance.binpack import CompactionOptions, candidate_reasons
 from icebook.analysis.maintenance.compaction import (
     CompactionCounts,
+    CompactionGroups,
     PartitionCandidates,
     compaction_counts,
     file_scoped,
-    other_specs_label,
 )
 from icebook.analysis.maintenance.health_sections import (
     SIZE_BUCKETS,
@@ -98,9 +98,8 @@ class _Part:
     """Delete indexes attached to some file of the manifest."""
     types: list[pa.DataType]
     """The partition fields' types."""
-    candidates: list[tuple[np.ndarray, np.ndarray, np.ndarray]]
-    """Per group (one group for a spec other than the default): candidate sizes, too many deletes,
-    high delete ratio, in planning order."""
+    candidates: list[PartitionCandidates]
+    """Per group (one group for a spec other than the default; unlabelled), in planning order."""
     files: int
 
 
@@ -139,8 +138,7 @@ def measure_snapshot(
     manifests: tuple[ManifestFile, ...] = store.manifest_list(snapshot) if snapshot is not None else ()
     schema = metadata.current_schema()
     builder = FileBuilder(metadata)
-    default_spec = metadata.default_spec_id
-    width = len(metadata.default_spec().fields)
+    grouping = CompactionGroups.of(metadata)
 
     # Delete manifests first: their live files are the fixed side of every join.
     delete_manifests = [m for m in manifests if m.content == ManifestContent.DELETES]
@@ -209,15 +207,23 @@ def measure_snapshot(
         pairs = np.unique(np.stack([inverse[att_data[equality]], att_delete[equality]]), axis=1)
         reasons = candidate_reasons(options, sizes, records, delete_count, scoped_records)
         candidate = np.ones(n, dtype=bool) if options.rewrite_all else reasons.any()
-        many, high = reasons.too_many_deletes, reasons.high_delete_ratio
-        if m.partition_spec_id == default_spec:
+
+        def chunk(chosen: np.ndarray) -> PartitionCandidates:
+            return PartitionCandidates(
+                label="",
+                sizes=sizes[chosen],
+                too_many_deletes=reasons.too_many_deletes[chosen],
+                high_delete_ratio=reasons.high_delete_ratio[chosen],
+            )
+
+        if m.partition_spec_id == grouping.default_spec_id:
             keys = inverse[candidate]
             order = np.argsort(keys, kind="stable")
             cuts = np.searchsorted(keys[order], np.arange(1, groups))
             chosen = np.flatnonzero(candidate)[order]
-            candidates = [(sizes[c], many[c], high[c]) for c in np.split(chosen, cuts)]
+            candidates = [chunk(c) for c in np.split(chosen, cuts)]
         else:
-            candidates = [(sizes[candidate], many[candidate], high[candidate])]
+            candidates = [chunk(candidate)]
         taken = parts.take(pa.array(first, pa.int64()))
         names = [pf.name for pf in metadata.spec_by_id(m.partition_spec_id).fields]
         return _Part(
@@ -239,7 +245,7 @@ def measure_snapshot(
     reach: dict[tuple[int, tuple[Any, ...]], list[Any]] = {}  # -> [label, manifests holding it]
     eligible: dict[int, list[tuple[tuple[Any, Any, bool], ...]]] = {}
     field_types: dict[int, list[pa.DataType]] = {}
-    compaction: dict[tuple[Any, ...], tuple[str, list[tuple[np.ndarray, np.ndarray, np.ndarray]]]] = {}
+    compaction: dict[tuple[Any, ...], tuple[str, list[PartitionCandidates]]] = {}
     histogram = np.zeros(len(SIZE_BUCKETS), dtype=np.int64)
     applied: set[int] = set()
     planned = 0
@@ -262,12 +268,13 @@ def measure_snapshot(
                 (spec_id, raw), ["/".join(f"{n}={v}" for n, v in zip(names, raw, strict=True)) or "unpartitioned", 0]
             )
             held[1] += 1
-            if spec_id == default_spec:
-                compaction.setdefault(tuple(values), (label, []))[1].append(part.candidates[g])
+            if spec_id == grouping.default_spec_id:
+                compaction.setdefault(grouping.key(spec_id, tuple(values)), (label, []))[1].append(part.candidates[g])
         for g, x in part.equality_pairs.T.tolist():
             files[(spec_id, labels[g])].equality.add(x)
-        if spec_id != default_spec and part.files:
-            compaction.setdefault((None,) * width, (other_specs_label(width), []))[1].append(part.candidates[0])
+        if spec_id != grouping.default_spec_id and part.files:
+            key = grouping.key(spec_id, ())
+            compaction.setdefault(key, (grouping.label(spec_id, ""), []))[1].append(part.candidates[0])
         field_types.setdefault(spec_id, part.types)
     if snapshot is not None:
         store.verify_snapshot(snapshot)
@@ -287,15 +294,7 @@ def measure_snapshot(
         compaction=compaction_counts(
             None if snapshot is None else snapshot.snapshot_id,
             options,
-            [
-                PartitionCandidates(
-                    label=label,
-                    sizes=np.concatenate([np.zeros(0, dtype=np.int64), *(c[0] for c in chunks)]),
-                    too_many_deletes=np.concatenate([np.zeros(0, dtype=bool), *(c[1] for c in chunks)]),
-                    high_delete_ratio=np.concatenate([np.zeros(0, dtype=bool), *(c[2] for c in chunks)]),
-                )
-                for label, chunks in compaction.values()
-            ],
+            [PartitionCandidates.joined(label, chunks) for label, chunks in compaction.values()],
             planned,
         ),
     )
