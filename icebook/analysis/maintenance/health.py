@@ -86,6 +86,21 @@ class Area(StrEnum):
     ORPHANS = "orphans"
     PROPERTIES = "properties"
 
+    @property
+    def debt(self) -> str:
+        """The area as a kind of maintenance debt, in the words of the lake's report."""
+        return _DEBT_WORDS.get(self, "other")
+
+
+_DEBT_WORDS = {
+    Area.SMALL_FILES: "small files",
+    Area.DELETE_DEBT: "delete debt",
+    Area.HISTORY: "snapshots past retention",
+    Area.ORPHANS: "orphan bytes",
+    Area.MANIFESTS: "manifests",
+    Area.REFS: "stale refs",
+}
+
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class Finding:
