@@ -21,6 +21,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from icebook.analysis.ancestry import ancestor_ids
+from icebook.analysis.engine_choice import Engine, EngineName
 from icebook.analysis.resolve import At, resolve_snapshot
 from icebook.analysis.store.entries import Entries
 from icebook.analysis.store.manifests import (
@@ -34,7 +35,7 @@ from icebook.analysis.store.reachable import unique_manifests
 from icebook.analysis.tables.listing_size import ListingContent, listing_size, of_content, warn_if_large
 from icebook.analysis.tables.partitions import partition_summaries_arrow
 from icebook.analysis.tables.position_deletes import position_deletes_arrow
-from icebook.errors import EngineError, NotFound, OptionError
+from icebook.errors import EngineError, OptionError
 from icebook.io.avro import ENTRY_COLUMNS
 from icebook.spec.manifest import ManifestContent, ManifestFile
 from icebook.spec.metadata import TableMetadata
@@ -531,22 +532,21 @@ class Inspector:
             )
         return to_pandas(spark_shaped(self._metadata, built))
 
-    def partitions(self, at: At = None, *, engine: str = "arrow") -> pd.DataFrame:
+    def partitions(self, at: At = None, *, engine: EngineName = "arrow") -> pd.DataFrame:
         """Per partition: record, file and delete counts, size, and the snapshot that last updated it;
         rows by spec, then partition values. ``engine="spark"``: Spark's ``partitions`` metadata table at
         the same snapshot, aggregated on the attached Spark session (same columns, types and rows); the
         default streams the snapshot's manifests and keeps one row per partition."""
         from icebook.analysis.tables.aggregates import partitions_streamed
 
+        chosen = Engine.named(engine)
         snapshot = self._snapshot(at)
-        if engine == "spark":
+        if chosen == Engine.SPARK:
             if self._spark_partitions is None:
                 raise EngineError("this inspector has no Spark route: use icebook.open(...).inspect")
             table = self._spark_partitions(snapshot)
-        elif engine == "arrow":
-            table = partitions_streamed(self._store, snapshot)
         else:
-            raise NotFound(f"engine {engine!r}", available=["arrow", "spark"])
+            table = partitions_streamed(self._store, snapshot)
         if not table_partition_type(self._metadata).fields:  # Spark: one row, no partition or spec_id
             table = table.drop_columns([c for c in ("partition", "spec_id") if c in table.column_names])
         return to_pandas(sort_partitions(table))
