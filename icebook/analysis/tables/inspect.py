@@ -188,7 +188,7 @@ def manifests_arrow(metadata: TableMetadata, manifests: Iterable[ManifestFile]) 
 
     return pa.table(
         {
-            "content": pa.array([int(m.content or 0) for m in ms], pa.int32()),
+            "content": pa.array([int(m.content or ManifestContent.DATA) for m in ms], pa.int32()),
             "path": pa.array([m.manifest_path for m in ms], pa.string()),
             "length": pa.array([m.manifest_length for m in ms], pa.int64()),
             "partition_spec_id": pa.array([m.partition_spec_id for m in ms], pa.int32()),
