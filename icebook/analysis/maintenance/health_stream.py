@@ -39,6 +39,7 @@ from icebook.analysis.maintenance.health_sections import (
 from icebook.analysis.scan.columns import FileBuilder, ManifestScan, decide_entries, physical, plan_columns
 from icebook.analysis.scan.delete_index import delete_rows, match_deletes_columns
 from icebook.analysis.scan.model import ScanFile
+from icebook.analysis.store.entries import partition_label
 from icebook.analysis.store.manifests import parallel_map, read_ahead
 from icebook.analysis.store.table_like import TableLike
 from icebook.spec.manifest import FileContent, ManifestContent, ManifestFile
@@ -264,9 +265,7 @@ def measure_snapshot(
             labels.append(label)
             acc = files.setdefault((spec_id, label), _Sums())
             acc.add(part.sums, g)
-            held = reach.setdefault(
-                (spec_id, raw), ["/".join(f"{n}={v}" for n, v in zip(names, raw, strict=True)) or "unpartitioned", 0]
-            )
+            held = reach.setdefault((spec_id, raw), [partition_label(names, raw), 0])
             held[1] += 1
             if spec_id == grouping.default_spec_id:
                 compaction.setdefault(grouping.key(spec_id, tuple(values)), (label, []))[1].append(part.candidates[g])
