@@ -19,7 +19,7 @@ from playwright.sync_api import expect
 
 import icebook
 from icebook.engines.spark_session import add_catalog
-from icebook.scenarios.build import icebook_home
+from icebook.io.manifest_cache import icebook_home
 
 FILES = 3000
 SQL = (

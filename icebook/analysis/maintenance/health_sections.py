@@ -12,16 +12,18 @@ from typing import NamedTuple
 import pandas as pd
 
 from icebook.analysis._frames import frame
+from icebook.analysis.maintenance.binpack import MAX_FILE_SIZE_RATIO, MIN_FILE_SIZE_RATIO
 from icebook.analysis.maintenance.expire import ExpirePreview
 from icebook.spec import properties
 from icebook.spec.metadata import TableMetadata
 
+_LOW, _HIGH = round(MIN_FILE_SIZE_RATIO * 100), round(MAX_FILE_SIZE_RATIO * 100)  # percent of the target size
 SIZE_BUCKETS = (
     ("< 1% of target", 0.0, 0.01),
     ("1-10%", 0.01, 0.10),
-    ("10-75% (small)", 0.10, 0.75),
-    ("75-180% (in range)", 0.75, 1.80),
-    ("> 180% (large)", 1.80, float("inf")),
+    (f"10-{_LOW}% (small)", 0.10, MIN_FILE_SIZE_RATIO),
+    (f"{_LOW}-{_HIGH}% (in range)", MIN_FILE_SIZE_RATIO, MAX_FILE_SIZE_RATIO),
+    (f"> {_HIGH}% (large)", MAX_FILE_SIZE_RATIO, float("inf")),
 )
 
 

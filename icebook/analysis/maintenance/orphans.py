@@ -32,8 +32,9 @@ from icebook.errors import IcebookError
 from icebook.io.fileio import FileInfo, FileIO
 from icebook.spec.manifest import FileKind, ManifestFile
 from icebook.spec.metadata import TableMetadata
+from icebook.text import DAY_MS
 
-DEFAULT_AGE_MS = 3 * 24 * 3600 * 1000
+DEFAULT_AGE_MS = 3 * DAY_MS
 VERSION_HINT = "version-hint.text"
 _EQUAL_SCHEMES = {"s3n": "s3", "s3a": "s3"}
 
