@@ -22,7 +22,6 @@ from typing import Any
 
 from icebook.engines.spark_session import ICEBERG_VERSION, check_writable, get_session
 from icebook.errors import EngineError, NotFound
-from icebook.io.manifest_cache import icebook_home
 from icebook.io.progress import progress_bar
 from icebook.scenarios import SCENARIOS, Scenario
 
@@ -31,6 +30,11 @@ WAREHOUSE_KINDS = ("demo", "test")
 """The warehouses people build by name: ``demo`` for people, ``test`` for the test suite."""
 CATALOG = "lake"
 NAMESPACE = "db"
+
+
+def icebook_home() -> Path:
+    """Where icebook keeps caches: ``$ICEBOOK_HOME``, else ``~/.cache/icebook``."""
+    return Path(os.environ.get("ICEBOOK_HOME") or Path.home() / ".cache" / "icebook").expanduser()
 
 
 def scenario_hash() -> str:

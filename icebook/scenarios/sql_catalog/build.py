@@ -18,8 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from icebook.errors import EngineError
-from icebook.io.manifest_cache import icebook_home
-from icebook.scenarios.build import MARKER, _progress_bar, cached_build
+from icebook.scenarios.build import MARKER, _progress_bar, cached_build, icebook_home
 from icebook.scenarios.model import Scenario
 from icebook.scenarios.sql_catalog import NAMESPACE, PYICEBERG_SCENARIOS
 
