@@ -33,7 +33,7 @@ from icebook.analysis.store.manifests import (
 from icebook.analysis.store.metrics import readable_metrics
 from icebook.analysis.store.reachable import unique_manifests
 from icebook.analysis.tables.listing_size import ListingContent, listing_size, of_content, warn_if_large
-from icebook.analysis.tables.partitions import partition_summaries_arrow
+from icebook.analysis.tables.partition_summaries import partition_summaries_arrow
 from icebook.analysis.tables.position_deletes import position_deletes_arrow
 from icebook.errors import EngineError, OptionError
 from icebook.io.avro import ENTRY_COLUMNS
