@@ -461,7 +461,7 @@ class Table(TableMaintenance):
 
 # How a Table is shown; registered here because the display layer cannot import this one.
 def _table_html(table: Table) -> str:
-    from icebook.display.summary import table_html
+    from icebook.display.summary_render import table_html
 
     return table_html(table)
 
