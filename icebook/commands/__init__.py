@@ -28,9 +28,7 @@ from icebook import __version__
 from icebook.analysis._frames import exact_frame
 from icebook.analysis.engine_choice import Engine
 from icebook.analysis.resolve import AtRef
-from icebook.commands.lake import LAKE_COMMANDS, is_warehouse_directory, warehouse_tables
-from icebook.commands.maintenance import MAINTENANCE_COMMANDS
-from icebook.commands.model import (  # noqa: F401  (the grammar's public names live here too)
+from icebook.commands.grammar import (  # noqa: F401  (the grammar's public names live here too)
     BOTH,
     GROUPS,
     NOTEBOOK,
@@ -51,6 +49,8 @@ from icebook.commands.model import (  # noqa: F401  (the grammar's public names 
     default_name,
     one_line,
 )
+from icebook.commands.lake import LAKE_COMMANDS, is_warehouse_directory, warehouse_tables
+from icebook.commands.maintenance import MAINTENANCE_COMMANDS
 from icebook.commands.timelapse import TIMELAPSE_COMMANDS
 from icebook.display.terminal import with_field_types
 from icebook.display.tree_render import MetadataTree
