@@ -49,7 +49,7 @@ from icebook.commands.grammar import (  # noqa: F401  (the grammar's public name
     default_name,
     one_line,
 )
-from icebook.commands.lake import LAKE_COMMANDS, is_warehouse_directory, warehouse_tables
+from icebook.commands.lake_commands import LAKE_COMMANDS, is_warehouse_directory, warehouse_tables
 from icebook.commands.maintenance import MAINTENANCE_COMMANDS
 from icebook.commands.timelapse import TIMELAPSE_COMMANDS
 from icebook.display.terminal import with_field_types
