@@ -50,7 +50,7 @@ from icebook.commands.grammar import (  # noqa: F401  (the grammar's public name
     one_line,
 )
 from icebook.commands.lake_commands import LAKE_COMMANDS, is_warehouse_directory, warehouse_tables
-from icebook.commands.maintenance import MAINTENANCE_COMMANDS
+from icebook.commands.maintenance_commands import MAINTENANCE_COMMANDS
 from icebook.commands.timelapse import TIMELAPSE_COMMANDS
 from icebook.display.terminal import with_field_types
 from icebook.display.tree_render import MetadataTree
