@@ -51,7 +51,7 @@ from icebook.commands.grammar import (  # noqa: F401  (the grammar's public name
 )
 from icebook.commands.lake_commands import LAKE_COMMANDS, is_warehouse_directory, warehouse_tables
 from icebook.commands.maintenance_commands import MAINTENANCE_COMMANDS
-from icebook.commands.timelapse import TIMELAPSE_COMMANDS
+from icebook.commands.timelapse_commands import TIMELAPSE_COMMANDS
 from icebook.display.terminal import with_field_types
 from icebook.display.tree_render import MetadataTree
 from icebook.errors import EngineError
