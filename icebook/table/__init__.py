@@ -20,7 +20,7 @@ from icebook.spec.filenames import parse_metadata_file_name
 from icebook.spec.metadata import MAIN_BRANCH, TableMetadata, commit_order
 from icebook.spec.schema import Schema
 from icebook.spec.snapshots import Branch, Ref, Snapshot
-from icebook.table.maintenance import MaintenanceResult, TableMaintenance
+from icebook.table.maintenance_methods import MaintenanceResult, TableMaintenance
 
 # Opening a table and its first view import only the above; each analysis, engine and view is imported
 # by the method that uses it (pandas, pyarrow.compute and polars load with them).
