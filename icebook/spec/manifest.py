@@ -104,10 +104,6 @@ class FileKind(StrEnum):
             return cls.DELETION_VECTOR if deletion_vector else cls.POSITION_DELETES
         return cls.EQUALITY_DELETES if content == FileContent.EQUALITY_DELETES else cls.DATA
 
-    @property
-    def is_delete(self) -> bool:
-        return self in (FileKind.POSITION_DELETES, FileKind.DELETION_VECTOR, FileKind.EQUALITY_DELETES)
-
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class Inherited:

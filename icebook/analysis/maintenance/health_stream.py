@@ -13,7 +13,7 @@ sizes of its candidates (the bin-pack runs over them).
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields
 from typing import Any
 
 import numpy as np
@@ -117,12 +117,9 @@ class _Sums:
     equality: set[int] = field(default_factory=set)
 
     def add(self, sums: _GroupSums, group: int) -> None:
-        self.data_files += int(sums.data_files[group])
-        self.data_bytes += int(sums.data_bytes[group])
-        self.records += int(sums.records[group])
-        self.small_files += int(sums.small_files[group])
-        self.large_files += int(sums.large_files[group])
-        self.files_with_deletes += int(sums.files_with_deletes[group])
+        """Group ``group`` of one manifest's sums added in, field by field."""
+        for f in fields(_GroupSums):
+            setattr(self, f.name, getattr(self, f.name) + int(getattr(sums, f.name)[group]))
 
 
 def measure_snapshot(
