@@ -126,7 +126,7 @@ def main() -> None:
     args = parser.parse_args()
 
     from icebook.analysis.maintenance.lake_health import lake_health
-    from icebook.server.lake import table_page
+    from icebook.server.lake_browser import table_page
 
     with tempfile.TemporaryDirectory(prefix="icebook-lake-bench-") as tmp:
         started = time.perf_counter()

@@ -11,7 +11,9 @@ MISSING = "–"
 
 EPOCH = _dt.datetime(1970, 1, 1)
 """The epoch as a naive datetime (Iceberg's timestamps without a zone count from it, read as UTC)."""
-_EPOCH_UTC = EPOCH.replace(tzinfo=_dt.UTC)
+EPOCH_UTC = EPOCH.replace(tzinfo=_dt.UTC)
+"""The epoch as an aware UTC datetime."""
+DAY_MS = 86_400_000
 
 BYTE_UNITS = ("B", "KiB", "MiB", "GiB", "TiB")
 """Binary units, each 1024 times the one before."""
@@ -54,7 +56,7 @@ def duration(ms: int | None) -> str:
 
 def utc_from_ms(ms: int) -> _dt.datetime:
     """Milliseconds since the epoch as an aware UTC datetime (exact: no float on the way)."""
-    return _EPOCH_UTC + _dt.timedelta(milliseconds=ms)
+    return EPOCH_UTC + _dt.timedelta(milliseconds=ms)
 
 
 def utc_text(ms: int | None) -> str:

@@ -17,7 +17,7 @@ import icebook
 from icebook.engines import spark_session
 from icebook.errors import NotFound
 from icebook.scenarios.build import CATALOG, NAMESPACE, read_marker, table_location, warehouse_path
-from icebook.server import lake
+from icebook.server import lake_browser
 
 pytestmark = pytest.mark.spark
 
@@ -73,18 +73,18 @@ def test_a_kernels_spark_catalogs_come_from_spark_configuration_without_starting
         f"spark.sql.catalog.gone.warehouse {tmp_path / 'no-such-warehouse'}\n"
         "spark.sql.catalog.other org.example.NotIceberg\n"
     )
-    listed = {c["name"]: c for c in lake.catalog_list() if c.get("source") == "spark"}
+    listed = {c["name"]: c for c in lake_browser.catalog_list() if c.get("source") == "spark"}
     assert sorted(listed) == ["copied", "gone", "hms", CATALOG]
     assert "error" not in listed["copied"] and "error" not in listed[CATALOG]
     assert listed[CATALOG]["warehouse"] == str(built_warehouse)
     assert "lists only Hadoop catalogs" in listed["hms"]["error"] and "\n" not in listed["hms"]["error"]
     assert "no-such-warehouse does not exist" in listed["gone"]["error"]
-    assert lake.namespace_list("copied") == {"namespaces": [NAMESPACE]}
-    assert "lists only Hadoop catalogs" in lake.namespace_list("hms")["error"]
-    assert "does not exist" in lake.namespace_list("gone")["error"]
-    assert "does not exist" in lake.table_page("gone", NAMESPACE)["error"]
+    assert lake_browser.namespace_list("copied") == {"namespaces": [NAMESPACE]}
+    assert "lists only Hadoop catalogs" in lake_browser.namespace_list("hms")["error"]
+    assert "does not exist" in lake_browser.namespace_list("gone")["error"]
+    assert "does not exist" in lake_browser.table_page("gone", NAMESPACE)["error"]
 
-    page = lake.table_page("copied", NAMESPACE)
+    page = lake_browser.table_page("copied", NAMESPACE)
     assert page["total"] == 2 and [t["name"] for t in page["tables"]] == ["events", "orders_cow"]
     for row in page["tables"]:
         original = icebook.open(str(table_location(built_warehouse, row["name"])))
@@ -96,7 +96,7 @@ def test_a_kernels_spark_catalogs_come_from_spark_configuration_without_starting
         assert row["card"]["records"] == int(current.summary["total-records"])
 
     built = sorted((read_marker(built_warehouse) or {})["scenarios"])
-    demo = lake.table_page(CATALOG, NAMESPACE, limit=500)
+    demo = lake_browser.table_page(CATALOG, NAMESPACE, limit=500)
     assert demo["total"] == len(built) and [t["name"] for t in demo["tables"]] == built
     assert all(t["error"] is None for t in demo["tables"]), [t["error"] for t in demo["tables"] if t["error"]]
 
@@ -106,7 +106,7 @@ def test_the_panel_lists_a_spark_catalog_exactly_when_a_kernel_resolves_names_th
 ) -> None:
     # The demo warehouse alone is no catalog: a fresh kernel resolves lake.db.events only through Spark's
     # configuration, and the panel lists what the kernel resolves.
-    assert CATALOG not in {c["name"] for c in lake.catalog_list()}
+    assert CATALOG not in {c["name"] for c in lake_browser.catalog_list()}
     with pytest.raises(NotFound, match=f"no Spark catalog '{CATALOG}' is configured"):
         icebook.open(f"{CATALOG}.{NAMESPACE}.events")
     (fresh_kernel / "spark-defaults.conf").write_text(
@@ -115,7 +115,7 @@ def test_the_panel_lists_a_spark_catalog_exactly_when_a_kernel_resolves_names_th
         f"spark.sql.catalog.{CATALOG}.warehouse={built_warehouse}\n"
     )
     assert spark_session.catalog_configured_for_startup(CATALOG)
-    assert {c["name"]: c["source"] for c in lake.catalog_list()}.get(CATALOG) == "spark"
+    assert {c["name"]: c["source"] for c in lake_browser.catalog_list()}.get(CATALOG) == "spark"
 
 
 def test_a_name_pyiceberg_also_configures_stays_pyicebergs(
@@ -128,18 +128,18 @@ def test_a_name_pyiceberg_also_configures_stays_pyicebergs(
     )
     monkeypatch.setenv("PYICEBERG_CATALOG__BOTH__TYPE", "sql")
     monkeypatch.setenv("PYICEBERG_CATALOG__BOTH__URI", f"sqlite:///{tmp_path / 'both.db'}")
-    rows = [c for c in lake.catalog_list() if c["name"] == "both"]
+    rows = [c for c in lake_browser.catalog_list() if c["name"] == "both"]
     assert [row.get("source") for row in rows] == ["pyiceberg"]
 
 
 def test_a_running_sessions_catalogs_are_listed_with_their_tables(warehouse: Path) -> None:
-    listed = {c["name"]: c for c in lake.catalog_list()}
+    listed = {c["name"]: c for c in lake_browser.catalog_list()}
     assert listed[CATALOG]["source"] == "spark" and listed[CATALOG]["warehouse"] == str(warehouse.resolve())
-    namespaces = lake.namespace_list(CATALOG)["namespaces"]
+    namespaces = lake_browser.namespace_list(CATALOG)["namespaces"]
     events = table_location(warehouse, "events")
     namespace = events.parent.name
     assert namespace in namespaces
-    page = lake.table_page(CATALOG, namespace, text="events")
+    page = lake_browser.table_page(CATALOG, namespace, text="events")
     rows = [t for t in page["tables"] if t["name"] == "events"]
     assert len(rows) == 1 and rows[0]["error"] is None
     row = rows[0]
@@ -157,5 +157,5 @@ def test_a_running_sessions_catalogs_are_listed_with_their_tables(warehouse: Pat
 
 def test_no_session_no_spark_catalogs(warehouse: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(spark_session, "session_running", lambda: False)
-    assert CATALOG not in {c["name"] for c in lake.catalog_list()}
-    assert "error" in lake.namespace_list(CATALOG)
+    assert CATALOG not in {c["name"] for c in lake_browser.catalog_list()}
+    assert "error" in lake_browser.namespace_list(CATALOG)

@@ -24,7 +24,7 @@ from icebook.errors import IcebookError, NotFound
 from icebook.spec.metadata import TableMetadata
 from icebook.spec.schema import Schema
 from icebook.spec.snapshots import Branch, Snapshot
-from icebook.text import iso_utc
+from icebook.text import EPOCH_UTC, iso_utc
 
 
 class AtError(IcebookError):
@@ -74,9 +74,6 @@ def snapshot_id_from_text(text: str) -> int | None:
     return value if value in _LONG_RANGE else None
 
 
-_EPOCH = _dt.datetime(1970, 1, 1, tzinfo=_dt.UTC)
-
-
 def to_epoch_ms(when: _dt.datetime | _dt.date | str) -> int:
     """A datetime, date or ISO-8601 string as ms since the epoch; naive values are UTC."""
     if isinstance(when, str):
@@ -96,7 +93,7 @@ def to_epoch_ms(when: _dt.datetime | _dt.date | str) -> int:
         raise TimeOutOfRange(
             f"{when.isoformat()} is outside the times icebook can show (years 1 to 9999 in UTC)"
         ) from None
-    return (utc - _EPOCH) // _dt.timedelta(milliseconds=1)
+    return (utc - EPOCH_UTC) // _dt.timedelta(milliseconds=1)
 
 
 def parse_at(at: At, refs: Collection[str]) -> Point | None:

@@ -26,10 +26,9 @@ import pandas as pd
 
 from icebook import __version__
 from icebook.analysis._frames import exact_frame
+from icebook.analysis.engine_choice import Engine
 from icebook.analysis.resolve import AtRef
-from icebook.commands.lake import LAKE_COMMANDS, is_warehouse_directory, warehouse_tables
-from icebook.commands.maintenance import MAINTENANCE_COMMANDS
-from icebook.commands.model import (  # noqa: F401  (the grammar's public names live here too)
+from icebook.commands.grammar import (  # noqa: F401  (the grammar's public names live here too)
     BOTH,
     GROUPS,
     NOTEBOOK,
@@ -49,7 +48,9 @@ from icebook.commands.model import (  # noqa: F401  (the grammar's public names 
     days_ms,
     default_name,
 )
-from icebook.commands.timelapse import TIMELAPSE_COMMANDS
+from icebook.commands.lake_commands import LAKE_COMMANDS, is_warehouse_directory, warehouse_tables
+from icebook.commands.maintenance_commands import MAINTENANCE_COMMANDS
+from icebook.commands.timelapse_commands import TIMELAPSE_COMMANDS
 from icebook.display.terminal import with_field_types
 from icebook.display.tree_render import MetadataTree
 from icebook.errors import EngineError
@@ -76,7 +77,7 @@ def _sql_arguments(p: argparse.ArgumentParser, context: Context) -> None:
     where.add_argument("--at", help="snapshot id, branch, tag or ISO-8601 time")
     where.add_argument("--branch", help="read this branch")
     where.add_argument("--tag", help="read this tag")
-    p.add_argument("--engine", choices=["spark", "arrow"], help="default: spark (IceMagics.default_engine)")
+    p.add_argument("--engine", choices=[e.value for e in Engine], help="default: spark (IceMagics.default_engine)")
     if context is Context.NOTEBOOK:
         p.add_argument("-o", "--output", help="store the result in this notebook variable")
     p.add_argument("query", nargs="+", help="SQL over view t (the table) and the open tables by name")
@@ -174,10 +175,8 @@ def _sql(call: Call) -> pd.DataFrame:
 
 def run_sql(session: Session, current: Table, query: str, at: Any, engine: str) -> pd.DataFrame:
     """``query`` over ``current`` as view ``t`` and every open table by its name, all at ``at``."""
-    if engine == "arrow":
+    if Engine.named(engine) == Engine.ARROW:
         return _run_sql_arrow(session, current, query, at)
-    if engine != "spark":
-        raise CommandError(f"unknown engine {engine!r}: use spark or arrow")
     from icebook.engines import spark as spark_engine
 
     for name, table in session.tables.items():  # every open table by its name, same point

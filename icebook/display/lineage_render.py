@@ -7,7 +7,7 @@ from typing import Any
 
 from icebook.analysis.history.lineage import Lineage, LineageNode, lineage
 from icebook.display._base import esc, frame, human_count
-from icebook.spec.metadata import TableMetadata, main_first
+from icebook.spec.metadata import TableMetadata, commit_order, main_first
 from icebook.spec.snapshots import Operation
 from icebook.text import utc_text
 
@@ -22,7 +22,7 @@ def operation_class(operation: str | None) -> str:
 
 
 def _newest_first(graph: Lineage) -> list[LineageNode]:
-    order = sorted(graph.nodes.values(), key=lambda n: (n.snapshot.timestamp_ms, n.snapshot.sequence_number or 0))
+    order = sorted(graph.nodes.values(), key=lambda n: commit_order(n.snapshot))
     order.reverse()
     return order
 

@@ -16,7 +16,7 @@ import pandas as pd
 from icebook.analysis._frames import exact_frame
 from icebook.analysis.scan.planner import plan_scan
 from icebook.display._base import StaticHTML, TableLike, error_html, esc, frame, frame_table_html
-from icebook.display.summary import plan_text
+from icebook.display.summary_render import plan_text
 from icebook.errors import one_line
 from icebook.spec.snapshots import Branch
 from icebook.text import iso_utc, utc_text

@@ -141,8 +141,8 @@ _BUILTIN: tuple[tuple[str, str, str, str, str, str | None], ...] = (
         "predicate_html",
         None,
     ),
-    ("icebook.analysis.scan.planner", "ScanPlan", "icebook.display.summary", "plan_text", "plan_html", None),
-    ("icebook.spec.snapshots", "Snapshot", "icebook.display.summary", "snapshot_text", "snapshot_html", None),
+    ("icebook.analysis.scan.planner", "ScanPlan", "icebook.display.summary_render", "plan_text", "plan_html", None),
+    ("icebook.spec.snapshots", "Snapshot", "icebook.display.summary_render", "snapshot_text", "snapshot_html", None),
     (
         "icebook.display.tree_render",
         "MetadataTree",

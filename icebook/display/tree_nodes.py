@@ -27,7 +27,7 @@ from icebook.errors import IcebookError, NotFound
 from icebook.io.avro import read_manifest_entry
 from icebook.spec.filenames import parse_file_name
 from icebook.spec.manifest import DataFile, EntryStatus, FileContent, ManifestContent, ManifestEntry, ManifestFile
-from icebook.spec.metadata import TableMetadata, main_first
+from icebook.spec.metadata import TableMetadata, commit_order, main_first
 from icebook.spec.snapshots import Branch, Ref, Snapshot
 from icebook.spec.transforms import human_value
 from icebook.spec.types import IcebergType
@@ -185,7 +185,7 @@ class TreeSource:
 
     def manifest_node(self, sid: int, index: int, m: ManifestFile) -> Node:
         inherited = {i.field for i in m.inherited}
-        content = constant_name(ManifestContent, m.content or 0)
+        content = constant_name(ManifestContent, m.content or ManifestContent.DATA)
         facts = [
             ["content", content, "delete" if m.content == ManifestContent.DELETES else ""],
             ["spec", str(m.partition_spec_id), ""],
@@ -235,7 +235,7 @@ class TreeSource:
         content = constant_name(FileContent, row["content"])
         facts = [
             ["status", status, status.lower()],
-            ["content", content, "delete" if row["content"] else ""],
+            ["content", content, "delete" if row["content"] != FileContent.DATA else ""],
             ["data seq", _opt(row["sequence_number"]), "inherited" if row.get("sequence_number_inherited") else ""],
             [
                 "file seq",
@@ -254,7 +254,7 @@ class TreeSource:
             facts.append(["refers to", base_name(row["referenced_data_file"]), ""])
         return {
             "id": str(node),
-            "kind": "delete_file" if row["content"] else "data_file",
+            "kind": "delete_file" if row["content"] != FileContent.DATA else "data_file",
             "label": base_name(row["file_path"]),
             "facts": facts,
             "badges": [],
@@ -306,7 +306,7 @@ class TreeSource:
         md = self.metadata
         group = node.group
         if group is Group.SNAPSHOTS:  # newest first; only the page is built
-            snaps = sorted(md.snapshots, key=lambda s: (s.timestamp_ms, s.sequence_number or 0), reverse=True)
+            snaps = sorted(md.snapshots, key=commit_order, reverse=True)
             return len(snaps), [self.snapshot_node(s) for s in snaps[offset : offset + limit]]
         items: list[Node]
         if group is Group.REFS:

@@ -14,7 +14,7 @@ import ipywidgets as W
 from icebook.display._base import StaticHTML, TableLike, error_html, esc, frame
 from icebook.display.lineage_view import LineageWidget
 from icebook.display.registry import render_html
-from icebook.display.summary import table_html
+from icebook.display.summary_render import table_html
 from icebook.display.tree import TreeWidget
 from icebook.display.tree_render import MetadataTree
 from icebook.errors import one_line

@@ -25,7 +25,7 @@ from icebook.io.avro_list import read_bytes_for
 from icebook.io.avro_schema import ManifestLayout, inheritance_version, manifest_layout
 from icebook.io.metric_facts import METRIC_MAP_TYPES, METRIC_MAPS, MapFacts, MetricFacts, with_facts
 from icebook.io.worker_pool import decode_isolated
-from icebook.spec.manifest import EntryStatus, ManifestFile
+from icebook.spec.manifest import EntryStatus, FileContent, ManifestFile
 
 INHERITED_FLAGS = (
     "snapshot_id_inherited",
@@ -122,7 +122,7 @@ def _inherit(decoded: Decoded, n: int, manifest: ManifestFile, version: int) -> 
     if "first_row_id" in out:
         col = out["first_row_id"]
         if manifest.first_row_id is not None and "content" in out and "record_count" in out:
-            flag = pc.and_(col.is_null(), pc.equal(out["content"], pa.scalar(0, pa.int32())))
+            flag = pc.and_(col.is_null(), pc.equal(out["content"], pa.scalar(int(FileContent.DATA), pa.int32())))
             counts = pc.if_else(flag, out["record_count"], pa.scalar(0, pa.int64()))
             before = pc.subtract(pc.cumulative_sum(counts), counts)  # sum over preceding null-id data files
             assigned = pc.add(before, pa.scalar(manifest.first_row_id, pa.int64()))
@@ -201,7 +201,7 @@ def read_manifest_entries(
             )
     version = inheritance_version(header, layout, manifest)
     if "content" in targets and "content" not in decoded:  # v1: "all v1 files are data files"
-        decoded["content"] = pa.array([0] * n, pa.int32())
+        decoded["content"] = pa.array([int(FileContent.DATA)] * n, pa.int32())
     if "spec_id" in targets:
         spec_id = header.partition_spec_id if header.partition_spec_id is not None else manifest.partition_spec_id
         decoded["spec_id"] = pa.array([spec_id] * n, pa.int32())

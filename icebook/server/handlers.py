@@ -14,7 +14,7 @@ import tornado.web
 from jupyter_server.base.handlers import APIHandler
 from jupyter_server.utils import url_path_join
 
-from icebook.server import lake
+from icebook.server import lake_browser
 
 
 class _LakeHandler(APIHandler):
@@ -33,7 +33,7 @@ class _LakeHandler(APIHandler):
 class CatalogsHandler(_LakeHandler):
     @tornado.web.authenticated
     async def get(self) -> None:
-        await self._answer(lake.catalog_list)
+        await self._answer(lake_browser.catalog_list)
 
 
 class NamespacesHandler(_LakeHandler):
@@ -41,7 +41,7 @@ class NamespacesHandler(_LakeHandler):
     async def get(self) -> None:
         catalog = self.get_query_argument("catalog")
         parent = self.get_query_argument("parent", "")
-        await self._answer(lambda: lake.namespace_list(catalog, parent))
+        await self._answer(lambda: lake_browser.namespace_list(catalog, parent))
 
 
 class TablesHandler(_LakeHandler):
@@ -49,16 +49,16 @@ class TablesHandler(_LakeHandler):
     async def get(self) -> None:
         catalog = self.get_query_argument("catalog")
         namespace = self.get_query_argument("namespace")
-        offset, limit = self._int("offset", 0), self._int("limit", lake.PAGE)
+        offset, limit = self._int("offset", 0), self._int("limit", lake_browser.PAGE)
         text = self.get_query_argument("filter", "")
-        await self._answer(lambda: lake.table_page(catalog, namespace, offset=offset, limit=limit, text=text))
+        await self._answer(lambda: lake_browser.table_page(catalog, namespace, offset=offset, limit=limit, text=text))
 
 
 class HealthHandler(_LakeHandler):
     @tornado.web.authenticated
     async def get(self) -> None:
         table = self.get_query_argument("table")
-        await self._answer(lambda: lake.deep_health(table))
+        await self._answer(lambda: lake_browser.deep_health(table))
 
 
 class LocateHandler(_LakeHandler):
@@ -66,7 +66,7 @@ class LocateHandler(_LakeHandler):
     async def get(self) -> None:
         path = self.get_query_argument("path")
         root = str(self.settings.get("server_root_dir") or ".")
-        await self._answer(lambda: lake.locate(root, path))
+        await self._answer(lambda: lake_browser.locate(root, path))
 
 
 def setup_handlers(web_app: Any) -> None:

@@ -75,6 +75,35 @@ class EntryStatus(IntEnum):
         """``EXISTING``, ``ADDED`` or ``DELETED``, as the reference implementation prints a status."""
         return self.name
 
+    @property
+    def is_alive(self) -> bool:
+        """ADDED or EXISTING: the entry keeps its file in the snapshot; a DELETED entry only records a removal."""
+        return self != EntryStatus.DELETED
+
+
+class FileKind(StrEnum):
+    """What a file is to the table: the content files (a deletion vector apart from the position delete
+    files it replaces, as plans and views tell them apart) and the metadata that points at them, named as
+    the reference implementation counts deletions."""
+
+    DATA = "data file"
+    POSITION_DELETES = "position delete file"
+    DELETION_VECTOR = "deletion vector"
+    EQUALITY_DELETES = "equality delete file"
+    MANIFEST = "manifest"
+    MANIFEST_LIST = "manifest list"
+    STATISTICS = "statistics file"
+    METADATA = "metadata file"
+    VERSION_HINT = "version hint"
+
+    @classmethod
+    def of_content(cls, content: int, *, deletion_vector: bool = False) -> FileKind:
+        """The kind of a content file (``data_file.content``; an unknown code reads as data, as a v1 file is);
+        ``deletion_vector``: a position delete file that is a deletion vector (a Puffin blob)."""
+        if content == FileContent.POSITION_DELETES:
+            return cls.DELETION_VECTOR if deletion_vector else cls.POSITION_DELETES
+        return cls.EQUALITY_DELETES if content == FileContent.EQUALITY_DELETES else cls.DATA
+
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class Inherited:
@@ -433,6 +462,7 @@ __all__ = [
     "EntryStatus",
     "FileContent",
     "FileFormat",
+    "FileKind",
     "Inherited",
     "ManifestContent",
     "ManifestEntry",

@@ -39,6 +39,7 @@ from icebook.spec.snapshots import (
     parse_snapshot,
     parse_snapshot_log_entry,
     parse_statistics_file,
+    snapshot_sequence_number,
 )
 from icebook.spec.sort_order import UNSORTED, UNSORTED_ORDER_ID, SortOrder, parse_sort_order
 
@@ -51,6 +52,12 @@ _V = TypeVar("_V")
 def main_first(ref_name: str) -> tuple[bool, str]:
     """Sort key of ref names: the main branch first, then the others by name."""
     return ref_name != MAIN_BRANCH, ref_name
+
+
+def commit_order(snapshot: Snapshot) -> tuple[int, int]:
+    """Sort key of snapshots in the order they were committed: by commit time, then (for commits in the
+    same millisecond) by sequence number, with the v1 default of 0."""
+    return snapshot.timestamp_ms, snapshot_sequence_number(snapshot)
 
 
 _KNOWN_KEYS = (
@@ -622,6 +629,7 @@ __all__ = [
     "AppliedDefault",
     "TableMetadata",
     "TableState",
+    "commit_order",
     "decode_metadata_json",
     "implied_main_branch",
     "inflate_metadata_json",

@@ -25,6 +25,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from icebook.errors import PropertyError
+from icebook.text import DAY_MS
 
 _INTEGER = re.compile(r"[+-]?[0-9]+")  # [0-9] is ASCII only: no '²', no Arabic-Indic digits
 INT_MAX = 2**31 - 1
@@ -121,7 +122,7 @@ def _mapped_fields(value: Any, where: str) -> tuple[MappedField, ...]:
 
 
 # Retention (spec: "Snapshot Retention Policy"; a ref's own settings take precedence).
-MAX_SNAPSHOT_AGE_MS = IntProperty("history.expire.max-snapshot-age-ms", 5 * 24 * 3600 * 1000, minimum=0)
+MAX_SNAPSHOT_AGE_MS = IntProperty("history.expire.max-snapshot-age-ms", 5 * DAY_MS, minimum=0)
 MIN_SNAPSHOTS_TO_KEEP = IntProperty("history.expire.min-snapshots-to-keep", 1, minimum=1, maximum=INT_MAX)
 MAX_REF_AGE_MS = IntProperty("history.expire.max-ref-age-ms", LONG_MAX, minimum=0)  # Long.MAX_VALUE: forever
 GC_ENABLED = BoolProperty("gc.enabled", True)

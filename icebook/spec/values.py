@@ -44,9 +44,9 @@ from typing import Any
 
 from icebook.errors import MetadataError, UnsupportedFeature
 from icebook.spec.types import DecimalType, FixedType, GeoType, IcebergType, Primitive, PrimitiveType
+from icebook.text import EPOCH
 
-EPOCH_DATE = _dt.date(1970, 1, 1)
-EPOCH = _dt.datetime(1970, 1, 1)
+EPOCH_DATE = EPOCH.date()
 MICROS_PER_DAY = 86_400_000_000
 NANOS_PER_DAY = 86_400_000_000_000
 

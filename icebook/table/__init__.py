@@ -8,6 +8,7 @@ from collections.abc import Mapping
 from functools import cached_property
 from typing import TYPE_CHECKING, Any, Literal
 
+from icebook.analysis.engine_choice import Engine, EngineName
 from icebook.analysis.resolve import At, AtRef, AtSnapshot, AtTime, parse_at, read_schema, resolve_snapshot
 from icebook.display.formatters import register_formatters
 from icebook.display.registry import register, render_html
@@ -16,10 +17,10 @@ from icebook.io import catalogs
 from icebook.io.fileio import FileIO, default_fileio
 from icebook.io.locate import locate_metadata, read_table_metadata
 from icebook.spec.filenames import parse_metadata_file_name
-from icebook.spec.metadata import MAIN_BRANCH, TableMetadata
+from icebook.spec.metadata import MAIN_BRANCH, TableMetadata, commit_order
 from icebook.spec.schema import Schema
 from icebook.spec.snapshots import Branch, Ref, Snapshot
-from icebook.table.maintenance import Engine, MaintenanceResult, TableMaintenance
+from icebook.table.maintenance_methods import MaintenanceResult, TableMaintenance
 
 # Opening a table and its first view import only the above; each analysis, engine and view is imported
 # by the method that uses it (pandas, pyarrow.compute and polars load with them).
@@ -79,7 +80,7 @@ class Table(TableMaintenance):
     @property
     def snapshots(self) -> tuple[Snapshot, ...]:
         """Every valid snapshot, in commit order."""
-        return tuple(sorted(self.metadata.snapshots, key=lambda s: (s.timestamp_ms, s.sequence_number or 0)))
+        return tuple(sorted(self.metadata.snapshots, key=commit_order))
 
     @property
     def current_snapshot(self) -> Snapshot | None:
@@ -203,21 +204,19 @@ class Table(TableMaintenance):
         return spark_engine.SparkPoint(as_of_timestamp_ms=point.timestamp_ms)
 
     def read(
-        self, at: At = None, filter: str | None = None, columns: list[str] | None = None, engine: Engine = "arrow"
+        self, at: At = None, filter: str | None = None, columns: list[str] | None = None, engine: EngineName = "arrow"
     ) -> pa.Table:
         """Rows of the table at ``at`` as Arrow: ``engine="arrow"`` (no JVM; applies position, equality and
         deletion-vector deletes, projects by field id) or ``engine="spark"`` (the local Spark session)."""
         from icebook.engines import arrow as arrow_engine
         from icebook.engines import spark as spark_engine
 
-        if engine == "spark":
+        if Engine.named(engine) == Engine.SPARK:
             point = self.spark_point(at)
             return spark_engine.read(
                 self.metadata_location, point, identifier=self._spark_identifier(), filter=filter, columns=columns
             )
-        if engine == "arrow":
-            return arrow_engine.read(self, self.snapshot(at), filter, columns, schema=self.read_schema(at))
-        raise NotFound(f"engine {engine!r}", available=["arrow", "spark"])
+        return arrow_engine.read(self, self.snapshot(at), filter, columns, schema=self.read_schema(at))
 
     def scan(self, at: At = None, filter: Any = None, columns: list[str] | None = None) -> ScanPlan:
         """The scan plan: which manifests and files are read or skipped and why, and which delete
@@ -246,7 +245,13 @@ class Table(TableMaintenance):
         )
 
     def sql(
-        self, query: str, at: At = None, *, engine: Engine = "spark", as_spark: bool = False, output: Output = "pandas"
+        self,
+        query: str,
+        at: At = None,
+        *,
+        engine: EngineName = "spark",
+        as_spark: bool = False,
+        output: Output = "pandas",
     ) -> Any:
         """SQL with this table bound as the view ``t``, pinned to ``at``. ``output``: ``"pandas"`` (every
         column a ``pd.ArrowDtype``, so values keep their Iceberg types), ``"arrow"`` or ``"polars"``; the
@@ -257,13 +262,11 @@ class Table(TableMaintenance):
         from icebook.analysis._frames import query_result
         from icebook.engines import spark as spark_engine
 
-        if engine == "arrow":
+        if Engine.named(engine) == Engine.ARROW:
             from icebook.engines import arrow_sql  # polars: imported when first used
 
             frame, schema = self.sql_source(at)
             return query_result(arrow_sql.sql({"t": frame}, query, sources=[schema]), output)
-        if engine != "spark":
-            raise NotFound(f"engine {engine!r}", available=["arrow", "spark"])
         result = spark_engine.sql(
             self.metadata_location, query, self.spark_point(at), identifier=self._spark_identifier(), as_spark=as_spark
         )
@@ -460,7 +463,7 @@ class Table(TableMaintenance):
 
 # How a Table is shown; registered here because the display layer cannot import this one.
 def _table_html(table: Table) -> str:
-    from icebook.display.summary import table_html
+    from icebook.display.summary_render import table_html
 
     return table_html(table)
 

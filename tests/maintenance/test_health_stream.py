@@ -14,7 +14,7 @@ from typing import Any
 import pytest
 
 import icebook
-from icebook.analysis.maintenance.binpack import TOO_LARGE, TOO_SMALL, CompactionOptions, compaction_options
+from icebook.analysis.maintenance.binpack import CandidateReason, CompactionOptions, compaction_options
 from icebook.analysis.maintenance.compaction import compaction_preview
 from icebook.analysis.maintenance.health_sections import SIZE_BUCKETS, PartitionHealth
 from icebook.analysis.maintenance.health_stream import measure_snapshot
@@ -62,8 +62,8 @@ def _partitions(tasks: tuple[ScanTask, ...], deletes: list[ScanFile], o: Compact
                 data_files=len(files),
                 data_bytes=sum(f.file_size_in_bytes for f in files),
                 records=sum(f.record_count for f in files),
-                small_files=sum(o.size_reasons(f.file_size_in_bytes) == (TOO_SMALL,) for f in files),
-                large_files=sum(o.size_reasons(f.file_size_in_bytes) == (TOO_LARGE,) for f in files),
+                small_files=sum(o.size_reasons(f.file_size_in_bytes) == (CandidateReason.TOO_SMALL,) for f in files),
+                large_files=sum(o.size_reasons(f.file_size_in_bytes) == (CandidateReason.TOO_LARGE,) for f in files),
                 position_delete_files=sum(
                     d.content == FileContent.POSITION_DELETES and not d.is_deletion_vector for d in mine
                 ),

@@ -11,14 +11,8 @@ import pyarrow as pa
 import pytest
 
 import icebook
-from icebook.analysis.maintenance.health import HealthReport
+from icebook.analysis.maintenance.health import Area, HealthReport
 from icebook.analysis.maintenance.lake_health import (
-    DELETE_DEBT,
-    MANIFESTS,
-    ORPHAN_BYTES,
-    PAST_RETENTION,
-    SMALL_FILES,
-    STALE_REFS,
     LakeHealth,
     TableHealth,
     lake_health,
@@ -70,7 +64,7 @@ def test_cheap_pass_names_the_metadata_debts_on_the_debt_table(configured: None)
     assert report.rows[0].identifier == f"{CATALOG}.{NAMESPACE}.debt"
     rows = _by_table(report)
     assert set(rows) == {"debt", *CLEAN}
-    assert {SMALL_FILES, DELETE_DEBT, PAST_RETENTION, STALE_REFS} <= set(rows["debt"].kinds)
+    assert {Area.SMALL_FILES, Area.DELETE_DEBT, Area.HISTORY, Area.REFS} <= set(rows["debt"].kinds)
     for name in CLEAN:
         assert rows[name].debts == () and rows[name].badge == "ok" and rows[name].error is None
         card = rows[name].card
@@ -98,13 +92,13 @@ def test_full_pass_adds_orphans_and_manifests_and_ranks_debt_first(configured: N
     rows = _by_table(report)
     debt = rows["debt"]
     assert debt.deep
-    assert {SMALL_FILES, DELETE_DEBT, PAST_RETENTION, ORPHAN_BYTES, MANIFESTS} <= set(debt.kinds)
+    assert {Area.SMALL_FILES, Area.DELETE_DEBT, Area.HISTORY, Area.ORPHANS, Area.MANIFESTS} <= set(debt.kinds)
     procedures = {d.kind: d.procedure.name for d in debt.debts if d.procedure is not None}
-    assert procedures[SMALL_FILES] == "rewrite_data_files"
-    assert procedures[PAST_RETENTION] == "expire_snapshots"
-    assert procedures[ORPHAN_BYTES] == "remove_orphan_files"
-    assert procedures[MANIFESTS] == "rewrite_manifests"
-    orphans = next(d for d in debt.debts if d.kind == ORPHAN_BYTES)
+    assert procedures[Area.SMALL_FILES] == "rewrite_data_files"
+    assert procedures[Area.HISTORY] == "expire_snapshots"
+    assert procedures[Area.ORPHANS] == "remove_orphan_files"
+    assert procedures[Area.MANIFESTS] == "rewrite_manifests"
+    orphans = next(d for d in debt.debts if d.kind == Area.ORPHANS)
     assert "orphan files" in orphans.title
     for name in CLEAN:
         assert rows[name].debts == () and rows[name].deep

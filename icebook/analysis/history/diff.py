@@ -26,6 +26,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+import numpy as np
 import pandas as pd
 import pyarrow as pa
 import pyarrow.compute as pc
@@ -44,6 +45,7 @@ from icebook.analysis.history.field_changes import (
 from icebook.analysis.history.lineage import HistoryPath, history_path
 from icebook.analysis.history.metadata_history import MetadataHistory
 from icebook.analysis.resolve import At, resolve_snapshot
+from icebook.analysis.store.entries import Entries
 from icebook.analysis.store.manifests import ManifestStore
 from icebook.analysis.store.metrics import readable_metrics
 from icebook.analysis.tables.inspect import (
@@ -53,7 +55,7 @@ from icebook.analysis.tables.inspect import (
     spark_shaped,
     to_pandas,
 )
-from icebook.spec.manifest import ManifestFile
+from icebook.spec.manifest import EntryStatus, FileContent, ManifestFile
 from icebook.spec.metadata import TableMetadata
 from icebook.spec.partitioning import PartitionSpec
 from icebook.spec.schema import Schema
@@ -131,13 +133,13 @@ class SnapshotDiff:
         """
         out: dict[str, int] = {}
         for side, files in (("added", self.added_files), ("removed", self.removed_files)):
-            data = files[files["content"] == 0]
-            deletes = files[files["content"] != 0]
+            is_data = files["content"] == FileContent.DATA
+            data, deletes = files[is_data], files[~is_data]
             out[f"{side}_data_files"] = len(data)
             out[f"{side}_delete_files"] = len(deletes)
             out[f"{side}_records"] = int(data["record_count"].sum())
             out[f"{side}_delete_records"] = int(deletes["record_count"].sum())
-            out[f"{side}_bytes"] = int(_content_sizes(files).sum())
+            out[f"{side}_bytes"] = _counted_bytes(files)
         return out
 
     def __repr__(self) -> str:
@@ -152,13 +154,11 @@ def _sid(snapshot: Snapshot | None) -> str:
     return "(empty)" if snapshot is None else str(snapshot.snapshot_id)
 
 
-def _content_sizes(files: pd.DataFrame) -> pd.Series:
-    """File size, or for a deletion vector its blob's size (one Puffin file holds many DVs)."""
-    return files["content_size_in_bytes"].fillna(files["file_size_in_bytes"]).astype("int64")
-
-
-def _content_sizes_arrow(files: pa.Table) -> pa.ChunkedArray:
-    return pc.coalesce(files.column("content_size_in_bytes"), files.column("file_size_in_bytes"))
+def _counted_bytes(files: pd.DataFrame) -> int:
+    """The bytes ``files`` count for (``Entries.sizes``: a deletion vector by its blob)."""
+    columns = ("file_size_in_bytes", "content_size_in_bytes")
+    sizes = Entries(pa.table({c: pa.array(files[c], pa.int64()) for c in columns})).size_values()
+    return int(sizes.sum())
 
 
 # ---------------------------------------------------------------- files
@@ -205,9 +205,10 @@ def _child_changes(
         entries = pa.concat_tables(
             [manifest_entries_table(store, m, live_only=False) for m in only_b], promote_options="permissive"
         )
-        by_b = pc.equal(entries.column("snapshot_id"), b.snapshot_id)
-        added = entries.filter(pc.and_(by_b, pc.equal(entries.column("status"), 1))).select(list(DATA_FILE_COLUMNS))
-        removed = entries.filter(pc.and_(by_b, pc.equal(entries.column("status"), 2))).select(list(DATA_FILE_COLUMNS))
+        view = Entries(entries)
+        by_b = np.asarray(pc.equal(entries.column("snapshot_id"), b.snapshot_id).to_numpy(zero_copy_only=False), bool)
+        added = entries.filter(pa.array(by_b & view.status_is(EntryStatus.ADDED))).select(list(DATA_FILE_COLUMNS))
+        removed = entries.filter(pa.array(by_b & view.status_is(EntryStatus.DELETED))).select(list(DATA_FILE_COLUMNS))
     else:
         added = removed = _live_files(store, (), progress=False)
     expected_added = _summary_count(b, "added-data-files", "added-delete-files")
@@ -262,14 +263,13 @@ def _partition_changes(added: pa.Table, removed: pa.Table) -> pd.DataFrame:
         part = files.column("partition").combine_chunks()
         names = [part.type.field(i).name for i in range(part.type.num_fields)]
         keys = [f"_p{i}" for i in range(len(names))]
-        content = files.column("content")
         table = pa.table(
             {
                 **{k: part.field(i) for i, k in enumerate(keys)},
                 "spec_id": files.column("spec_id"),
-                "is_data": pc.equal(content, 0),
+                "is_data": Entries(files).content_is(FileContent.DATA),
                 "records": files.column("record_count"),
-                "bytes": _content_sizes_arrow(files),
+                "bytes": Entries(files).sizes(),
             }
         )
         summed = table.group_by([*keys, "spec_id", "is_data"], use_threads=False).aggregate(

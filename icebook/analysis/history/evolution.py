@@ -35,7 +35,7 @@ from icebook.analysis.store.manifests import ManifestStore
 from icebook.errors import NotFound
 from icebook.io.list_columns import read_list_columns
 from icebook.spec.manifest import ManifestContent
-from icebook.spec.metadata import TableMetadata
+from icebook.spec.metadata import TableMetadata, commit_order
 from icebook.spec.schema import Schema
 from icebook.spec.snapshots import Snapshot
 
@@ -205,7 +205,7 @@ def _naming_schema(metadata: TableMetadata, ids: list[int]) -> Schema:
 
 
 def _ordered(metadata: TableMetadata) -> list[Snapshot]:
-    return sorted(metadata.snapshots, key=lambda s: (s.timestamp_ms, s.sequence_number or 0))
+    return sorted(metadata.snapshots, key=commit_order)
 
 
 def _property_history(versions: list[MetadataVersion]) -> pd.DataFrame:

@@ -25,7 +25,7 @@ import pandas as pd
 from icebook.analysis._frames import frame
 from icebook.analysis.ancestry import ancestor_ids
 from icebook.analysis.resolve import snapshot_id_from_text
-from icebook.spec.metadata import TableMetadata, main_first
+from icebook.spec.metadata import TableMetadata, commit_order, main_first
 from icebook.spec.snapshots import Branch, Snapshot
 
 SOURCE_SNAPSHOT_ID = "source-snapshot-id"
@@ -291,7 +291,7 @@ def _spans(roots: list[int], children: Mapping[int, list[int]]) -> dict[int, tup
 
 def lineage(metadata: TableMetadata) -> Lineage:
     """Build the DAG of ``metadata``'s snapshots (no file is read); linear in the number of snapshots."""
-    snaps = sorted(metadata.snapshots, key=lambda s: (s.timestamp_ms, s.sequence_number or 0))
+    snaps = sorted(metadata.snapshots, key=commit_order)
     known = {s.snapshot_id for s in snaps}
     # The graph shows a damaged history instead of refusing it: a parent loop ends the walk where it closes.
     main = ancestor_ids(metadata, metadata.current_snapshot_id, stop_at_cycle=True)

@@ -17,6 +17,7 @@ from icebook.analysis.store.table_like import TableLike
 from icebook.errors import NotFound
 from icebook.spec.filenames import parse_manifest_list_name, parse_manifest_name
 from icebook.spec.manifest import EntryStatus
+from icebook.spec.metadata import commit_order
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -49,7 +50,7 @@ def file_origin(table: TableLike, file_path: str) -> FileOrigin:
     Snapshots are searched oldest first, so the answer is the first commit that added the file.
     """
     metadata = table.metadata
-    for snapshot in sorted(metadata.snapshots, key=lambda s: (s.sequence_number or 0, s.timestamp_ms)):
+    for snapshot in sorted(metadata.snapshots, key=commit_order):
         if snapshot.manifest_list is None:
             continue
         for manifest in table.store.manifest_list(snapshot):

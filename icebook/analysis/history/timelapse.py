@@ -29,13 +29,14 @@ from icebook.analysis.ancestry import ancestry
 from icebook.analysis.arrow_types import arrow_type
 from icebook.analysis.history.diff import CHANGE_COLUMNS
 from icebook.analysis.resolve import At, AtTime, parse_at, resolve_snapshot
+from icebook.analysis.store.entries import Entries
 from icebook.analysis.store.manifests import ManifestStore, parallel_map, table_partition_type, unify_partition
 from icebook.analysis.store.table_like import TableLike
 from icebook.analysis.tables.inspect import TS, to_pandas
 from icebook.io.list_columns import read_list_columns
-from icebook.spec.manifest import ManifestFile
-from icebook.spec.metadata import TableMetadata
-from icebook.spec.snapshots import Snapshot, snapshot_sequence_number
+from icebook.spec.manifest import EntryStatus, FileContent, ManifestContent, ManifestFile
+from icebook.spec.metadata import TableMetadata, commit_order
+from icebook.spec.snapshots import Snapshot
 
 # Per-partition sums, in this order (one int64 vector per partition key).
 STATE_COLUMNS = (
@@ -151,43 +152,57 @@ class Timelapse:
 # ---------------------------------------------------------------- one manifest
 
 
+_STATE = {name: i for i, name in enumerate(STATE_COLUMNS)}
+_CHANGE = {name: i for i, name in enumerate(CHANGE_COLUMNS)}
+# Where a live file's count, records and bytes go in the state, by content (an unknown code as equality deletes).
+_STATE_OF = {
+    FileContent.DATA: ("file_count", "record_count", "total_data_file_size_in_bytes"),
+    FileContent.POSITION_DELETES: (
+        "position_delete_file_count",
+        "position_delete_record_count",
+        "delete_file_size_in_bytes",
+    ),
+    FileContent.EQUALITY_DELETES: (
+        "equality_delete_file_count",
+        "equality_delete_record_count",
+        "delete_file_size_in_bytes",
+    ),
+}
+
+
+def _change_columns(status: EntryStatus, data: bool) -> tuple[str, str]:
+    """The ``CHANGE_COLUMNS`` an ADDED or DELETED entry counts its file and its records in."""
+    side = "added" if status == EntryStatus.ADDED else "removed"
+    return (f"{side}_data_files", f"{side}_records") if data else (f"{side}_delete_files", f"{side}_delete_records")
+
+
 def _manifest_sums(store: ManifestStore, manifest: ManifestFile) -> _ManifestSums:
-    entries = store.entries(manifest, _ENTRY_COLUMNS, keep=False)  # reduced here: the store keeps no files
-    status = entries.column("status")
-    content = entries.column("content")
-    records = entries.column("record_count")
-    # A deletion vector is one blob of a shared Puffin file: counted by the blob's size.
-    sizes = pc.coalesce(entries.column("content_size_in_bytes"), entries.column("file_size_in_bytes"))
-
-    own = pc.equal(entries.column("snapshot_id"), manifest.added_snapshot_id)
+    view = Entries(store.entries(manifest, _ENTRY_COLUMNS, keep=False))  # reduced here: the store keeps no files
     changes = np.zeros(len(CHANGE_COLUMNS), np.int64)
-    if entries.num_rows:
-        by_commit = pa.table({"status": status, "data": pc.equal(content, 0), "records": records}).filter(own)
-        if by_commit.num_rows:
-            summed = by_commit.group_by(["status", "data"], use_threads=False).aggregate(
-                [("records", "sum"), ([], "count_all")]
-            )
-            for row in summed.to_pylist():
-                if row["status"] not in (1, 2):
-                    continue
-                slot = (0 if row["data"] else 2) + (0 if row["status"] == 1 else 1)
-                changes[slot] += row["count_all"]
-                changes[4 + slot] += row["records_sum"] or 0
+    if view.num_rows:
+        own = np.asarray(
+            pc.equal(view.column("snapshot_id"), manifest.added_snapshot_id).fill_null(False).to_numpy(), bool
+        )
+        for status in (EntryStatus.ADDED, EntryStatus.DELETED):
+            for data in (True, False):
+                mask = own & view.status_is(status) & (view.content_is(FileContent.DATA) == data)
+                if mask.any():
+                    files, records = _change_columns(status, data)
+                    changes[_CHANGE[files]] += int(mask.sum())
+                    changes[_CHANGE[records]] += int(view.records()[mask].sum())
 
-    live = entries.filter(pc.not_equal(status, 2)) if entries.num_rows else entries
+    live = view.alive()
     sums: State = {}
     if live.num_rows:
         own_type, unified = store.partition_types(manifest.partition_spec_id)
         partition = unify_partition(live.column("partition"), own_type, unified)
         keys = [f"_p{i}" for i in range(partition.type.num_fields)]
-        live_content = live.column("content")
-        live_sizes = sizes.filter(pc.not_equal(status, 2))
         table = pa.table(
             {
                 **{k: partition.field(i) for i, k in enumerate(keys)},
-                "content": live_content,
+                "content": live.column("content"),
                 "records": live.column("record_count"),
-                "bytes": live_sizes,
+                "bytes": live.sizes(),
             }
         )
         summed = table.group_by([*keys, "content"], use_threads=False).aggregate(
@@ -198,19 +213,10 @@ def _manifest_sums(store: ManifestStore, manifest: ManifestFile) -> _ManifestSum
             vector = sums.get(key)
             if vector is None:
                 vector = sums[key] = np.zeros(_WIDTH, np.int64)
-            files, rows, size = row["count_all"], row["records_sum"] or 0, row["bytes_sum"] or 0
-            if row["content"] == 0:
-                vector[0] += files
-                vector[1] += rows
-                vector[2] += size
-            elif row["content"] == 1:
-                vector[3] += files
-                vector[4] += rows
-                vector[7] += size
-            else:
-                vector[5] += files
-                vector[6] += rows
-                vector[7] += size
+            files, rows, size = _STATE_OF.get(row["content"], _STATE_OF[FileContent.EQUALITY_DELETES])
+            vector[_STATE[files]] += row["count_all"]
+            vector[_STATE[rows]] += row["records_sum"] or 0
+            vector[_STATE[size]] += row["bytes_sum"] or 0
     return _ManifestSums(sums, changes)
 
 
@@ -250,7 +256,7 @@ def _frames_of(
         head = resolve_snapshot(metadata, ref)
         chosen = list(reversed(ancestry(metadata, head.snapshot_id))) if head is not None else []
     else:
-        chosen = sorted(metadata.snapshots, key=lambda s: (s.timestamp_ms, snapshot_sequence_number(s)))
+        chosen = sorted(metadata.snapshots, key=commit_order)
     low, high = _bound(metadata, since), _bound(metadata, until)
     bounds = (low if low is not None else -(2**63), high if high is not None else 2**63 - 1)
     return [s for s in chosen if bounds[0] <= s.timestamp_ms <= bounds[1]], bounds
@@ -344,17 +350,23 @@ def _from_manifests(
         state_of[snapshot.snapshot_id] = index
         store.verify_snapshot(snapshot)  # the frame's file counts against the summary's totals
 
-        totals = np.sum(list(state.values()), axis=0) if state else np.zeros(_WIDTH, np.int64)
+        summed = np.sum(list(state.values()), axis=0) if state else np.zeros(_WIDTH, np.int64)
+        totals = {name: int(summed[i]) for name, i in _STATE.items()}
         changes = np.zeros(len(CHANGE_COLUMNS), np.int64)
         written = [m for m in manifests if m.added_snapshot_id == snapshot.snapshot_id]
         for m in written:
             changes += cache.sums[m.manifest_path].changes
         # The spec new data was written with: that of the data manifests holding files this commit added
         # (a merge-append also rewrites older manifests, which keep their own spec).
-        own_specs = [m.partition_spec_id for m in written if cache.sums[m.manifest_path].changes[0] > 0]
+        own_specs = [
+            m.partition_spec_id for m in written if cache.sums[m.manifest_path].changes[_CHANGE["added_data_files"]] > 0
+        ]
         spec_id = own_specs[-1] if own_specs else spec_in_force.get(parent) if parent is not None else None
         if spec_id is None:
-            spec_id = max((m.partition_spec_id for m in manifests if (m.content or 0) == 0), default=None)
+            spec_id = max(
+                (m.partition_spec_id for m in manifests if (m.content or ManifestContent.DATA) == ManifestContent.DATA),
+                default=None,
+            )
         spec_in_force[snapshot.snapshot_id] = spec_id
 
         values: dict[str, Any] = {
@@ -365,16 +377,16 @@ def _from_manifests(
             "operation": snapshot.operation,
             "schema_id": snapshot.schema_id,
             "spec_id": spec_id,
-            "data_files": int(totals[0]),
-            "delete_files": int(totals[3] + totals[5]),
-            "records": int(totals[1]),
-            "bytes": int(totals[2]),
-            "position_delete_files": int(totals[3]),
-            "position_deletes": int(totals[4]),
-            "equality_delete_files": int(totals[5]),
-            "equality_deletes": int(totals[6]),
-            "delete_bytes": int(totals[7]),
-            "partitions": sum(1 for v in state.values() if v[0] > 0),
+            "data_files": totals["file_count"],
+            "delete_files": totals["position_delete_file_count"] + totals["equality_delete_file_count"],
+            "records": totals["record_count"],
+            "bytes": totals["total_data_file_size_in_bytes"],
+            "position_delete_files": totals["position_delete_file_count"],
+            "position_deletes": totals["position_delete_record_count"],
+            "equality_delete_files": totals["equality_delete_file_count"],
+            "equality_deletes": totals["equality_delete_record_count"],
+            "delete_bytes": totals["delete_file_size_in_bytes"],
+            "partitions": sum(1 for v in state.values() if v[_STATE["file_count"]] > 0),
             **{name: int(changes[i]) for i, name in enumerate(CHANGE_COLUMNS)},
             "manifests": len(manifests),
             "manifests_added": added_manifests,
@@ -409,7 +421,9 @@ def _from_lists(
     live = pa.table(
         {
             "list_index": counts.column("list_index"),
-            "data": pc.equal(pc.fill_null(counts.column("content"), 0), 0),
+            "data": pc.equal(
+                pc.fill_null(counts.column("content"), int(ManifestContent.DATA)), int(ManifestContent.DATA)
+            ),
             "files": pc.add(counts.column("added_files_count"), counts.column("existing_files_count")),
             "rows": pc.add(counts.column("added_rows_count"), counts.column("existing_rows_count")),
             "spec": counts.column("partition_spec_id"),

@@ -8,10 +8,10 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import pandas as pd
-import pyarrow as pa
 
 from icebook.analysis._frames import frame
 from icebook.analysis.history.diff import SnapshotDiff, diff
+from icebook.analysis.store.entries import Entries
 from icebook.analysis.store.manifests import ManifestStore
 from icebook.analysis.store.reachable import TableFile, reachable
 from icebook.spec.manifest import ManifestContent
@@ -43,7 +43,7 @@ def table_figures(metadata: TableMetadata, store: ManifestStore, *, progress: bo
     manifests = store.manifest_list(current) if current is not None else ()
     data_files = delete_files = records = data_bytes = delete_bytes = 0
     for m, entries in zip(manifests, store.many_entries(manifests, progress=progress), strict=True):
-        live = entries.filter(pa.array(entries.column("status").to_numpy() != 2))
+        live = Entries(entries).alive().table
         sizes = live.column("file_size_in_bytes").to_pylist()
         if (m.content or ManifestContent.DATA) == ManifestContent.DATA:
             data_files += live.num_rows

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
+from enum import StrEnum
 from typing import Any, Generic, Self, TypeVar
 
 import numpy as np
@@ -52,8 +53,15 @@ EXECUTION_OPTIONS = (
     "remove-dangling-deletes",
     "output-spec-id",
 )
-TOO_SMALL, TOO_LARGE = "too small", "too large"
-TOO_MANY_DELETES, HIGH_DELETE_RATIO = "too many deletes", "high delete ratio"
+
+
+class CandidateReason(StrEnum):
+    """Why a file is a candidate of a bin-pack rewrite."""
+
+    TOO_SMALL = "too small"
+    TOO_LARGE = "too large"
+    TOO_MANY_DELETES = "too many deletes"
+    HIGH_DELETE_RATIO = "high delete ratio"
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -92,10 +100,10 @@ class CompactionOptions:
         small = sizes < self.min_file_size_bytes
         return small, ~small & (sizes > self.max_file_size_bytes)
 
-    def size_reasons(self, size: int) -> tuple[str, ...]:
-        """Why a file of ``size`` bytes is outside the range: "too small", "too large", or nothing."""
+    def size_reasons(self, size: int) -> tuple[CandidateReason, ...]:
+        """Why a file of ``size`` bytes is outside the range: too small, too large, or nothing."""
         small, large = self.size_masks(np.array([size], dtype=np.int64))
-        return (TOO_SMALL,) if small[0] else (TOO_LARGE,) if large[0] else ()
+        return (CandidateReason.TOO_SMALL,) if small[0] else (CandidateReason.TOO_LARGE,) if large[0] else ()
 
 
 def compaction_options(
@@ -176,8 +184,8 @@ class CandidateFile:
     record_count: int
     delete_files: int
     file_scoped_deleted_records: int
-    reasons: tuple[str, ...]
-    """Why the file is a candidate: "too small", "too large", "too many deletes", "high delete ratio"."""
+    reasons: tuple[CandidateReason, ...]
+    """Why the file is a candidate."""
 
 
 def pack_runs(weights: np.ndarray, capacity: int) -> list[tuple[int, int]]:
@@ -206,8 +214,8 @@ def group_reasons(group: Sequence[CandidateFile], o: CompactionOptions) -> tuple
     return run_reasons(
         len(group),
         sum(f.file_size_in_bytes for f in group),
-        any(TOO_MANY_DELETES in f.reasons for f in group),
-        any(HIGH_DELETE_RATIO in f.reasons for f in group),
+        any(CandidateReason.TOO_MANY_DELETES in f.reasons for f in group),
+        any(CandidateReason.HIGH_DELETE_RATIO in f.reasons for f in group),
         o,
     )
 
@@ -233,12 +241,34 @@ def run_reasons(
     return tuple(reasons)
 
 
+@dataclass(frozen=True, slots=True, kw_only=True)
+class CandidateMasks:
+    """Per data file, one mask per ``CandidateReason``."""
+
+    too_small: np.ndarray
+    too_large: np.ndarray
+    too_many_deletes: np.ndarray
+    high_delete_ratio: np.ndarray
+
+    def by_reason(self) -> tuple[tuple[CandidateReason, np.ndarray], ...]:
+        """(reason, mask) in the order the reasons are named."""
+        return tuple((reason, getattr(self, reason.name.lower())) for reason in CandidateReason)
+
+    def any(self) -> np.ndarray:
+        """Files with some reason."""
+        return self.too_small | self.too_large | self.too_many_deletes | self.high_delete_ratio
+
+    def reasons(self, i: int) -> tuple[CandidateReason, ...]:
+        """File ``i``'s reasons, in the order they are named."""
+        return tuple(reason for reason, mask in self.by_reason() if mask[i])
+
+
 def candidate_reasons(
     o: CompactionOptions, sizes: np.ndarray, records: np.ndarray, delete_files: np.ndarray, scoped: np.ndarray
-) -> tuple[tuple[str, np.ndarray], ...]:
-    """Why each data file is a candidate of ``rewrite_data_files``, as one mask per reason in the order
-    the reasons are named: outside the size range, at least ``delete-file-threshold`` delete files, or
-    file-scoped deletes (``scoped`` records) removing at least ``delete-ratio-threshold`` of its rows."""
+) -> CandidateMasks:
+    """Why each data file is a candidate of ``rewrite_data_files``: outside the size range, at least
+    ``delete-file-threshold`` delete files, or file-scoped deletes (``scoped`` records) removing at least
+    ``delete-ratio-threshold`` of its rows."""
     sizes = np.asarray(sizes, dtype=np.int64)
     records = np.asarray(records, dtype=np.int64)
     delete_files = np.asarray(delete_files, dtype=np.int64)
@@ -249,7 +279,7 @@ def candidate_reasons(
     if with_rows.any():
         deleted = np.minimum(np.asarray(scoped, dtype=np.int64)[with_rows], records[with_rows])
         ratio[with_rows] = deleted / records[with_rows] >= o.delete_ratio_threshold
-    return (TOO_SMALL, small), (TOO_LARGE, large), (TOO_MANY_DELETES, many), (HIGH_DELETE_RATIO, ratio)
+    return CandidateMasks(too_small=small, too_large=large, too_many_deletes=many, high_delete_ratio=ratio)
 
 
 def why_not(group: Sequence[CandidateFile], o: CompactionOptions) -> str:
@@ -360,6 +390,8 @@ def dangling_deletes(tasks: Iterable[ScanTask], deletes: Iterable[ScanFile]) -> 
 
 __all__ = [
     "CandidateFile",
+    "CandidateMasks",
+    "CandidateReason",
     "CompactionOptions",
     "Packed",
     "bin_pack",

@@ -44,9 +44,11 @@ from icebook.analysis.maintenance.binpack import (
 )
 from icebook.analysis.scan.model import ScanFile, ScanTask
 from icebook.analysis.scan.planner import ScanPlan, plan_scan
+from icebook.analysis.store.entries import UNPARTITIONED
 from icebook.analysis.store.table_like import TableLike
 from icebook.errors import OptionError
 from icebook.spec.manifest import FileContent
+from icebook.spec.metadata import TableMetadata
 from icebook.spec.snapshots import Snapshot
 
 
@@ -125,7 +127,7 @@ def _candidates(tasks: Sequence[ScanTask], o: CompactionOptions) -> list[Candida
             record_count=t.file.record_count,
             delete_files=len(t.deletes),
             file_scoped_deleted_records=deleted,
-            reasons=tuple(name for name, mask in masks if mask[i]),
+            reasons=masks.reasons(i),
         )
         for i, (t, deleted) in enumerate(zip(tasks, scoped, strict=True))
     ]
@@ -168,10 +170,40 @@ class PartitionCandidates:
     too_many_deletes: np.ndarray
     high_delete_ratio: np.ndarray
 
+    @classmethod
+    def joined(cls, label: str, parts: Sequence[PartitionCandidates]) -> PartitionCandidates:
+        """``parts`` (of one partition, in planning order) as one."""
+        return cls(
+            label=label,
+            sizes=np.concatenate([np.zeros(0, dtype=np.int64), *(p.sizes for p in parts)]),
+            too_many_deletes=np.concatenate([np.zeros(0, dtype=bool), *(p.too_many_deletes for p in parts)]),
+            high_delete_ratio=np.concatenate([np.zeros(0, dtype=bool), *(p.high_delete_ratio for p in parts)]),
+        )
 
-def other_specs_label(width: int) -> str:
-    """The group of files written with another spec than the default one (no partition values)."""
-    return "files of older partition specs" if width else "unpartitioned"
+
+@dataclass(frozen=True, slots=True)
+class CompactionGroups:
+    """Which partition group of ``rewrite_data_files`` a file falls in: files of the default spec by their
+    partition values, files of any other spec together in one group (the procedure rewrites them into the
+    default spec)."""
+
+    default_spec_id: int
+    width: int
+    """Fields of the default spec."""
+
+    @classmethod
+    def of(cls, metadata: TableMetadata) -> CompactionGroups:
+        return cls(metadata.default_spec_id, len(metadata.default_spec().fields))
+
+    def key(self, spec_id: int, values: tuple[Any, ...]) -> tuple[Any, ...]:
+        """The group of a file of ``spec_id`` with partition ``values`` (physical form, spec order)."""
+        return values if spec_id == self.default_spec_id else (None,) * self.width
+
+    def label(self, spec_id: int, partition_text: str) -> str:
+        """The group's label: the partition's, or for other specs' files one name for them all."""
+        if spec_id == self.default_spec_id:
+            return partition_text
+        return "files of older partition specs" if self.width else UNPARTITIONED
 
 
 def compaction_counts(
@@ -236,18 +268,13 @@ def compaction_preview(
     if plan is None or where is not None:
         plan = plan_scan(table, snapshot, where, equality_stats=True)
     tasks = plan.reference_tasks
-    default_spec = table.metadata.default_spec_id
-    width = len(table.metadata.default_spec().fields)
+    grouping = CompactionGroups.of(table.metadata)
     by_partition: dict[tuple[Any, ...], list[CandidateFile]] = {}
     labels: dict[tuple[Any, ...], str] = {}
     for task, candidate in zip(tasks, _candidates(tasks, o), strict=True):
         f = task.file
-        if f.spec_id == default_spec:
-            key = tuple(v for _, v in f.partition)
-            labels.setdefault(key, f.partition_text)
-        else:
-            key = (None,) * width
-            labels.setdefault(key, other_specs_label(width))
+        key = grouping.key(f.spec_id, tuple(v for _, v in f.partition))
+        labels.setdefault(key, grouping.label(f.spec_id, f.partition_text))
         by_partition.setdefault(key, []).append(candidate)
     groups: list[FileGroup] = []
     skipped: list[FileGroup] = []
@@ -267,6 +294,7 @@ def compaction_preview(
 __all__ = [
     "CandidateFile",
     "CompactionCounts",
+    "CompactionGroups",
     "CompactionOptions",
     "CompactionPreview",
     "FileGroup",
@@ -278,5 +306,4 @@ __all__ = [
     "compaction_options",
     "compaction_preview",
     "file_scoped",
-    "other_specs_label",
 ]

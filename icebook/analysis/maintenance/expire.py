@@ -33,7 +33,6 @@ from icebook.analysis._frames import frame
 from icebook.analysis.ancestry import ancestor_ids
 from icebook.analysis.store.manifests import ManifestStore
 from icebook.analysis.store.reachable import (
-    FileKind,
     TableFile,
     reach_tables,
     snapshots_by_id,
@@ -41,8 +40,8 @@ from icebook.analysis.store.reachable import (
 )
 from icebook.errors import IcebookError, OptionError
 from icebook.spec import properties
-from icebook.spec.manifest import ManifestFile
-from icebook.spec.metadata import MAIN_BRANCH, TableMetadata
+from icebook.spec.manifest import FileKind, ManifestFile
+from icebook.spec.metadata import MAIN_BRANCH, TableMetadata, commit_order
 from icebook.spec.snapshots import Branch, Ref
 
 
@@ -410,7 +409,7 @@ def expiry_fates(
             why.setdefault(s.snapshot_id, "on no ref, but committed after the cutoff")
 
     fates = []
-    for s in sorted(metadata.snapshots, key=lambda s: (s.timestamp_ms, s.sequence_number or 0)):
+    for s in sorted(metadata.snapshots, key=commit_order):
         keep_reason = why.get(s.snapshot_id)
         if s.snapshot_id in explicit:
             expires, reason = True, "named in snapshot_ids"

@@ -44,7 +44,7 @@ from icebook.analysis.maintenance.health_sections import (
     history_health,
 )
 from icebook.analysis.maintenance.health_stream import measure_snapshot
-from icebook.analysis.maintenance.orphans import OrphanReport, PendingOrphans
+from icebook.analysis.maintenance.orphans import DEFAULT_AGE_MS, OrphanReport, PendingOrphans
 from icebook.analysis.maintenance.rewrite_previews import ManifestRewritePreview, manifest_rewrite_preview
 from icebook.analysis.store.reachable import live_files
 from icebook.analysis.store.table_like import TableLike
@@ -54,7 +54,7 @@ from icebook.spec import properties
 from icebook.spec.manifest import ManifestFile
 from icebook.spec.metadata import TableMetadata
 from icebook.spec.snapshots import Snapshot
-from icebook.text import byte_size, duration, spark_call, spark_timestamp
+from icebook.text import DAY_MS, byte_size, duration, spark_call, spark_timestamp
 
 MANY_MANIFESTS = 8
 LARGE_METADATA_BYTES = 4 * 1024 * 1024
@@ -85,6 +85,21 @@ class Area(StrEnum):
     METADATA = "metadata"
     ORPHANS = "orphans"
     PROPERTIES = "properties"
+
+    @property
+    def debt(self) -> str:
+        """The area as a kind of maintenance debt, in the words of the lake's report."""
+        return _DEBT_WORDS.get(self, "other")
+
+
+_DEBT_WORDS = {
+    Area.SMALL_FILES: "small files",
+    Area.DELETE_DEBT: "delete debt",
+    Area.HISTORY: "snapshots past retention",
+    Area.ORPHANS: "orphan bytes",
+    Area.MANIFESTS: "manifests",
+    Area.REFS: "stale refs",
+}
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -372,7 +387,8 @@ def _findings(
     ):
         widest = manifests.worst_reach
         reach = (
-            f"; a filter on one partition opens up to {widest[1]} manifests ({widest[0]}: its files are in {widest[2]})"
+            f"; a filter on one partition opens up to {widest.manifests_opened} manifests "
+            f"({widest.partition}: its files are in {widest.manifests_holding})"
             if widest
             else ""
         )
@@ -447,7 +463,7 @@ def _findings(
                 title=f"{len(stray)} files under the table location are referenced by nothing",
                 detail=(
                     f"{byte_size(sum(f.size_in_bytes for f in stray))} in all{note}. remove_orphan_files deletes those "
-                    f"older than its cutoff (3 days by default; {len(orphans.files)} now); younger ones may "
+                    f"older than its cutoff ({DEFAULT_AGE_MS // DAY_MS} days by default; {len(orphans.files)} now); younger ones may "
                     "belong to a write in progress."
                 ),
                 procedure=ProcedureCall(name="remove_orphan_files", icebook="t.remove_orphan_files()"),

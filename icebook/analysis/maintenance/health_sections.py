@@ -7,20 +7,23 @@ Each section is plain frozen data; ``health`` turns them into findings.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import NamedTuple
 
 import pandas as pd
 
 from icebook.analysis._frames import frame
+from icebook.analysis.maintenance.binpack import MAX_FILE_SIZE_RATIO, MIN_FILE_SIZE_RATIO
 from icebook.analysis.maintenance.expire import ExpirePreview
 from icebook.spec import properties
 from icebook.spec.metadata import TableMetadata
 
+_LOW, _HIGH = round(MIN_FILE_SIZE_RATIO * 100), round(MAX_FILE_SIZE_RATIO * 100)  # percent of the target size
 SIZE_BUCKETS = (
     ("< 1% of target", 0.0, 0.01),
     ("1-10%", 0.01, 0.10),
-    ("10-75% (small)", 0.10, 0.75),
-    ("75-180% (in range)", 0.75, 1.80),
-    ("> 180% (large)", 1.80, float("inf")),
+    (f"10-{_LOW}% (small)", 0.10, MIN_FILE_SIZE_RATIO),
+    (f"{_LOW}-{_HIGH}% (in range)", MIN_FILE_SIZE_RATIO, MAX_FILE_SIZE_RATIO),
+    (f"> {_HIGH}% (large)", MAX_FILE_SIZE_RATIO, float("inf")),
 )
 
 
@@ -133,6 +136,17 @@ class FilesHealth:
 # ---------------------------------------------------------------------------------- manifests
 
 
+class PartitionReach(NamedTuple):
+    """How many manifests a filter on exactly one partition opens: a manifest is opened when its partition
+    ranges (every entry, live or deleted) include the partition's values, as manifest pruning by partition
+    summaries decides."""
+
+    partition: str
+    manifests_opened: int
+    manifests_holding: int
+    """Manifests holding the partition's live files."""
+
+
 @dataclass(frozen=True, slots=True, kw_only=True)
 class ManifestsHealth:
     data_manifests: int
@@ -142,10 +156,7 @@ class ManifestsHealth:
     largest_bytes: int
     live_entries: int
     target_size_bytes: int
-    partition_reach: tuple[tuple[str, int, int], ...]
-    """(partition, manifests a filter on exactly this partition opens, manifests holding its files):
-    a manifest is opened when its partition ranges (every entry, live or deleted) include the
-    partition's values, as manifest pruning by partition summaries decides."""
+    partition_reach: tuple[PartitionReach, ...]
 
     @property
     def manifests(self) -> int:
@@ -156,17 +167,23 @@ class ManifestsHealth:
         return self.live_entries / self.manifests if self.manifests else 0.0
 
     @property
-    def worst_reach(self) -> tuple[str, int, int] | None:
-        return max(self.partition_reach, key=lambda r: (r[1] - r[2], r[1]), default=None)
+    def worst_reach(self) -> PartitionReach | None:
+        """The partition whose filter opens the most manifests beyond those holding it."""
+        return max(
+            self.partition_reach,
+            key=lambda r: (r.manifests_opened - r.manifests_holding, r.manifests_opened),
+            default=None,
+        )
 
     @property
     def mean_opened(self) -> float:
-        return sum(r[1] for r in self.partition_reach) / len(self.partition_reach) if self.partition_reach else 0.0
+        reach = self.partition_reach
+        return sum(r.manifests_opened for r in reach) / len(reach) if reach else 0.0
 
     def to_pandas(self) -> pd.DataFrame:
         return frame(
-            ({"partition": p, "manifests_opened": o, "manifests_holding": h} for p, o, h in self.partition_reach),
-            ["partition", "manifests_opened", "manifests_holding"],
+            (r._asdict() for r in self.partition_reach),
+            list(PartitionReach._fields),
             ints=["manifests_opened", "manifests_holding"],
         )
 

@@ -13,7 +13,7 @@ sizes of its candidates (the bin-pack runs over them).
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields
 from typing import Any
 
 import numpy as np
@@ -24,20 +24,22 @@ from icebook.analysis.expr.nodes import AlwaysTrue
 from icebook.analysis.maintenance.binpack import CompactionOptions, candidate_reasons
 from icebook.analysis.maintenance.compaction import (
     CompactionCounts,
+    CompactionGroups,
     PartitionCandidates,
     compaction_counts,
     file_scoped,
-    other_specs_label,
 )
 from icebook.analysis.maintenance.health_sections import (
     SIZE_BUCKETS,
     FilesHealth,
     ManifestsHealth,
     PartitionHealth,
+    PartitionReach,
 )
 from icebook.analysis.scan.columns import FileBuilder, ManifestScan, decide_entries, physical, plan_columns
 from icebook.analysis.scan.delete_index import delete_rows, match_deletes_columns
 from icebook.analysis.scan.model import ScanFile
+from icebook.analysis.store.entries import partition_label
 from icebook.analysis.store.manifests import parallel_map, read_ahead
 from icebook.analysis.store.table_like import TableLike
 from icebook.spec.manifest import FileContent, ManifestContent, ManifestFile
@@ -56,6 +58,27 @@ class SnapshotMeasures:
 
 
 @dataclass(frozen=True, slots=True, kw_only=True, eq=False)
+class _GroupSums:
+    """One data manifest's live data files summed per group (one int64 value per group in each)."""
+
+    data_files: np.ndarray
+    data_bytes: np.ndarray
+    records: np.ndarray
+    small_files: np.ndarray
+    large_files: np.ndarray
+    files_with_deletes: np.ndarray
+
+    @classmethod
+    def of(cls, groups: int, inverse: np.ndarray, **per_file: np.ndarray) -> _GroupSums:
+        """Each of ``per_file`` (one value per file) summed into the file's group (``inverse``)."""
+        sums = {}
+        for name, values in per_file.items():
+            sums[name] = np.zeros(groups, dtype=np.int64)
+            np.add.at(sums[name], inverse, np.asarray(values, dtype=np.int64))
+        return cls(**sums)
+
+
+@dataclass(frozen=True, slots=True, kw_only=True, eq=False)
 class _Part:
     """One data manifest reduced: per distinct partition of its live files (``groups``) the sums the
     report needs, and its partition ranges over every entry."""
@@ -68,8 +91,7 @@ class _Part:
     """Per group: the partition tuple as the manifest holds it."""
     values: list[tuple[Any, ...]]
     """Per group: the partition tuple in the transforms' physical form."""
-    sums: np.ndarray
-    """Per group: data files, bytes, records, small files, large files, files with deletes (int64, 6 x G)."""
+    sums: _GroupSums
     histogram: np.ndarray
     equality_pairs: np.ndarray
     """(group, delete index) of each equality delete attached to a file of a group, once."""
@@ -77,9 +99,8 @@ class _Part:
     """Delete indexes attached to some file of the manifest."""
     types: list[pa.DataType]
     """The partition fields' types."""
-    candidates: list[tuple[np.ndarray, np.ndarray, np.ndarray]]
-    """Per group (one group for a spec other than the default): candidate sizes, too many deletes,
-    high delete ratio, in planning order."""
+    candidates: list[PartitionCandidates]
+    """Per group (one group for a spec other than the default; unlabelled), in planning order."""
     files: int
 
 
@@ -87,8 +108,18 @@ class _Part:
 class _Sums:
     """A partition's running sums (an accumulator of the stream, merged into as manifests arrive)."""
 
-    sums: np.ndarray = field(default_factory=lambda: np.zeros(6, dtype=np.int64))
+    data_files: int = 0
+    data_bytes: int = 0
+    records: int = 0
+    small_files: int = 0
+    large_files: int = 0
+    files_with_deletes: int = 0
     equality: set[int] = field(default_factory=set)
+
+    def add(self, sums: _GroupSums, group: int) -> None:
+        """Group ``group`` of one manifest's sums added in, field by field."""
+        for f in fields(_GroupSums):
+            setattr(self, f.name, getattr(self, f.name) + int(getattr(sums, f.name)[group]))
 
 
 def measure_snapshot(
@@ -105,8 +136,7 @@ def measure_snapshot(
     manifests: tuple[ManifestFile, ...] = store.manifest_list(snapshot) if snapshot is not None else ()
     schema = metadata.current_schema()
     builder = FileBuilder(metadata)
-    default_spec = metadata.default_spec_id
-    width = len(metadata.default_spec().fields)
+    grouping = CompactionGroups.of(metadata)
 
     # Delete manifests first: their live files are the fixed side of every join.
     delete_manifests = [m for m in manifests if m.content == ManifestContent.DELETES]
@@ -157,33 +187,41 @@ def measure_snapshot(
         parts = data.column("partition") if n else pa.array([], pa.struct([]))
         inverse, first = _row_groups(parts)
         groups = len(first)
-        sums = np.zeros((6, groups), dtype=np.int64)
-        for row, values in enumerate(
-            (
-                np.ones(n, dtype=np.int64),
-                sizes,
-                records,
-                *options.size_masks(sizes),
-                delete_count > 0,
-            )
-        ):
-            np.add.at(sums[row], inverse, np.asarray(values, dtype=np.int64))
+        small, large = options.size_masks(sizes)
+        sums = _GroupSums.of(
+            groups,
+            inverse,
+            data_files=np.ones(n, dtype=np.int64),
+            data_bytes=sizes,
+            records=records,
+            small_files=small,
+            large_files=large,
+            files_with_deletes=delete_count > 0,
+        )
         ratio = sizes / target
         bucket = np.searchsorted(lows, ratio, side="right") - 1
         histogram = np.bincount(bucket[bucket >= 0], minlength=len(SIZE_BUCKETS)).astype(np.int64)
         equality = is_equality[att_delete] if len(deletes) else np.zeros(0, dtype=bool)
         pairs = np.unique(np.stack([inverse[att_data[equality]], att_delete[equality]]), axis=1)
         reasons = candidate_reasons(options, sizes, records, delete_count, scoped_records)
-        candidate = np.ones(n, dtype=bool) if options.rewrite_all else np.any([mask for _, mask in reasons], axis=0)
-        many, high = reasons[2][1], reasons[3][1]
-        if m.partition_spec_id == default_spec:
+        candidate = np.ones(n, dtype=bool) if options.rewrite_all else reasons.any()
+
+        def chunk(chosen: np.ndarray) -> PartitionCandidates:
+            return PartitionCandidates(
+                label="",
+                sizes=sizes[chosen],
+                too_many_deletes=reasons.too_many_deletes[chosen],
+                high_delete_ratio=reasons.high_delete_ratio[chosen],
+            )
+
+        if m.partition_spec_id == grouping.default_spec_id:
             keys = inverse[candidate]
             order = np.argsort(keys, kind="stable")
             cuts = np.searchsorted(keys[order], np.arange(1, groups))
             chosen = np.flatnonzero(candidate)[order]
-            candidates = [(sizes[c], many[c], high[c]) for c in np.split(chosen, cuts)]
+            candidates = [chunk(c) for c in np.split(chosen, cuts)]
         else:
-            candidates = [(sizes[candidate], many[candidate], high[candidate])]
+            candidates = [chunk(candidate)]
         taken = parts.take(pa.array(first, pa.int64()))
         names = [pf.name for pf in metadata.spec_by_id(m.partition_spec_id).fields]
         return _Part(
@@ -205,7 +243,7 @@ def measure_snapshot(
     reach: dict[tuple[int, tuple[Any, ...]], list[Any]] = {}  # -> [label, manifests holding it]
     eligible: dict[int, list[tuple[tuple[Any, Any, bool], ...]]] = {}
     field_types: dict[int, list[pa.DataType]] = {}
-    compaction: dict[tuple[Any, ...], tuple[str, list[tuple[np.ndarray, np.ndarray, np.ndarray]]]] = {}
+    compaction: dict[tuple[Any, ...], tuple[str, list[PartitionCandidates]]] = {}
     histogram = np.zeros(len(SIZE_BUCKETS), dtype=np.int64)
     applied: set[int] = set()
     planned = 0
@@ -223,17 +261,16 @@ def measure_snapshot(
             label = builder.partition_text(spec_id, tuple(zip(names, values, strict=False)))
             labels.append(label)
             acc = files.setdefault((spec_id, label), _Sums())
-            acc.sums += part.sums[:, g]
-            held = reach.setdefault(
-                (spec_id, raw), ["/".join(f"{n}={v}" for n, v in zip(names, raw, strict=True)) or "unpartitioned", 0]
-            )
+            acc.add(part.sums, g)
+            held = reach.setdefault((spec_id, raw), [partition_label(names, raw), 0])
             held[1] += 1
-            if spec_id == default_spec:
-                compaction.setdefault(tuple(values), (label, []))[1].append(part.candidates[g])
+            if spec_id == grouping.default_spec_id:
+                compaction.setdefault(grouping.key(spec_id, tuple(values)), (label, []))[1].append(part.candidates[g])
         for g, x in part.equality_pairs.T.tolist():
             files[(spec_id, labels[g])].equality.add(x)
-        if spec_id != default_spec and part.files:
-            compaction.setdefault((None,) * width, (other_specs_label(width), []))[1].append(part.candidates[0])
+        if spec_id != grouping.default_spec_id and part.files:
+            key = grouping.key(spec_id, ())
+            compaction.setdefault(key, (grouping.label(spec_id, ""), []))[1].append(part.candidates[0])
         field_types.setdefault(spec_id, part.types)
     if snapshot is not None:
         store.verify_snapshot(snapshot)
@@ -253,15 +290,7 @@ def measure_snapshot(
         compaction=compaction_counts(
             None if snapshot is None else snapshot.snapshot_id,
             options,
-            [
-                PartitionCandidates(
-                    label=label,
-                    sizes=np.concatenate([np.zeros(0, dtype=np.int64), *(c[0] for c in chunks)]),
-                    too_many_deletes=np.concatenate([np.zeros(0, dtype=bool), *(c[1] for c in chunks)]),
-                    high_delete_ratio=np.concatenate([np.zeros(0, dtype=bool), *(c[2] for c in chunks)]),
-                )
-                for label, chunks in compaction.values()
-            ],
+            [PartitionCandidates.joined(label, chunks) for label, chunks in compaction.values()],
             planned,
         ),
     )
@@ -284,23 +313,22 @@ def _files_health(
     for spec_id, label in sorted(set(files) | set(own), key=lambda k: (k[1], k[0])):
         acc = files.get((spec_id, label), _Sums())
         mine = list(own.get((spec_id, label), {}).values())
-        data_files, data_bytes, records, small, large, with_deletes = (int(v) for v in acc.sums)
         rows.append(
             PartitionHealth(
                 partition=label,
                 spec_id=spec_id,
-                data_files=data_files,
-                data_bytes=data_bytes,
-                records=records,
-                small_files=small,
-                large_files=large,
+                data_files=acc.data_files,
+                data_bytes=acc.data_bytes,
+                records=acc.records,
+                small_files=acc.small_files,
+                large_files=acc.large_files,
                 position_delete_files=sum(
                     d.content == FileContent.POSITION_DELETES and not d.is_deletion_vector for d in mine
                 ),
                 deletion_vectors=sum(d.is_deletion_vector for d in mine),
                 equality_delete_files=sum(d.content == FileContent.EQUALITY_DELETES for d in mine),
                 delete_records=sum(d.record_count for d in mine if d.file_path in applied_paths),
-                files_with_deletes=with_deletes,
+                files_with_deletes=acc.files_with_deletes,
                 equality_deletes_applying=len({deletes[i].file_path for i in acc.equality}),
                 dangling_deletes=sum(
                     d.content == FileContent.POSITION_DELETES and d.file_path not in applied_paths for d in mine
@@ -323,19 +351,22 @@ def _reach(
     held: dict[tuple[int, tuple[Any, ...]], list[Any]],
     eligible: dict[int, list[tuple[tuple[Any, Any, bool], ...]]],
     field_types: dict[int, list[pa.DataType]],
-) -> tuple[tuple[str, int, int], ...]:
+) -> tuple[PartitionReach, ...]:
     """(partition, manifests a filter on it opens, manifests holding it) for every partition with live
     data files: a data manifest with live entries is opened when, field by field, its range over every
     entry includes the partition's value (or the value is null and the manifest holds a null)."""
-    out: list[tuple[int, tuple[str, int, int]]] = []
+    out: list[tuple[int, PartitionReach]] = []
     by_spec: dict[int, list[tuple[tuple[Any, ...], str, int]]] = {}
     for (spec_id, raw), (label, holding) in held.items():
         by_spec.setdefault(spec_id, []).append((raw, label, holding))
     for spec_id, partitions in by_spec.items():
         ranges = eligible.get(spec_id, [])
         opened = _opened([p[0] for p in partitions], ranges, field_types.get(spec_id, []))
-        out += [(spec_id, (label, int(o), holding)) for (_, label, holding), o in zip(partitions, opened, strict=True)]
-    return tuple(r for _, r in sorted(out, key=lambda x: (x[1][0], x[0])))
+        out += [
+            (spec_id, PartitionReach(label, int(o), holding))
+            for (_, label, holding), o in zip(partitions, opened, strict=True)
+        ]
+    return tuple(r for _, r in sorted(out, key=lambda x: (x[1].partition, x[0])))
 
 
 def _opened(

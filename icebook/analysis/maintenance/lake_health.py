@@ -41,24 +41,6 @@ from icebook.io.locate import read_table_metadata
 from icebook.spec.metadata import TableMetadata
 from icebook.text import byte_size
 
-SMALL_FILES = "small files"
-DELETE_DEBT = "delete debt"
-PAST_RETENTION = "snapshots past retention"
-ORPHAN_BYTES = "orphan bytes"
-MANIFESTS = "manifests"
-STALE_REFS = "stale refs"
-OTHER = "other"
-DEBT_KINDS = (SMALL_FILES, DELETE_DEBT, PAST_RETENTION, ORPHAN_BYTES, MANIFESTS, STALE_REFS, OTHER)
-
-# The areas of a table's health report, as kinds of debt here.
-_AREA_KINDS = {
-    Area.SMALL_FILES: SMALL_FILES,
-    Area.DELETE_DEBT: DELETE_DEBT,
-    Area.HISTORY: PAST_RETENTION,
-    Area.ORPHANS: ORPHAN_BYTES,
-    Area.MANIFESTS: MANIFESTS,
-    Area.REFS: STALE_REFS,
-}
 WORKERS = 8
 
 
@@ -92,7 +74,7 @@ class TableCard:
 class Debt:
     """One kind of maintenance debt on one table, and the procedure that pays it off."""
 
-    kind: str
+    kind: Area
     title: str
     weight: int
     """Files (or snapshots) the procedure would touch: how this debt ranks."""
@@ -122,8 +104,12 @@ class TableHealth:
         return sum(d.weight for d in self.debts)
 
     @property
-    def kinds(self) -> tuple[str, ...]:
-        return tuple(dict.fromkeys(d.kind for d in self.debts))
+    def kinds(self) -> tuple[Area, ...]:
+        """The kinds of debt the table carries, once each (areas the lake words alike, as "other", once)."""
+        first: dict[str, Area] = {}
+        for d in self.debts:
+            first.setdefault(d.kind.debt, d.kind)
+        return tuple(first.values())
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -144,7 +130,7 @@ class LakeHealth:
                 records.append({**base, "debt": "error", "detail": row.error, "procedure": None})
             for d in row.debts:
                 sql = d.procedure.sql(row.identifier) if d.procedure else None
-                records.append({**base, "debt": d.kind, "detail": d.title, "procedure": sql})
+                records.append({**base, "debt": d.kind.debt, "detail": d.title, "procedure": sql})
             if row.error is None and not row.debts:
                 records.append({**base, "debt": None, "detail": None, "procedure": None})
         return frame(records, ["rank", "table", "badge", "debt", "detail", "procedure"])
@@ -197,7 +183,7 @@ def metadata_debts(metadata: TableMetadata, card: TableCard, now_ms: int) -> tup
         if mean < options.min_file_size_bytes:
             out.append(
                 Debt(
-                    kind=SMALL_FILES,
+                    kind=Area.SMALL_FILES,
                     title=f"{card.data_files} data files of {byte_size(mean)} on average "
                     f"(compaction's minimum: {byte_size(options.min_file_size_bytes)})",
                     weight=card.data_files,
@@ -210,7 +196,7 @@ def metadata_debts(metadata: TableMetadata, card: TableCard, now_ms: int) -> tup
         positions, equalities = _int(summary, "total-position-deletes"), _int(summary, "total-equality-deletes")
         out.append(
             Debt(
-                kind=DELETE_DEBT,
+                kind=Area.DELETE_DEBT,
                 title=f"{card.delete_files} live delete files ({positions or 0} position, {equalities or 0} "
                 "equality deletes) every read merges",
                 weight=card.delete_files,
@@ -229,7 +215,7 @@ def metadata_debts(metadata: TableMetadata, card: TableCard, now_ms: int) -> tup
     if expired:
         out.append(
             Debt(
-                kind=PAST_RETENTION,
+                kind=Area.HISTORY,
                 title=f"{len(expired)} of {len(fates)} snapshots are past the table's retention",
                 weight=len(expired),
                 procedure=ProcedureCall(name="expire_snapshots", icebook="t.expire_snapshots()"),
@@ -239,7 +225,7 @@ def metadata_debts(metadata: TableMetadata, card: TableCard, now_ms: int) -> tup
     if stale:
         out.append(
             Debt(
-                kind=STALE_REFS,
+                kind=Area.REFS,
                 title=f"refs past their max age: {', '.join(stale)}",
                 weight=len(stale),
                 procedure=ProcedureCall(name="expire_snapshots", icebook="t.expire_snapshots()"),
@@ -252,19 +238,19 @@ def report_debts(report: HealthReport) -> tuple[Debt, ...]:
     """A table's full health report as debts (orphan bytes and manifest counts included)."""
     out = []
     for finding in report.findings:
-        kind = _AREA_KINDS.get(finding.area, OTHER)
+        kind = finding.area
         weight, title = 1, finding.title
-        if kind == ORPHAN_BYTES and report.orphans is not None:
+        if kind == Area.ORPHANS and report.orphans is not None:
             stray = [*report.orphans.files, *report.orphans.too_recent]
             weight = max(len(stray), 1)
             title = f"{byte_size(sum(f.size_in_bytes for f in stray))} in orphan files: {finding.title}"
-        elif kind == SMALL_FILES and report.compaction is not None:
+        elif kind == Area.SMALL_FILES and report.compaction is not None:
             weight = max(report.compaction.rewritten_file_count, 1)
-        elif kind == MANIFESTS:
+        elif kind == Area.MANIFESTS:
             weight = report.manifests.manifests
-        elif kind == DELETE_DEBT:
+        elif kind == Area.DELETE_DEBT:
             weight = max(report.files.delete_files, 1)
-        elif kind == PAST_RETENTION and report.history.expirable is not None:
+        elif kind == Area.HISTORY and report.history.expirable is not None:
             weight = max(len(report.history.expirable.expired_snapshot_ids), 1)
         out.append(Debt(kind=kind, title=title, weight=weight, procedure=finding.procedure))
     return tuple(out)
@@ -363,7 +349,6 @@ def _bar(total: int, enabled: bool, description: str) -> Any:
 
 
 __all__ = [
-    "DEBT_KINDS",
     "Debt",
     "LakeHealth",
     "Resolver",

@@ -27,13 +27,14 @@ import pyarrow.compute as pc
 from icebook.analysis._frames import frame
 from icebook.analysis.maintenance.expire import gc_enabled
 from icebook.analysis.store.manifests import ManifestStore
-from icebook.analysis.store.reachable import FileKind, files_table, reach_tables, snapshots_by_id, unique_manifests
+from icebook.analysis.store.reachable import files_table, reach_tables, snapshots_by_id, unique_manifests
 from icebook.errors import IcebookError
 from icebook.io.fileio import FileInfo, FileIO
-from icebook.spec.manifest import ManifestFile
+from icebook.spec.manifest import FileKind, ManifestFile
 from icebook.spec.metadata import TableMetadata
+from icebook.text import DAY_MS
 
-DEFAULT_AGE_MS = 3 * 24 * 3600 * 1000
+DEFAULT_AGE_MS = 3 * DAY_MS
 VERSION_HINT = "version-hint.text"
 _EQUAL_SCHEMES = {"s3n": "s3", "s3a": "s3"}
 

@@ -34,6 +34,7 @@ from icebook.analysis.maintenance.binpack import (
 )
 from icebook.analysis.scan.model import Level
 from icebook.analysis.scan.planner import plan_scan
+from icebook.analysis.store.entries import counted_size, partition_label
 from icebook.analysis.store.manifests import ManifestStore, table_partition_type
 from icebook.analysis.store.table_like import TableLike
 from icebook.spec import properties
@@ -188,8 +189,8 @@ def delete_rewrite_preview(
     for f in deletes:
         values = dict(f.partition)
         key = tuple(values.get(n) for n in names)
-        labels.setdefault(key, "/".join(f"{n}={values.get(n)}" for n in names) or "unpartitioned")
-        size = f.content_size_in_bytes if f.is_deletion_vector and f.content_size_in_bytes else f.file_size_in_bytes
+        labels.setdefault(key, partition_label(names, [values.get(n) for n in names]))
+        size = counted_size(f.file_size_in_bytes, f.content_size_in_bytes if f.is_deletion_vector else None)
         by_partition.setdefault(key, []).append(
             CandidateFile(
                 file_path=f.file_path,

@@ -11,16 +11,7 @@ from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import Any
 
-from icebook.spec.manifest import FileContent, FileFormat
-
-
-class ScanFileKind(StrEnum):
-    """What a file of a scan is, in the words plans and views use."""
-
-    DATA = "data file"
-    POSITION_DELETES = "position delete file"
-    DELETION_VECTOR = "deletion vector"
-    EQUALITY_DELETES = "equality delete file"
+from icebook.spec.manifest import FileContent, FileFormat, FileKind
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -49,12 +40,8 @@ class ScanFile:
     """The partition as the reference implementation prints it (``region=us/ts_day=2024-01-05``)."""
 
     @property
-    def kind(self) -> ScanFileKind:
-        if self.content == FileContent.DATA:
-            return ScanFileKind.DATA
-        if self.content == FileContent.EQUALITY_DELETES:
-            return ScanFileKind.EQUALITY_DELETES
-        return ScanFileKind.DELETION_VECTOR if self.is_deletion_vector else ScanFileKind.POSITION_DELETES
+    def kind(self) -> FileKind:
+        return FileKind.of_content(self.content, deletion_vector=self.is_deletion_vector)
 
     @property
     def is_deletion_vector(self) -> bool:
@@ -157,7 +144,6 @@ __all__ = [
     "Evidence",
     "Level",
     "ScanFile",
-    "ScanFileKind",
     "ScanTask",
     "partition_text",
 ]

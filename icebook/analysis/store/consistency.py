@@ -15,18 +15,15 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import dataclass, fields
 
-import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
+from icebook.analysis.store.entries import Entries
 from icebook.errors import MetadataError
 from icebook.io.metric_facts import facts_of
-from icebook.spec.manifest import ManifestFile
+from icebook.spec.manifest import EntryStatus, FileContent, ManifestFile
 from icebook.spec.schema import LAST_TABLE_FIELD_ID
 from icebook.spec.snapshots import Snapshot
-
-_ADDED, _EXISTING, _DELETED = 1, 0, 2
-_DATA, _POSITION_DELETES, _EQUALITY_DELETES = 0, 1, 2
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -56,10 +53,6 @@ class ManifestCounts:
 ZERO = ManifestCounts(**{f.name: 0 for f in fields(ManifestCounts)})
 
 
-def _sum(values: pa.Array, mask: np.ndarray) -> int:
-    return int(values.to_numpy(zero_copy_only=False)[mask].sum()) if mask.any() else 0
-
-
 CHECKED_COLUMNS = (
     "status",
     "content",
@@ -74,27 +67,24 @@ CHECKED_COLUMNS = (
 
 def manifest_counts(entries: pa.Table) -> ManifestCounts:
     """Count one manifest's entries (a ``read_manifest_entries`` table with at least ``CHECKED_COLUMNS``)."""
-    status = entries.column("status").combine_chunks().fill_null(-1).to_numpy(zero_copy_only=False)
-    content = entries.column("content").combine_chunks().fill_null(_DATA).to_numpy(zero_copy_only=False)
-    records = entries.column("record_count").combine_chunks().fill_null(0)
-    file_size = entries.column("file_size_in_bytes").combine_chunks().fill_null(0)
-    blob_size = entries.column("content_size_in_bytes").combine_chunks()
-    # A deletion vector's size is its blob's (content_size_in_bytes), as the reference writer sums it.
-    size = pc.if_else(blob_size.is_null(), file_size, blob_size)
-    live = status != _DELETED
+    view = Entries(entries)
+    added, existing = view.status_is(EntryStatus.ADDED), view.status_is(EntryStatus.EXISTING)
+    deleted = view.status_is(EntryStatus.DELETED)
+    live, data = view.alive_mask(), view.content_is(FileContent.DATA)
+    records, size = view.records(), view.size_values()
     return ManifestCounts(
-        added_files=int((status == _ADDED).sum()),
-        existing_files=int((status == _EXISTING).sum()),
-        deleted_files=int((status == _DELETED).sum()),
-        added_rows=_sum(records, status == _ADDED),
-        existing_rows=_sum(records, status == _EXISTING),
-        deleted_rows=_sum(records, status == _DELETED),
-        live_data_files=int((live & (content == _DATA)).sum()),
-        live_delete_files=int((live & (content != _DATA)).sum()),
-        live_records=_sum(records, live & (content == _DATA)),
-        live_position_deletes=_sum(records, live & (content == _POSITION_DELETES)),
-        live_equality_deletes=_sum(records, live & (content == _EQUALITY_DELETES)),
-        live_files_size=_sum(size, live),
+        added_files=int(added.sum()),
+        existing_files=int(existing.sum()),
+        deleted_files=int(deleted.sum()),
+        added_rows=int(records[added].sum()),
+        existing_rows=int(records[existing].sum()),
+        deleted_rows=int(records[deleted].sum()),
+        live_data_files=int((live & data).sum()),
+        live_delete_files=int((live & ~data).sum()),
+        live_records=int(records[live & data].sum()),
+        live_position_deletes=int(records[live & view.content_is(FileContent.POSITION_DELETES)].sum()),
+        live_equality_deletes=int(records[live & view.content_is(FileContent.EQUALITY_DELETES)].sum()),
+        live_files_size=int(size[live].sum()),
     )
 
 

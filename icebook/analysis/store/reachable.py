@@ -10,34 +10,16 @@ from __future__ import annotations
 
 from collections.abc import Collection, Iterable, Iterator, Sequence
 from dataclasses import dataclass
-from enum import StrEnum
 
-import numpy as np
 import pyarrow as pa
-import pyarrow.compute as pc
 
+from icebook.analysis.store.entries import Entries
 from icebook.analysis.store.manifests import ManifestStore, parallel_map
 from icebook.io.worker_pool import SETTINGS
-from icebook.spec.manifest import ManifestFile
+from icebook.spec.manifest import FileKind, ManifestFile
 from icebook.spec.metadata import TableMetadata
 from icebook.spec.snapshots import PartitionStatisticsFile, Snapshot, StatisticsFile
 
-
-class FileKind(StrEnum):
-    """What a file is to the table, named as the reference implementation counts deletions."""
-
-    DATA = "data file"
-    POSITION_DELETES = "position delete file"
-    EQUALITY_DELETES = "equality delete file"
-    MANIFEST = "manifest"
-    MANIFEST_LIST = "manifest list"
-    STATISTICS = "statistics file"
-    METADATA = "metadata file"
-    VERSION_HINT = "version hint"
-
-
-CONTENT_KINDS = {0: FileKind.DATA, 1: FileKind.POSITION_DELETES, 2: FileKind.EQUALITY_DELETES}
-_CONTENT_NAMES = pa.array([CONTENT_KINDS[i].value for i in range(len(CONTENT_KINDS))], pa.string())
 REACH_COLUMNS = ("status", "content", "file_path", "file_size_in_bytes")
 """The entry columns reachability reads."""
 
@@ -92,12 +74,13 @@ def unique_manifests(store: ManifestStore, snapshots: Iterable[Snapshot]) -> lis
 def live_files(entries: pa.Table) -> pa.Table:
     """The live (ADDED or EXISTING) content files among one manifest's entries, as columns ``path``,
     ``kind`` (a ``FileKind`` value) and ``size``."""
-    live = entries.filter(pc.not_equal(entries.column("status"), 2))
-    content = np.asarray(pc.fill_null(live.column("content"), 0).to_numpy(zero_copy_only=False), dtype=np.int64)
-    known = (content >= 0) & (content < len(_CONTENT_NAMES))
-    kinds = _CONTENT_NAMES.take(pa.array(np.where(known, content, 0)))
+    live = Entries(entries).alive()
     return pa.table(
-        {"path": live.column("file_path"), "kind": kinds, "size": live.column("file_size_in_bytes").cast(pa.int64())}
+        {
+            "path": live.column("file_path"),
+            "kind": live.kinds(),
+            "size": live.column("file_size_in_bytes").cast(pa.int64()),
+        }
     )
 
 
@@ -169,9 +152,7 @@ def reachable(
 
 
 __all__ = [
-    "CONTENT_KINDS",
     "REACH_COLUMNS",
-    "FileKind",
     "Reachable",
     "TableFile",
     "files_table",

@@ -19,17 +19,25 @@ import pyarrow.compute as pc
 
 from icebook.analysis.arrow_types import arrow_type
 from icebook.analysis.store.consistency import CHECKED_COLUMNS, ManifestCounts, manifest_counts
+from icebook.analysis.store.entries import Entries
 from icebook.analysis.store.manifests import ManifestStore, read_ahead, table_partition_type, unify_partition
 from icebook.errors import MetadataError
-from icebook.spec.manifest import ManifestFile
+from icebook.spec.manifest import FileContent, ManifestContent, ManifestFile
 from icebook.spec.metadata import TableMetadata
 from icebook.spec.snapshots import Snapshot
 from icebook.spec.types import StructType
 
 R = TypeVar("R")
-_DELETED = 2
-_DATA, _POSITION_DELETES, _EQUALITY_DELETES = 0, 1, 2
-_PARTITION_COLUMNS = ("status", "snapshot_id", "partition", "content", "record_count", "file_size_in_bytes", "spec_id")
+_PARTITION_COLUMNS = (
+    "status",
+    "snapshot_id",
+    "partition",
+    "content",
+    "record_count",
+    "file_size_in_bytes",
+    "spec_id",
+    "content_size_in_bytes",
+)
 _SPEC_BITS = 20  # ``last_spec`` packs (row ordinal, spec id): the spec of the partition's last row in listing order
 _SUMS = (
     "record_count",
@@ -70,22 +78,17 @@ def _partition_partial(store: ManifestStore, manifest: ManifestFile, base: int, 
     """One manifest's live entries reduced to one row per partition (the partial of ``partitions_streamed``);
     ``base``: the ordinal of its first entry in the snapshot's listing; ``committed``: the table's snapshots
     (``snapshot_id``) and their commit times (``ts``)."""
-    entries = store.entries(manifest, _PARTITION_COLUMNS, keep=False)
-    status = entries.column("status").to_numpy(zero_copy_only=False)
-    live = status != _DELETED
-    if not live.all():
-        entries = entries.filter(pa.array(live))
-    n = entries.num_rows
+    view = Entries(store.entries(manifest, _PARTITION_COLUMNS, keep=False)).alive()
+    entries, n = view.table, view.num_rows
     own, unified = store.partition_types(manifest.partition_spec_id)
     partition = unify_partition(entries.column("partition"), own, unified)
     keys = _partition_keys(len(unified.fields))
     columns: dict[str, pa.Array | np.ndarray] = (
         {k: partition.field(i) for i, k in enumerate(keys)} if unified.fields else {keys[0]: np.zeros(n, dtype=np.int8)}
     )
-    content = entries.column("content").to_numpy(zero_copy_only=False)
-    records = entries.column("record_count").fill_null(0).to_numpy(zero_copy_only=False).astype(np.int64)
-    sizes = entries.column("file_size_in_bytes").fill_null(0).to_numpy(zero_copy_only=False).astype(np.int64)
-    data, position_deletes = content == _DATA, content == _POSITION_DELETES
+    records = view.records()
+    sizes = view.size_values()
+    data, position_deletes = view.content_is(FileContent.DATA), view.content_is(FileContent.POSITION_DELETES)
     equality = ~data & ~position_deletes
     zero = np.zeros(n, dtype=np.int64)
     columns |= {
@@ -210,14 +213,15 @@ def _partitions_table(rows: pa.Table | None, unified: StructType, keys: list[str
 
 # ---------------------------------------------------------------------------------------- file sizes
 
-_SIZE_COLUMNS = ("status", "content", "file_size_in_bytes")
-CONTENT_KINDS = 3
+_SIZE_COLUMNS = ("status", "content", "file_size_in_bytes", "content_size_in_bytes")
+CONTENT_KINDS = len(FileContent)
 """Rows of ``SizeCounts.counts``: data files, position delete files (and deletion vectors), equality deletes."""
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class SizeCounts:
-    """Live files of a snapshot counted by ``file_size_in_bytes`` into bins, per content."""
+    """Live files of a snapshot counted by size into bins, per content (a deletion vector by its blob's
+    size, ``Entries.sizes``)."""
 
     edges: np.ndarray
     counts: np.ndarray
@@ -238,10 +242,8 @@ def file_size_counts(store: ManifestStore, snapshot: Snapshot | None, edges: np.
     bins = len(edges) - 1
 
     def reduce(manifest: ManifestFile) -> tuple[np.ndarray, int | None, int | None]:
-        entries = store.entries(manifest, _SIZE_COLUMNS, keep=False)
-        live = entries.column("status").to_numpy(zero_copy_only=False) != _DELETED
-        sizes = entries.column("file_size_in_bytes").fill_null(0).to_numpy(zero_copy_only=False)[live]
-        content = entries.column("content").fill_null(_DATA).to_numpy(zero_copy_only=False)[live]
+        live = Entries(store.entries(manifest, _SIZE_COLUMNS, keep=False)).alive()
+        sizes, content = live.size_values(), live.content()
         counts = np.zeros((CONTENT_KINDS, bins), dtype=np.int64)
         if len(sizes):
             np.add.at(counts, (np.clip(content, 0, CONTENT_KINDS - 1), bin_index(sizes, edges)), 1)
@@ -277,7 +279,7 @@ def manifest_statistics(store: ManifestStore, snapshot: Snapshot | None) -> pa.T
 
     def reduce(manifest: ManifestFile) -> tuple[ManifestCounts, int]:
         entries = store.entries(manifest, _STATISTICS_COLUMNS, keep=False)
-        live = entries.filter(pc.not_equal(entries.column("status"), _DELETED))
+        live = Entries(entries).alive().table
         partition = live.column("partition").combine_chunks()
         keys = [partition.field(i) for i in range(partition.type.num_fields)]
         partitions = (
@@ -296,7 +298,7 @@ def manifest_statistics(store: ManifestStore, snapshot: Snapshot | None) -> pa.T
     return pa.table(
         {
             "manifest_path": pa.array([m.manifest_path for m in manifests], pa.string()),
-            "content": pa.array([m.content or 0 for m in manifests], pa.int32()),
+            "content": pa.array([int(m.content or ManifestContent.DATA) for m in manifests], pa.int32()),
             "partition_spec_id": pa.array([m.partition_spec_id for m in manifests], pa.int32()),
             "manifest_length": pa.array([m.manifest_length for m in manifests], pa.int64()),
             **counts,

@@ -21,7 +21,9 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from icebook.analysis.ancestry import ancestor_ids
+from icebook.analysis.engine_choice import Engine, EngineName
 from icebook.analysis.resolve import At, resolve_snapshot
+from icebook.analysis.store.entries import Entries
 from icebook.analysis.store.manifests import (
     ManifestStore,
     parallel_map,
@@ -30,10 +32,10 @@ from icebook.analysis.store.manifests import (
 )
 from icebook.analysis.store.metrics import readable_metrics
 from icebook.analysis.store.reachable import unique_manifests
-from icebook.analysis.tables.listing_size import listing_size, warn_if_large
-from icebook.analysis.tables.partitions import partition_summaries_arrow
+from icebook.analysis.tables.listing_size import ListingContent, listing_size, of_content, warn_if_large
+from icebook.analysis.tables.partition_summaries import partition_summaries_arrow
 from icebook.analysis.tables.position_deletes import position_deletes_arrow
-from icebook.errors import EngineError, NotFound, OptionError
+from icebook.errors import EngineError, OptionError
 from icebook.io.avro import ENTRY_COLUMNS
 from icebook.spec.manifest import ManifestContent, ManifestFile
 from icebook.spec.metadata import TableMetadata
@@ -186,7 +188,7 @@ def manifests_arrow(metadata: TableMetadata, manifests: Iterable[ManifestFile]) 
 
     return pa.table(
         {
-            "content": pa.array([int(m.content or 0) for m in ms], pa.int32()),
+            "content": pa.array([int(m.content or ManifestContent.DATA) for m in ms], pa.int32()),
             "path": pa.array([m.manifest_path for m in ms], pa.string()),
             "length": pa.array([m.manifest_length for m in ms], pa.int64()),
             "partition_spec_id": pa.array([m.partition_spec_id for m in ms], pa.int32()),
@@ -217,9 +219,7 @@ def manifest_entries_table(
     ``ManifestStore.entries``)."""
     table = store.entries(manifest, columns, keep=keep)
     if live_only:
-        deleted = table.column("status").to_numpy() == 2
-        if deleted.any():  # filtering copies every nested column, so only when there is something to drop
-            table = table.filter(pa.array(~deleted))
+        table = Entries(table).alive().table
     if "partition" not in table.column_names:  # not asked for, and not decoded
         return table
     own, unified = store.partition_types(manifest.partition_spec_id)
@@ -234,10 +234,14 @@ def _concat(tables: list[pa.Table]) -> pa.Table | None:
 
 
 def files_arrow(
-    store: ManifestStore, snapshot: Snapshot | None, *, content: str = "all", progress: bool = True
+    store: ManifestStore,
+    snapshot: Snapshot | None,
+    *,
+    content: ListingContent = ListingContent.FILES,
+    progress: bool = True,
 ) -> pa.Table:
-    """Live data and delete files of a snapshot (``content``: all, data or deletes); a snapshot's listing is
-    kept in the disk cache (``ManifestStore.snapshot_table``)."""
+    """Live data and delete files of a snapshot (``content``: which of them); a snapshot's listing is kept in
+    the disk cache (``ManifestStore.snapshot_table``)."""
     if snapshot is None:
         return manifest_files_arrow(store, (), content=content, progress=progress)
 
@@ -255,9 +259,13 @@ def all_manifests_of(store: ManifestStore) -> list[ManifestFile]:
 
 
 def manifest_files_arrow(
-    store: ManifestStore, manifests: Iterable[ManifestFile], *, content: str = "all", progress: bool = True
+    store: ManifestStore,
+    manifests: Iterable[ManifestFile],
+    *,
+    content: ListingContent = ListingContent.FILES,
+    progress: bool = True,
 ) -> pa.Table:
-    """Live data and delete files listed by ``manifests`` (``content``: all, data or deletes)."""
+    """Live data and delete files listed by ``manifests`` (``content``: which of them)."""
 
     def one_manifest(manifest: ManifestFile) -> pa.Table:
         # Decoding, reshaping and metrics per manifest, in the worker: the numpy and Arrow kernels
@@ -267,15 +275,6 @@ def manifest_files_arrow(
     chosen = of_content(manifests, content)
     table = _concat(parallel_map(one_manifest, chosen, progress=progress, label="manifests"))
     return empty_files_table(store) if table is None else table
-
-
-def of_content(manifests: Iterable[ManifestFile], content: str) -> tuple[ManifestFile, ...]:
-    """The manifests that can list files of ``content`` (all, data or deletes)."""
-    if content == "data":
-        return tuple(m for m in manifests if (m.content or 0) == ManifestContent.DATA)
-    if content == "deletes":
-        return tuple(m for m in manifests if (m.content or 0) == ManifestContent.DELETES)
-    return tuple(manifests)
 
 
 def manifest_live_files(store: ManifestStore, manifest: ManifestFile, *, keep: bool = True) -> pa.Table:
@@ -450,7 +449,7 @@ class Inspector:
         ``batches=True``: a ``pyarrow.RecordBatchReader`` of the same rows and types, one manifest at a time;
         ``lazy=True``: a ``polars.LazyFrame`` over that stream. A DataFrame of more than
         ``listing_size.warn_rows()`` rows is announced first (``LargeListingWarning``)."""
-        return self._listing("entries", at, "entries", None, batches, lazy)
+        return self._listing("entries", at, ListingContent.ENTRIES, None, batches, lazy)
 
     @overload
     def files(
@@ -463,7 +462,7 @@ class Inspector:
     def files(self, at: At = None, *, batches: bool = False, lazy: bool = False) -> Listing:
         """Live data and delete files of a snapshot (``batches``, ``lazy``: as for ``entries``: never the
         whole listing in memory)."""
-        return self._listing("files", at, "all", None, batches, lazy)
+        return self._listing("files", at, ListingContent.FILES, None, batches, lazy)
 
     @overload
     def data_files(
@@ -477,7 +476,7 @@ class Inspector:
     def data_files(self, at: At = None, *, batches: Literal[False] = False, lazy: Literal[True]) -> pl.LazyFrame: ...
     def data_files(self, at: At = None, *, batches: bool = False, lazy: bool = False) -> Listing:
         """Live data files of a snapshot (``batches``, ``lazy``: as for ``entries``)."""
-        return self._listing("data_files", at, "data", None, batches, lazy)
+        return self._listing("data_files", at, ListingContent.DATA, None, batches, lazy)
 
     @overload
     def delete_files(
@@ -492,13 +491,19 @@ class Inspector:
     def delete_files(self, at: At = None, *, batches: bool = False, lazy: bool = False) -> Listing:
         """Live position and equality delete files (and deletion vectors) of a snapshot (``batches``,
         ``lazy``: as for ``entries``)."""
-        return self._listing("delete_files", at, "deletes", None, batches, lazy)
+        return self._listing("delete_files", at, ListingContent.DELETES, None, batches, lazy)
 
     def _listing(
-        self, method: str, at: At, content: str, manifests: list[ManifestFile] | None, batches: bool, lazy: bool
+        self,
+        method: str,
+        at: At,
+        content: ListingContent,
+        manifests: list[ManifestFile] | None,
+        batches: bool,
+        lazy: bool,
     ) -> Listing:
-        """One listing in the form asked for: ``content`` is all, data or deletes for a files listing, or
-        "entries"; ``manifests``: those of the ``all_*`` tables (else the snapshot's)."""
+        """One listing in the form asked for; ``manifests``: those of the ``all_*`` tables (else the
+        snapshot's)."""
         from icebook.analysis.tables.streams import entries_batches, files_batches
 
         if batches and lazy:
@@ -506,7 +511,7 @@ class Inspector:
         snapshot = self._snapshot(at) if manifests is None else None
 
         def reader(columns: Sequence[str] | None = None) -> pa.RecordBatchReader:
-            if content == "entries":
+            if content == ListingContent.ENTRIES:
                 return entries_batches(self._store, snapshot, manifests=manifests)
             return files_batches(self._store, snapshot, content=content, manifests=manifests, columns=columns)
 
@@ -517,7 +522,7 @@ class Inspector:
 
             return lazy_frame(method, reader().schema, reader)
         chosen = manifests if manifests is not None else self._store.manifest_list(snapshot) if snapshot else ()
-        entries = content == "entries"
+        entries = content == ListingContent.ENTRIES
         warn_if_large(method, at, listing_size(chosen if entries else of_content(chosen, content), deleted=entries))
         if manifests is not None:
             built = (
@@ -531,22 +536,21 @@ class Inspector:
             )
         return to_pandas(spark_shaped(self._metadata, built))
 
-    def partitions(self, at: At = None, *, engine: str = "arrow") -> pd.DataFrame:
+    def partitions(self, at: At = None, *, engine: EngineName = "arrow") -> pd.DataFrame:
         """Per partition: record, file and delete counts, size, and the snapshot that last updated it;
         rows by spec, then partition values. ``engine="spark"``: Spark's ``partitions`` metadata table at
         the same snapshot, aggregated on the attached Spark session (same columns, types and rows); the
         default streams the snapshot's manifests and keeps one row per partition."""
         from icebook.analysis.tables.aggregates import partitions_streamed
 
+        chosen = Engine.named(engine)
         snapshot = self._snapshot(at)
-        if engine == "spark":
+        if chosen == Engine.SPARK:
             if self._spark_partitions is None:
                 raise EngineError("this inspector has no Spark route: use icebook.open(...).inspect")
             table = self._spark_partitions(snapshot)
-        elif engine == "arrow":
-            table = partitions_streamed(self._store, snapshot)
         else:
-            raise NotFound(f"engine {engine!r}", available=["arrow", "spark"])
+            table = partitions_streamed(self._store, snapshot)
         if not table_partition_type(self._metadata).fields:  # Spark: one row, no partition or spec_id
             table = table.drop_columns([c for c in ("partition", "spec_id") if c in table.column_names])
         return to_pandas(sort_partitions(table))
@@ -560,7 +564,7 @@ class Inspector:
     def all_entries(self, *, batches: bool = False, lazy: bool = False) -> Listing:
         """Every entry of every manifest reachable from any valid snapshot (once per manifest;
         ``batches``, ``lazy``: as for ``entries``)."""
-        return self._listing("all_entries", None, "entries", all_manifests_of(self._store), batches, lazy)
+        return self._listing("all_entries", None, ListingContent.ENTRIES, all_manifests_of(self._store), batches, lazy)
 
     @overload
     def all_files(self, *, batches: Literal[False] = False, lazy: Literal[False] = False) -> pd.DataFrame: ...
@@ -570,7 +574,7 @@ class Inspector:
     def all_files(self, *, batches: Literal[False] = False, lazy: Literal[True]) -> pl.LazyFrame: ...
     def all_files(self, *, batches: bool = False, lazy: bool = False) -> Listing:
         """Live data and delete files of every manifest reachable from any valid snapshot."""
-        return self._listing("all_files", None, "all", all_manifests_of(self._store), batches, lazy)
+        return self._listing("all_files", None, ListingContent.FILES, all_manifests_of(self._store), batches, lazy)
 
     @overload
     def all_data_files(self, *, batches: Literal[False] = False, lazy: Literal[False] = False) -> pd.DataFrame: ...
@@ -580,7 +584,7 @@ class Inspector:
     def all_data_files(self, *, batches: Literal[False] = False, lazy: Literal[True]) -> pl.LazyFrame: ...
     def all_data_files(self, *, batches: bool = False, lazy: bool = False) -> Listing:
         """Live data files of every data manifest reachable from any valid snapshot."""
-        return self._listing("all_data_files", None, "data", all_manifests_of(self._store), batches, lazy)
+        return self._listing("all_data_files", None, ListingContent.DATA, all_manifests_of(self._store), batches, lazy)
 
     @overload
     def all_delete_files(self, *, batches: Literal[False] = False, lazy: Literal[False] = False) -> pd.DataFrame: ...
@@ -590,7 +594,9 @@ class Inspector:
     def all_delete_files(self, *, batches: Literal[False] = False, lazy: Literal[True]) -> pl.LazyFrame: ...
     def all_delete_files(self, *, batches: bool = False, lazy: bool = False) -> Listing:
         """Live delete files of every delete manifest reachable from any valid snapshot."""
-        return self._listing("all_delete_files", None, "deletes", all_manifests_of(self._store), batches, lazy)
+        return self._listing(
+            "all_delete_files", None, ListingContent.DELETES, all_manifests_of(self._store), batches, lazy
+        )
 
     def position_deletes(self, at: At = None) -> pd.DataFrame:
         """Every position deleted by a snapshot's position delete files and deletion vectors."""

@@ -13,11 +13,31 @@ from __future__ import annotations
 import warnings
 from collections.abc import Iterable
 from dataclasses import dataclass
+from enum import StrEnum
 
 from icebook import config
 from icebook.errors import LargeListingWarning
-from icebook.spec.manifest import ManifestFile
+from icebook.spec.manifest import ManifestContent, ManifestFile
 from icebook.text import short_byte_size
+
+
+class ListingContent(StrEnum):
+    """What a listing of ``inspect`` holds: every live file, the data or the delete files, or the entries."""
+
+    FILES = "all"
+    DATA = "data"
+    DELETES = "deletes"
+    ENTRIES = "entries"
+
+
+def of_content(manifests: Iterable[ManifestFile], content: ListingContent) -> tuple[ManifestFile, ...]:
+    """The manifests that can list files of ``content``."""
+    if content == ListingContent.DATA:
+        return tuple(m for m in manifests if (m.content or ManifestContent.DATA) == ManifestContent.DATA)
+    if content == ListingContent.DELETES:
+        return tuple(m for m in manifests if (m.content or ManifestContent.DATA) == ManifestContent.DELETES)
+    return tuple(manifests)
+
 
 WARN_ROWS_VARIABLE = "ICEBOOK_LISTING_WARN_ROWS"
 BYTES_PER_ROW = 2048

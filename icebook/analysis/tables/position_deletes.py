@@ -18,7 +18,7 @@ from icebook.analysis.arrow_types import arrow_type
 from icebook.analysis.store.manifests import ManifestStore, parallel_map, table_partition_type
 from icebook.io.position_delete_files import read_position_deletes
 from icebook.io.puffin import read_deletion_vector
-from icebook.spec.manifest import FileFormat, ManifestContent, ManifestFile
+from icebook.spec.manifest import FileContent, FileFormat, ManifestContent, ManifestFile
 from icebook.spec.schema import Schema
 from icebook.spec.snapshots import Snapshot
 from icebook.spec.types import StructType
@@ -65,7 +65,7 @@ def position_deletes_arrow(
         entries = unify(manifest)
         out = []
         for entry in entries.to_pylist():
-            if entry["content"] != 1:
+            if entry["content"] != FileContent.POSITION_DELETES:
                 continue
             if FileFormat.parse(str(entry["file_format"]), file=manifest.manifest_path) == FileFormat.PUFFIN:
                 positions = read_deletion_vector(

@@ -20,9 +20,9 @@ from icebook.analysis.tables.inspect import (
     manifest_entries_arrow,
     manifest_entries_table,
     manifest_live_files,
-    of_content,
     spark_shaped,
 )
+from icebook.analysis.tables.listing_size import ListingContent, of_content
 from icebook.spec.manifest import ManifestFile
 from icebook.spec.snapshots import Snapshot
 
@@ -31,11 +31,11 @@ def files_batches(
     store: ManifestStore,
     snapshot: Snapshot | None,
     *,
-    content: str = "all",
+    content: ListingContent = ListingContent.FILES,
     manifests: Sequence[ManifestFile] | None = None,
     columns: Collection[str] | None = None,
 ) -> pa.RecordBatchReader:
-    """The files table of ``snapshot`` (``content``: all, data or deletes), one batch per manifest; or of
+    """The files table of ``snapshot`` (``content``: which files), one batch per manifest; or of
     ``manifests`` when given (the ``all_*`` tables: no snapshot whose totals to check). ``columns``: only
     those columns, in the table's order, and only those decoded (``readable_metrics`` is computed only when
     asked for)."""

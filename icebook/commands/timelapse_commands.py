@@ -9,7 +9,7 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
-from icebook.commands.model import Call, Command, Context
+from icebook.commands.grammar import Call, Command, Context
 
 
 def _arguments(p: argparse.ArgumentParser, _context: Context) -> None:

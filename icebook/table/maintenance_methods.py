@@ -8,10 +8,10 @@ import datetime as _dt
 import time
 from collections.abc import Collection, Mapping
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Literal, cast
+from typing import TYPE_CHECKING, Any, cast
 
+from icebook.analysis.engine_choice import Engine, EngineName
 from icebook.analysis.resolve import At, to_epoch_ms
-from icebook.errors import NotFound
 
 if TYPE_CHECKING:
     from icebook.analysis.maintenance.before_after import MaintenanceDiff
@@ -29,7 +29,6 @@ if TYPE_CHECKING:
     from icebook.spec.snapshots import Snapshot
     from icebook.table import Table
 
-Engine = Literal["arrow", "spark"]
 When = int | str | _dt.datetime | _dt.date | _dt.timedelta | None
 
 
@@ -99,17 +98,16 @@ class TableMaintenance:
             list_files=list_files,
         )
 
-    def file_measures(self, at: At = None, *, engine: Engine = "arrow") -> FilesHealth:
+    def file_measures(self, at: At = None, *, engine: EngineName = "arrow") -> FilesHealth:
         """The files section of ``health(at)``: per partition, data files, bytes, records, small and large
         files (the compaction thresholds), delete files of each kind, delete debt; and the size histogram.
 
         ``engine="spark"``: aggregated by the attached Spark session over the ``files`` and ``entries``
         metadata tables, which delete files apply to which data files included (the delete index's scope
         and statistics rules as Spark SQL); one row per partition reaches Python, never one per file."""
-        if engine not in ("arrow", "spark"):
-            raise NotFound(f"engine {engine!r}", available=["arrow", "spark"])
+        chosen = Engine.named(engine)
         snapshot = self.snapshot(at) if at is not None else self.current_snapshot
-        if engine == "arrow":
+        if chosen == Engine.ARROW:
             from icebook.analysis.maintenance.health import file_measures
 
             return file_measures(self._table(), snapshot)

@@ -12,6 +12,7 @@ from typing import Any
 from icebook import __version__
 from icebook.errors import IcebookError, NotFound
 from icebook.table import Table
+from icebook.text import DAY_MS
 
 
 class Context(enum.Enum):
@@ -89,7 +90,7 @@ def default_name(location: str) -> str:
 
 
 def days_ms(n: int | None) -> int | None:
-    return None if n is None else n * 86_400_000
+    return None if n is None else n * DAY_MS
 
 
 # ------------------------------------------------------------------------------------------ commands

@@ -197,7 +197,7 @@ def row_json(row: TableHealth) -> dict[str, Any]:
 
 def debt_json(debt: Debt, identifier: str) -> dict[str, Any]:
     return {
-        "kind": debt.kind,
+        "kind": debt.kind.debt,
         "title": debt.title,
         "procedure": debt.procedure.sql(identifier) if debt.procedure else None,
         "icebook": debt.procedure.icebook if debt.procedure else None,

@@ -15,7 +15,7 @@ from typing import Any
 
 from icebook.analysis.maintenance.health import HealthReport
 from icebook.analysis.maintenance.lake_health import lake_health
-from icebook.commands.model import Call, Command, CommandError, Context, at_argument, default_name
+from icebook.commands.grammar import Call, Command, CommandError, Context, at_argument, default_name
 from icebook.io import catalogs
 from icebook.table import open_table
 

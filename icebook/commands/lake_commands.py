@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pandas as pd
 
-from icebook.commands.model import Call, Command, CommandError, Context, Text
+from icebook.commands.grammar import Call, Command, CommandError, Context, Text
 from icebook.errors import NotFound
 from icebook.scenarios.build import WAREHOUSE_KINDS
 
