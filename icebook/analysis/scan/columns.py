@@ -284,45 +284,62 @@ class FileBuilder:
 
     def files(self, scan: ManifestScan, rows: Sequence[int] | np.ndarray) -> list[ScanFile]:
         rows = np.asarray(rows, dtype=np.int64)
-        if len(rows) == 0:
+        n = len(rows)
+        if n == 0:
             return []
         m = scan.manifest
-        taken = scan.entries.take(pa.array(rows))
+        is_deletes = m.content == ManifestContent.DELETES
+        wanted = ["partition", *_SCALARS, *(("lower_bounds", "upper_bounds") if is_deletes else ())]
+        # Only the columns a ScanFile holds are copied (a plan with a filter also holds the metric maps).
+        entries = scan.entries.select(wanted)
+        whole = n == entries.num_rows and bool((rows == np.arange(n)).all())
+        taken = entries if whole else entries.take(pa.array(rows))
         spec = self.metadata.spec_by_id(m.partition_spec_id)
         part = taken.column("partition").combine_chunks()
         names = [pf.name for pf in spec.fields][: part.type.num_fields]
         values = [physical(part.field(i)) for i in range(len(names))]
         cols = {c: taken.column(c).to_pylist() for c in _SCALARS}
-        is_deletes = m.content == ManifestContent.DELETES
-        n = len(rows)
         fp_lower = fp_upper = [None] * n
         if is_deletes:
             bounds = {name: MapColumn(taken.column(name)) for name in ("lower_bounds", "upper_bounds")}
             fp_lower = bounds["lower_bounds"].lookup(DELETE_FILE_PATH_ID).to_pylist()
             fp_upper = bounds["upper_bounds"].lookup(DELETE_FILE_PATH_ID).to_pylist()
+        # Values many files share are made once: the content and format enums, each partition's tuple and text.
+        contents = {c: FileContent(c) for c in set(cols["content"])}
+        formats = {f: FileFormat.parse(f, file=m.manifest_path) for f in set(cols["file_format"])}
+        partitions: dict[tuple[Any, ...], tuple[tuple[tuple[str, Any], ...], str]] = {}
+        # -0.0 == 0.0: a floating partition value keeps its own tuple (its text is cached as before).
+        floating = any(pa.types.is_floating(part.type.field(j).type) for j in range(len(names)))
+        no_bounds = (None, None)
+        spec_id, manifest_path = m.partition_spec_id, m.manifest_path
         out = []
-        for i in range(n):
-            partition = tuple((name, values[j][i]) for j, name in enumerate(names))
-            eq = cols["equality_ids"][i]
+        for i, (content, path, fmt, records, size, seq, file_seq, snapshot, eq, ref, offset, length) in enumerate(
+            zip(*(cols[c] for c in _SCALARS), strict=True)
+        ):
+            key = tuple(v[i] for v in values)
+            shared = None if floating else partitions.get(key)
+            if shared is None:
+                partition = tuple(zip(names, key, strict=True))
+                shared = partitions[key] = (partition, self.partition_text(spec_id, partition))
             out.append(
                 ScanFile(
-                    content=FileContent(cols["content"][i]),
-                    file_path=cols["file_path"][i],
-                    file_format=FileFormat.parse(cols["file_format"][i], file=m.manifest_path),
-                    spec_id=m.partition_spec_id,
-                    partition=partition,
-                    record_count=cols["record_count"][i],
-                    file_size_in_bytes=cols["file_size_in_bytes"][i],
-                    sequence_number=cols["sequence_number"][i] or 0,
-                    file_sequence_number=cols["file_sequence_number"][i],
-                    snapshot_id=cols["snapshot_id"][i],
-                    manifest_path=m.manifest_path,
+                    content=contents[content],
+                    file_path=path,
+                    file_format=formats[fmt],
+                    spec_id=spec_id,
+                    partition=shared[0],
+                    record_count=records,
+                    file_size_in_bytes=size,
+                    sequence_number=seq or 0,
+                    file_sequence_number=file_seq,
+                    snapshot_id=snapshot,
+                    manifest_path=manifest_path,
                     equality_ids=tuple(eq) if eq is not None else None,
-                    referenced_data_file=cols["referenced_data_file"][i],
-                    content_offset=cols["content_offset"][i],
-                    content_size_in_bytes=cols["content_size_in_bytes"][i],
-                    file_path_bounds=(utf8(fp_lower[i]), utf8(fp_upper[i])),
-                    partition_text=self.partition_text(m.partition_spec_id, partition),
+                    referenced_data_file=ref,
+                    content_offset=offset,
+                    content_size_in_bytes=length,
+                    file_path_bounds=(utf8(fp_lower[i]), utf8(fp_upper[i])) if is_deletes else no_bounds,
+                    partition_text=shared[1],
                 )
             )
         return out
