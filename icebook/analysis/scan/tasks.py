@@ -21,7 +21,7 @@ import pyarrow as pa
 
 from icebook.analysis.scan.columns import FileBuilder, ManifestScan, physical
 from icebook.analysis.scan.delete_index import FileRows, equality_disjoint
-from icebook.analysis.scan.model import ScanFile, ScanTask
+from icebook.analysis.scan.model import ScanFile, ScanTask, bulk
 from icebook.errors import OptionError
 
 if TYPE_CHECKING:
@@ -130,34 +130,38 @@ def build_tasks(plan: ScanPlan, chosen: np.ndarray, *, like_reference: bool = Fa
     # The join's pairs are sorted by data position: each task's pairs are one run.
     starts = np.searchsorted(join.data_index, chosen, side="left")
     ends = np.searchsorted(join.data_index, chosen, side="right")
+    n = len(files)
+    constants: dict[str, Any] = {"unpartitioned_specs": unpartitioned}
     if not (ends > starts).any():
-        return [ScanTask(file=f, deletes=(), unpartitioned_specs=unpartitioned) for f in files]
+        constants |= {"deletes": (), "candidates": (), "ruled_out": (), "ruled_out_reason": None}
+        return bulk(ScanTask, n, {"file": files}, constants)
     ruled_out = join.disjoint if like_reference else None
     attach = attached(plan, like_reference=like_reference)
-    deletes = delete_files_at(plan, np.concatenate([join.delete_index[s:e] for s, e in zip(starts, ends, strict=True)]))
-    out = []
-    for position, f, start, end in zip(chosen.tolist(), files, starts.tolist(), ends.tolist(), strict=True):
-        if start == end:
-            out.append(ScanTask(file=f, deletes=(), unpartitioned_specs=unpartitioned))
-            continue
+    with_pairs = np.flatnonzero(ends > starts).tolist()
+    deletes = delete_files_at(plan, np.concatenate([join.delete_index[starts[i] : ends[i]] for i in with_pairs]))
+    applied: list[tuple[ScanFile, ...]] = [()] * n
+    candidates: list[tuple[ScanFile, ...]] = [()] * n
+    out_paths: list[tuple[str, ...]] = [()] * n
+    reasons: list[Any] = [None] * n
+    for i in with_pairs:
+        start, end = int(starts[i]), int(ends[i])
         pair_deletes = join.delete_index[start:end].tolist()
-        candidates = tuple(deletes[x] for x in pair_deletes)
-        applied = tuple(d for d, ok in zip(candidates, attach[start:end].tolist(), strict=True) if ok)
-        positions = {}
+        candidates[i] = tuple(deletes[x] for x in pair_deletes)
+        applied[i] = tuple(d for d, ok in zip(candidates[i], attach[start:end].tolist(), strict=True) if ok)
         if ruled_out is not None:
             out_here = ruled_out[start:end].tolist()
-            positions = {d.file_path: x for d, x, no in zip(candidates, pair_deletes, out_here, strict=True) if no}
-        out.append(
-            ScanTask(
-                file=f,
-                deletes=applied,
-                candidates=candidates,
-                unpartitioned_specs=unpartitioned,
-                ruled_out=tuple(positions),
-                ruled_out_reason=partial(ruled_out_reason, plan, position, positions) if positions else None,
-            )
-        )
-    return out
+            positions = {d.file_path: x for d, x, no in zip(candidates[i], pair_deletes, out_here, strict=True) if no}
+            if positions:
+                out_paths[i] = tuple(positions)
+                reasons[i] = partial(ruled_out_reason, plan, int(chosen[i]), positions)
+    columns = {
+        "file": files,
+        "deletes": applied,
+        "candidates": candidates,
+        "ruled_out": out_paths,
+        "ruled_out_reason": reasons,
+    }
+    return bulk(ScanTask, n, columns, constants)
 
 
 def ruled_out_reason(plan: ScanPlan, data_position: int, delete_positions: dict[str, int], d: ScanFile) -> str:
