@@ -44,7 +44,16 @@ from icebook.analysis.scan.model import (
     ScanFile,
     partition_text,
 )
-from icebook.analysis.scan.tasks import ScanTasks, attached, builder, files_at, task_table
+from icebook.analysis.scan.tasks import (
+    CHUNK,
+    ScanTasks,
+    attached,
+    build_tasks,
+    builder,
+    file_columns,
+    files_at,
+    task_table,
+)
 from icebook.analysis.store.manifests import parallel_map, spec_partition_type
 from icebook.analysis.store.table_like import TableLike
 from icebook.io.worker_pool import POOL
@@ -225,6 +234,13 @@ class ScanPlan:
             seen.setdefault(f.file_path, f)
         return tuple(seen.values())
 
+    def kept_delete_files(self) -> tuple[ScanFile, ...]:
+        """The live delete files the plan keeps after pruning, applied or not, in manifest and entry order
+        (no data file is built)."""
+        if self.join is None:
+            return ()
+        return tuple(files_at(self, self.join.deletes, np.arange(len(self.join.deletes))))
+
     def applied_deletes(self) -> dict[str, frozenset[str]]:
         """Data file path -> paths of the delete files that apply to it, for every task (no objects)."""
         if self.join is None or not len(self.join.data):
@@ -265,17 +281,35 @@ class ScanPlan:
                 yield f"  {'KEEP' if d.kept else 'SKIP'} {self._short(d.path)}" + (f": {d.reason}" if d.reason else "")
         yield ""
         yield f"Tasks: {self.task_count} data files to read, {self.delete_file_count} delete files to apply"
-        for task in self.tasks:
-            f = task.file
-            yield (
-                f"  {self._short(f.file_path)} ({f.record_count} rows, data seq {f.sequence_number}, "
-                f"spec {f.spec_id}, partition {partition_text(f)})"
-            )
-            matches = task.matches
-            for m in matches:
-                yield f"      {m.delete.kind} {self._short(m.delete.file_path)}: {m.reason}"
-            if not matches:
+        yield from self._task_lines()
+
+    def _task_lines(self) -> Iterator[str]:
+        """The tasks' lines, ``CHUNK`` tasks at a time: from the columns, and from task objects only for a
+        chunk where some data file has delete files to consider (their matches are said in words)."""
+        if self.join is None or not self.task_count:
+            return
+        considered = np.bincount(self.join.data_index, minlength=self.task_count) > 0
+        for start in range(0, self.task_count, CHUNK):
+            positions = np.arange(start, min(start + CHUNK, self.task_count))
+            if considered[positions].any():
+                for task in build_tasks(self, positions):
+                    f = task.file
+                    yield self._task_line(f.file_path, f.record_count, f.sequence_number, f.spec_id, partition_text(f))
+                    matches = task.matches
+                    for m in matches:
+                        yield f"      {m.delete.kind} {self._short(m.delete.file_path)}: {m.reason}"
+                    if not matches:
+                        yield "      no delete files in its partition"
+                continue
+            columns = file_columns(self, positions)
+            for values in zip(*columns.values(), strict=True):
+                yield self._task_line(*values)
                 yield "      no delete files in its partition"
+
+    def _task_line(self, path: str, records: int, sequence_number: int, spec_id: int, partition: str) -> str:
+        return (
+            f"  {self._short(path)} ({records} rows, data seq {sequence_number}, spec {spec_id}, partition {partition})"
+        )
 
     def explain_line_count(self) -> int:
         """How many lines ``explain()`` has, counted without making them."""

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import operator
 from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
 from functools import partial
 from typing import TYPE_CHECKING, Any, overload
 
@@ -154,7 +155,7 @@ def build_tasks(plan: ScanPlan, chosen: np.ndarray, *, like_reference: bool = Fa
             if positions:
                 out_paths[i] = tuple(positions)
                 reasons[i] = partial(ruled_out_reason, plan, int(chosen[i]), positions)
-    columns = {
+    columns: dict[str, Sequence[Any]] = {
         "file": files,
         "deletes": applied,
         "candidates": candidates,
@@ -214,6 +215,22 @@ def partition_groups(plan: ScanPlan, rows: FileRows) -> tuple[np.ndarray, list[t
     return ids, keys, texts
 
 
+def file_columns(plan: ScanPlan, positions: np.ndarray) -> dict[str, list[Any]]:
+    """The data files at ``positions`` of the delete join's data side as plain columns (path, records, data
+    sequence number, spec and partition text, as their ``ScanFile`` holds them), with no object per file."""
+    assert plan.join is not None
+    data = plan.join.data
+    rows = FileRows(data.scans, data.scan_index[positions], data.rows[positions])
+    ids, _, texts = partition_groups(plan, rows)
+    return {
+        "file_path": rows.column("file_path").to_pylist(),
+        "record_count": rows.column("record_count").to_pylist(),
+        "sequence_number": rows.sequence_numbers.tolist(),
+        "spec_id": rows.spec_ids.tolist(),
+        "partition_text": [texts[i] for i in ids.tolist()],
+    }
+
+
 TASK_COLUMNS = (
     "file_path",
     "file_format",
@@ -229,15 +246,34 @@ TASK_COLUMNS = (
 )
 
 
-def task_table(plan: ScanPlan, *, like_reference: bool = False) -> pa.Table:
+@dataclass(frozen=True, slots=True, kw_only=True, eq=False)
+class TaskColumns:
+    """Every task of a plan as columns (``task_table``), with what a consumer that groups or weighs them
+    needs besides: each row's partition as an index into ``partitions`` (spec id and values in physical
+    form, as ``ScanFile.partition_key``) and the attached (data row, delete position) pairs."""
+
+    table: pa.Table
+    partition: np.ndarray
+    partitions: list[tuple[int, tuple[Any, ...]]]
+    partition_texts: list[str]
+    pair_data: np.ndarray
+    """Row of the table of each attached pair (ascending)."""
+    pair_delete: np.ndarray
+    """Position of its delete file on the delete join's delete side (``delete_files_at``)."""
+
+
+def task_columns(plan: ScanPlan, *, like_reference: bool = False) -> TaskColumns:
     """One row per task, in ``plan.tasks``' order: the data file's fields as ``ScanFile`` names them (the
     partition as its text, the manifest path dictionary-encoded) and ``delete_files``, the paths of the delete
     files attached to it (``ScanTask.deletes``, in that order)."""
     join = plan.join
+    empty = np.zeros(0, dtype=np.int64)
     if join is None or not len(join.data):
-        return _empty_table()
+        return TaskColumns(
+            table=_empty_table(), partition=empty, partitions=[], partition_texts=[], pair_data=empty, pair_delete=empty
+        )
     data = join.data
-    ids, _, texts = partition_groups(plan, data)
+    ids, keys, texts = partition_groups(plan, data)
     paths = [s.manifest.manifest_path for s in plan.scans]
     keep = attached(plan, like_reference=like_reference)
     pair_data, pair_delete = join.data_index[keep], join.delete_index[keep]
@@ -258,7 +294,19 @@ def task_table(plan: ScanPlan, *, like_reference: bool = False) -> pa.Table:
         ),
         "delete_files": pa.ListArray.from_arrays(pa.array(offsets), delete_paths),
     }
-    return pa.table(columns)
+    return TaskColumns(
+        table=pa.table(columns),
+        partition=ids,
+        partitions=keys,
+        partition_texts=texts,
+        pair_data=pair_data,
+        pair_delete=pair_delete,
+    )
+
+
+def task_table(plan: ScanPlan, *, like_reference: bool = False) -> pa.Table:
+    """``task_columns(plan).table``: every task as one row (``ScanPlan.to_arrow``)."""
+    return task_columns(plan, like_reference=like_reference).table
 
 
 def _empty_table() -> pa.Table:
@@ -283,11 +331,14 @@ __all__ = [
     "CHUNK",
     "TASK_COLUMNS",
     "ScanTasks",
+    "TaskColumns",
     "attached",
     "build_tasks",
     "delete_files_at",
+    "file_columns",
     "files_at",
     "partition_groups",
     "ruled_out_reason",
+    "task_columns",
     "task_table",
 ]
