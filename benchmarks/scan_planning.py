@@ -3,7 +3,7 @@
 Every measurement runs in a fresh Python process (cold: no manifest decoded before), which reports its
 wall time and its peak resident memory, and consumes what it times as its user would: every task's data
 file, size, records and delete files read, or the DataFrame built. Measured on one table (built or reused
-by ``large_table.py``, or with ``--synthetic`` by ``synthetic_table.py``, which needs no Spark):
+by ``large_table.py``; with ``ICEBOOK_BENCH_TABLES=synthetic``, ``synthetic_table.py``'s, written without Spark):
 
 a. icebook ``icebook.open(location).scan()``: the full plan (every manifest decoded, every file decided,
    deletes matched), its tasks read one by one (``plan.tasks``) and, separately, all at once as columns
@@ -27,7 +27,7 @@ Prints seconds, peak memory (MiB), the number of data files to read, and the rat
 the listings on their rows. DuckDB is not a peer here: reading Iceberg or Avro needs its ``iceberg`` or
 ``avro`` extension, which it downloads from its own site, not from PyPI.
 
-    python benchmarks/scan_planning.py [--files 500000] [--synthetic] [--no-peer]
+    python benchmarks/scan_planning.py [--files 500000] [--no-peer]
     python benchmarks/scan_planning.py --warm-start [--location DIR]   # DIR: any table of --files' layout
     python benchmarks/scan_planning.py --growth 500000,1000000,2000000,5000000 --no-peer
 """
@@ -47,7 +47,6 @@ from typing import Any
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 import large_table  # after the path tweak, so the script runs from any directory
-import synthetic_table
 
 one_day_filter = large_table.one_day_filter
 
@@ -131,17 +130,10 @@ def child(what: str, location: str, metadata_file: str, filter_text: str | None)
 
 
 LOCATION: Path | None = None  # --location: an existing table of the layout of --files, used as it is
-SYNTHETIC = False  # --synthetic: the table of synthetic_table.py (no Spark) instead of large_table.py's
 
 
 def table_location(files: int) -> Path:
-    if LOCATION is not None:
-        return LOCATION
-    return synthetic_table.build(files) if SYNTHETIC else large_table.ensure_large_table(files)
-
-
-def day_filter(files: int) -> str:
-    return synthetic_table.one_day_filter(files) if SYNTHETIC else one_day_filter(files)
+    return LOCATION or large_table.ensure_large_table(files)
 
 
 def measure(
@@ -182,7 +174,7 @@ def compare(files: int, peer: bool) -> int:
     print(HEADER)
     status = 0
     for name, text in FILTERS.items():
-        text = day_filter(files) if text == "<one day>" else text
+        text = one_day_filter(files) if text == "<one day>" else text
         ours = measure("icebook scan", files, text)
         columns = measure("icebook scan arrow", files, text)
         theirs = measure("pyiceberg plan_files", files, text) if peer else None
@@ -246,7 +238,7 @@ def warm_start(files: int) -> int:
     if frame["count"] != stream["count"]:
         print(f"rows differ: frame {frame['count']}, stream {stream['count']}", file=sys.stderr)
         status = 1
-    text = day_filter(files)
+    text = one_day_filter(files)
     ours_plan = measure("icebook scan", files, text)
     theirs_plan = measure("pyiceberg plan_files", files, text)
     print(row("icebook scan (one day, cold)", ours_plan, theirs_plan))
@@ -288,10 +280,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--growth", help="comma-separated table sizes: time and peak memory per size")
     parser.add_argument("--warm-start", action="store_true", help="only the warm start and the one-day plan")
     parser.add_argument("--location", type=Path, help="an existing table of the layout of --files (not built)")
-    parser.add_argument("--synthetic", action="store_true", help="synthetic_table.py's table (written without Spark)")
     args = parser.parse_args(argv)
-    global LOCATION, SYNTHETIC
-    LOCATION, SYNTHETIC = args.location, args.synthetic
+    global LOCATION
+    LOCATION = args.location
     if args.warm_start:
         return warm_start(args.files)
     if args.growth:

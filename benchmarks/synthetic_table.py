@@ -7,8 +7,10 @@ about 200 of them. The data files do not exist (as in ``large_table.py``): anyth
 on it (listings, plans, aggregates), nothing that reads rows. Every value is a pure function of the file's
 index, so two builds of one size are the same table.
 
-It needs no JVM, so the benchmarks' smoke test (``tests/test_benchmarks.py``) builds a small one, and a
-500,000-file table is written in about a minute (``python benchmarks/synthetic_table.py --files 500000``).
+It needs no JVM: with ``ICEBOOK_BENCH_TABLES=synthetic`` the benchmarks that measure ``large_table.py``'s
+table measure this one (``large_table.ensure_large_table``), so they run where Spark does not, and the
+benchmarks' smoke test (``tests/test_benchmarks.py``) runs them on a small one. A 500,000-file table is
+written in a few minutes (``python benchmarks/synthetic_table.py --files 500000``).
 """
 
 from __future__ import annotations
@@ -145,8 +147,9 @@ class Layout:
         return [j * step + min(333, step - 1) for j in range(self.position_deletes) if j * step < self.files]
 
 
-def location_of(files: int) -> Path:
-    return large_table.bench_dir() / "synthetic" / f"synth_{files}"
+def location_of(files: int, files_per_manifest: int = 2_500) -> Path:
+    name = f"synth_{files}" if files_per_manifest == 2_500 else f"synth_{files}_m{files_per_manifest}"
+    return large_table.bench_dir() / "synthetic" / name
 
 
 def _day_text(day: int) -> str:
@@ -303,10 +306,10 @@ def build(files: int, location: Path | None = None, *, files_per_manifest: int =
     """Write the table at ``location`` (default ``location_of(files)``) unless a complete one of this version
     is there; returns the location."""
     layout = Layout(files=files, files_per_manifest=files_per_manifest)
-    location = location or location_of(files)
-    marker = location / "complete.json"
+    location = location or location_of(files, files_per_manifest)
+    marker_file = location / "complete.json"
     wanted = {"version": VERSION, "files": files, "files_per_manifest": files_per_manifest}
-    if marker.is_file() and json.loads(marker.read_text()) == wanted:
+    if marker_file.is_file() and json.loads(marker_file.read_text()).get("layout") == wanted:
         return location
     shutil.rmtree(location, ignore_errors=True)
     metadata_dir = location / "metadata"
@@ -396,8 +399,21 @@ def build(files: int, location: Path | None = None, *, files_per_manifest: int =
         }
         (metadata_dir / f"v{version}.metadata.json").write_text(json.dumps(metadata))
     (metadata_dir / "version-hint.text").write_text("2")
-    marker.write_text(json.dumps(wanted))
+    counts = {
+        "files": files + len(deletes),
+        "data_files": files,
+        "delete_files": len(deletes),
+        "manifests": len(manifests) + 1,
+        "snapshots": len(snapshots),
+    }
+    marker_file.write_text(json.dumps({"layout": wanted, "location": str(location), "counts": counts}))
     return location
+
+
+def marker(files: int, files_per_manifest: int = 2_500) -> dict[str, Any] | None:
+    """What the build of ``files`` wrote about it (the layout, the counts; as ``large_table.read_marker``)."""
+    path = location_of(files, files_per_manifest) / "complete.json"
+    return json.loads(path.read_text()) if path.is_file() else None
 
 
 def _list_entry(path: Path, counts: dict[str, Any], *, content: int, sequence: int, snapshot_id: int) -> dict[str, Any]:
@@ -418,15 +434,6 @@ def _list_entry(path: Path, counts: dict[str, Any], *, content: int, sequence: i
         "partitions": counts["partitions"],
         "key_metadata": None,
     }
-
-
-def one_day_filter(files: int) -> str:
-    """A filter on one day in the middle of the table (the manifests' partition summaries prune the rest)."""
-    layout = Layout(files=files)
-    days = max(1, files // (layout.files_per_partition * layout.buckets))
-    day = dt.date.fromisoformat(large_table.FIRST_DAY) + dt.timedelta(days=days // 2)
-    following = day + dt.timedelta(days=1)
-    return f"ts >= '{day.isoformat()}T00:00:00+00:00' and ts < '{following.isoformat()}T00:00:00+00:00'"
 
 
 def main(argv: list[str] | None = None) -> int:
