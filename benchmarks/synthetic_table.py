@@ -24,7 +24,6 @@ import struct
 import sys
 import uuid
 from collections.abc import Iterator
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -127,24 +126,23 @@ ENTRY_SCHEMA = {
 }
 
 
-@dataclass(frozen=True, slots=True)
-class Layout:
-    files: int
-    files_per_manifest: int = 2_500
-    files_per_partition: int = 80
-    buckets: int = 16
-    position_deletes: int = 200
+Layout = large_table.Layout  # the same layout: files day by day, bucket by bucket
+POSITION_DELETES = 200  # data files that get a position delete file
 
-    def day_of(self, index: int) -> int:
-        return FIRST_DAY + index // (self.files_per_partition * self.buckets)
 
-    def bucket_of(self, index: int) -> int:
-        return (index // self.files_per_partition) % self.buckets
+def day_of(layout: Layout, index: int) -> int:
+    """Days since the epoch of data file ``index`` (the ``days(ts)`` partition value)."""
+    return FIRST_DAY + layout.day_of(index)
 
-    def deleted(self) -> list[int]:
-        """Indexes of the data files that get a position delete file."""
-        step = max(1, self.files // self.position_deletes)
-        return [j * step + min(333, step - 1) for j in range(self.position_deletes) if j * step < self.files]
+
+def bucket_of(layout: Layout, index: int) -> int:
+    return (index // layout.files_per_partition) % layout.buckets
+
+
+def deleted(layout: Layout) -> list[int]:
+    """Indexes of the data files that get a position delete file."""
+    step = max(1, layout.files // POSITION_DELETES)
+    return [j * step + min(333, step - 1) for j in range(POSITION_DELETES) if j * step < layout.files]
 
 
 def location_of(files: int, files_per_manifest: int = 2_500) -> Path:
@@ -157,7 +155,7 @@ def _day_text(day: int) -> str:
 
 
 def data_path(location: Path, layout: Layout, index: int) -> str:
-    day, bucket = layout.day_of(index), layout.bucket_of(index)
+    day, bucket = day_of(layout, index), bucket_of(layout, index)
     return f"{location}/data/ts_day={_day_text(day)}/id_bucket={bucket}/{index % 1000:05d}-{index // 1000}-synth-{index:08d}.parquet"
 
 
@@ -181,7 +179,7 @@ def data_entry(location: Path, layout: Layout, index: int) -> dict[str, Any]:
     """The ADDED entry of data file ``index`` (snapshot id and sequence numbers inherited)."""
     rnd = random.Random(index)
     records = 10_000 + rnd.randrange(190_000)
-    day = layout.day_of(index)
+    day = day_of(layout, index)
     start = day * MICROS_PER_DAY + rnd.randrange(3_600) * 1_000_000
     first_id = index * 1_000_000
     lower = {
@@ -214,7 +212,7 @@ def data_entry(location: Path, layout: Layout, index: int) -> dict[str, Any]:
             "content": 0,
             "file_path": data_path(location, layout, index),
             "file_format": "PARQUET",
-            "partition": {"ts_day": day, "id_bucket": layout.bucket_of(index)},
+            "partition": {"ts_day": day, "id_bucket": bucket_of(layout, index)},
             "record_count": records,
             "file_size_in_bytes": records * 24 + rnd.randrange(4096),
             "column_sizes": _pairs({c: records * (1 + rnd.randrange(8)) + 64 for c in columns}),
@@ -245,7 +243,7 @@ def delete_entry(location: Path, layout: Layout, index: int) -> dict[str, Any]:
             "content": 1,
             "file_path": f"{location}/data/deletes/delete-{index:08d}.parquet",
             "file_format": "PARQUET",
-            "partition": {"ts_day": layout.day_of(index), "id_bucket": layout.bucket_of(index)},
+            "partition": {"ts_day": day_of(layout, index), "id_bucket": bucket_of(layout, index)},
             "record_count": 10,
             "file_size_in_bytes": 1_500,
             "column_sizes": None,
@@ -327,7 +325,7 @@ def build(files: int, location: Path | None = None, *, files_per_manifest: int =
         path = metadata_dir / f"{table_uuid[:8]}-{k:05d}-m0.avro"
         counts = _write_manifest(path, entries, "data")
         manifests.append(_list_entry(path, counts, content=0, sequence=1, snapshot_id=ids[0]))
-    deletes = [delete_entry(location, layout, i) for i in layout.deleted()]
+    deletes = [delete_entry(location, layout, i) for i in deleted(layout)]
     path = metadata_dir / f"{table_uuid[:8]}-deletes-m0.avro"
     delete_manifest = _list_entry(
         path, _write_manifest(path, deletes, "deletes"), content=1, sequence=2, snapshot_id=ids[1]
