@@ -22,7 +22,8 @@ marker file next to it matches the parameters.
 
 Growth (``--measure [SIZES]``, default 500k, 2M, 5M, 10M and 20M files): tables ``grow_<files>`` whose files
 come in appends of 50,000 (20 manifests each; 400 commits for 20M), then the same delete, position deletes
-and compaction. On each, ``health()``, ``inspect.partitions()``, a full plan and a one-day plan run cold
+and compaction. On each, ``health()``, ``inspect.partitions()``, a full plan and a one-day plan (each read in
+full: every task's data file, size, records and delete files) run cold
 (the disk cache of decoded manifests off), each in its own process, beside PyIceberg's ``inspect.partitions()``
 and ``plan_files()`` up to ``--peer-max`` files; printed: seconds, peak memory, the ratio to the peer and
 seconds per million files (growth is linear when that column stays flat). ``--build-growth SIZES`` only
@@ -125,7 +126,17 @@ def current_metadata_file(location: Path) -> Path:
     return metadata / f"v{version}.metadata.json"
 
 
+def synthetic() -> bool:
+    """``ICEBOOK_BENCH_TABLES=synthetic``: the benchmarks' large tables are ``synthetic_table.py``'s, written
+    without Spark (same columns, partitioning and layout; two snapshots: an append, then position deletes)."""
+    return os.environ.get("ICEBOOK_BENCH_TABLES", "") == "synthetic"
+
+
 def read_marker(files: int, files_per_manifest: int = 2_500, commit_files: int = 0) -> dict[str, Any] | None:
+    if synthetic():
+        import synthetic_table
+
+        return synthetic_table.marker(files, files_per_manifest)
     path = marker_path(files, files_per_manifest, commit_files)
     if not path.is_file():
         return None
@@ -316,7 +327,12 @@ def ensure_large_table(
     files: int = 500_000, *, files_per_manifest: int = 2_500, threads: int = 2, commit_files: int = 0
 ) -> Path:
     """Return the directory of the synthetic table, building it first unless a matching marker exists.
-    ``commit_files``: files per append commit (0: all in one)."""
+    ``commit_files``: files per append commit (0: all in one; not with ``synthetic()``, whose table is
+    built without Spark)."""
+    if synthetic():
+        import synthetic_table
+
+        return synthetic_table.build(files, files_per_manifest=files_per_manifest)
     layout = Layout(files=files, files_per_manifest=files_per_manifest)
     marker = read_marker(files, files_per_manifest, commit_files)
     location = table_dir(files, files_per_manifest, commit_files)
@@ -368,13 +384,19 @@ if what == "health":
     count = len(report.files.partitions)
 elif what == "partitions":
     count = len(icebook.open(location).inspect.partitions())
-elif what == "plan":
-    count = icebook.open(location).scan(filter=filter_text or None).task_count
+elif what == "plan":  # the plan read in full: every task's file, size, records and deletes
+    count = records = size = deletes = 0
+    for task in icebook.open(location).scan(filter=filter_text or None).tasks:
+        count, records, size = count + 1, records + task.file.record_count, size + task.file.file_size_in_bytes
+        deletes += len(task.deletes)
 elif what == "pyiceberg partitions":
     count = StaticTable.from_metadata(metadata_file).inspect.partitions().num_rows
 elif what == "pyiceberg plan":
     scan = StaticTable.from_metadata(metadata_file).scan(row_filter=filter_text or "True")
-    count = sum(1 for _ in scan.plan_files())
+    count = records = size = deletes = 0
+    for task in scan.plan_files():
+        count, records, size = count + 1, records + task.file.record_count, size + task.file.file_size_in_bytes
+        deletes += len(task.delete_files)
 else:
     raise SystemExit(f"unknown measurement {what!r}")
 seconds = time.perf_counter() - started

@@ -1,14 +1,18 @@
 """Benchmark: scan planning and file listing on the large synthetic tables, against PyIceberg's ``plan_files``.
 
 Every measurement runs in a fresh Python process (cold: no manifest decoded before), which reports its
-wall time and its peak resident memory. Measured on one table (built or reused by ``large_table.py``):
+wall time and its peak resident memory, and consumes what it times as its user would: every task's data
+file, size, records and delete files read, or the DataFrame built. Measured on one table (built or reused
+by ``large_table.py``; with ``ICEBOOK_BENCH_TABLES=synthetic``, ``synthetic_table.py``'s, written without Spark):
 
 a. icebook ``icebook.open(location).scan()``: the full plan (every manifest decoded, every file decided,
-   deletes matched); then ``len(plan.tasks)``-free counts, so no per-file object is built
-b. icebook ``scan(filter=one day)``: a filter that the manifests' partition summaries prune
-c. icebook ``scan(filter=id < 0)``: a filter that keeps no file but must read every manifest (column stats)
-d. icebook ``inspect.files()`` -> pandas, and PyIceberg ``inspect.files()``
-e. the peer, PyIceberg ``StaticTable.from_metadata(...).scan(row_filter=...).plan_files()``, for a, b and c
+   deletes matched), its tasks read one by one (``plan.tasks``) and, separately, all at once as columns
+   (``plan.to_arrow()``)
+b. the same with ``filter=<one day>``: a filter that the manifests' partition summaries prune
+c. the same with ``filter=id < 0``: a filter that keeps no file but must read every manifest (column stats)
+d. icebook ``inspect.files()`` -> pandas, and PyIceberg ``inspect.files()`` -> pandas
+e. the peer, PyIceberg ``StaticTable.from_metadata(...).scan(row_filter=...).plan_files()``, its tasks read
+   the same way, for a, b and c
 f. warm start: ``inspect.files()`` and ``scan()`` in new processes through the disk cache of decoded
    manifests that an earlier process filled (every other measurement runs with that cache off)
 
@@ -19,7 +23,9 @@ g. ``--warm-start``: only the start of a new process, imports inside the clock, 
    and the one-day plan (imports before the clock, as in b), against ``plan_files``
 
 Prints seconds, peak memory (MiB), the number of data files to read, and the ratio peer / icebook (above
-1: icebook is faster). Exit status 1 when icebook and PyIceberg disagree on a count of tasks.
+1: icebook is faster). Exit status 1 when the engines disagree on the tasks (count, records, bytes) or
+the listings on their rows. DuckDB is not a peer here: reading Iceberg or Avro needs its ``iceberg`` or
+``avro`` extension, which it downloads from its own site, not from PyPI.
 
     python benchmarks/scan_planning.py [--files 500000] [--no-peer]
     python benchmarks/scan_planning.py --warm-start [--location DIR]   # DIR: any table of --files' layout
@@ -67,9 +73,24 @@ def warm_child(what: str, location: str, metadata_file: str) -> dict[str, Any]:
     return {"seconds": seconds, "open_s": opened - started, "count": count, "peak_mib": peak_mib}
 
 
+def consume_tasks(tasks: Any) -> tuple[int, int, int, int]:
+    """What a reader of a plan does with it: every task's data file, its size and records, and its delete
+    files. Returns (tasks, records, bytes, delete files attached), which every engine must agree on."""
+    count = records = size = deletes = 0
+    for task in tasks:
+        f = task.file
+        count += 1
+        records += f.record_count
+        size += f.file_size_in_bytes
+        deletes += len(task.deletes if hasattr(task, "deletes") else task.delete_files)
+    return count, records, size, deletes
+
+
 def child(what: str, location: str, metadata_file: str, filter_text: str | None) -> dict[str, Any]:
     """One measurement in this (fresh) process: imports are done before the clock starts; opening the
-    table (reading its metadata file) is timed."""
+    table (reading its metadata file) is timed, and so is consuming the answer (every task read, the
+    DataFrame built)."""
+    import pyarrow.compute as pc
     from pyiceberg.table import StaticTable
 
     import icebook
@@ -78,32 +99,48 @@ def child(what: str, location: str, metadata_file: str, filter_text: str | None)
     import icebook.table
 
     started = time.perf_counter()
-    if what == "icebook scan":
-        count = icebook.open(location).scan(filter=filter_text).task_count
+    check: tuple[int, ...]
+    if what == "icebook scan":  # the plan's tasks, read one by one
+        check = consume_tasks(icebook.open(location).scan(filter=filter_text).tasks)
+    elif what == "icebook scan arrow":  # every task at once, as columns
+        table = icebook.open(location).scan(filter=filter_text).to_arrow()
+        check = (
+            table.num_rows,
+            pc.sum(table["record_count"]).as_py() or 0,
+            pc.sum(table["file_size_in_bytes"]).as_py() or 0,
+            pc.sum(pc.list_value_length(table["delete_files"])).as_py() or 0,
+        )
     elif what == "icebook files":
-        count = len(icebook.open(location).inspect.files())
+        frame = icebook.open(location).inspect.files()
+        check = (len(frame), int(frame["record_count"].sum()))
     elif what == "icebook files stream":
-        count = sum(batch.num_rows for batch in icebook.open(location).inspect.files(batches=True))
+        batches = list(icebook.open(location).inspect.files(batches=True))
+        check = (sum(b.num_rows for b in batches), sum(pc.sum(b["record_count"]).as_py() or 0 for b in batches))
     elif what == "pyiceberg files":
-        count = StaticTable.from_metadata(metadata_file).inspect.files().num_rows
+        frame = StaticTable.from_metadata(metadata_file).inspect.files().to_pandas()
+        check = (len(frame), int(frame["record_count"].sum()))
     elif what == "pyiceberg plan_files":
         scan = StaticTable.from_metadata(metadata_file).scan(row_filter=filter_text or "True")
-        count = sum(1 for _ in scan.plan_files())
+        check = consume_tasks(scan.plan_files())
     else:
         raise SystemExit(f"unknown measurement {what!r}")
     seconds = time.perf_counter() - started
     peak_mib = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024  # KiB on Linux
-    return {"seconds": seconds, "count": count, "peak_mib": peak_mib}
+    return {"seconds": seconds, "count": check[0], "check": list(check), "peak_mib": peak_mib}
 
 
 LOCATION: Path | None = None  # --location: an existing table of the layout of --files, used as it is
+
+
+def table_location(files: int) -> Path:
+    return LOCATION or large_table.ensure_large_table(files)
 
 
 def measure(
     what: str, files: int, filter_text: str | None, *, disk_cache: bool = False, warm: bool = False
 ) -> dict[str, Any]:
     """``what`` in a new process; cold (the disk cache of decoded manifests off) unless ``disk_cache``."""
-    location = LOCATION or large_table.ensure_large_table(files)
+    location = table_location(files)
     metadata_file = large_table.current_metadata_file(location)
     args = [sys.executable, __file__, "--warm-child" if warm else "--child", what, str(location), str(metadata_file)]
     args.append(filter_text or "")
@@ -116,47 +153,62 @@ def measure(
 
 def row(label: str, result: dict[str, Any], peer: dict[str, Any] | None = None) -> str:
     ratio = f"{peer['seconds'] / result['seconds']:>8.1f}x" if peer else f"{'':>9}"
-    return f"{label:<38} {result['seconds']:>9.2f} {result['peak_mib']:>9,.0f} {result['count']:>10,} {ratio}"
+    return f"{label:<46} {result['seconds']:>9.2f} {result['peak_mib']:>9,.0f} {result['count']:>10,} {ratio}"
 
 
-HEADER = f"{'measurement':<38} {'seconds':>9} {'peak MiB':>9} {'tasks':>10} {'vs peer':>9}"
+HEADER = f"{'measurement':<46} {'seconds':>9} {'peak MiB':>9} {'tasks':>10} {'vs peer':>9}"
+
+
+def agree(label: str, results: dict[str, dict[str, Any] | None], fields: int) -> bool:
+    """Whether every engine that ran gave the same first ``fields`` figures (tasks, records, bytes, ...)."""
+    seen = {name: tuple(r["check"][:fields]) for name, r in results.items() if r is not None}
+    if len(set(seen.values())) <= 1:
+        return True
+    print(f"{label}: answers differ: {seen}", file=sys.stderr)
+    return False
 
 
 def compare(files: int, peer: bool) -> int:
-    print(f"table: {files:,} files ({large_table.table_dir(files)})")
+    print(f"table: {files:,} files ({table_location(files)})")
+    print("every measurement consumes its answer: each task's data file, size, records and deletes, or the DataFrame")
     print(HEADER)
     status = 0
     for name, text in FILTERS.items():
         text = one_day_filter(files) if text == "<one day>" else text
         ours = measure("icebook scan", files, text)
+        columns = measure("icebook scan arrow", files, text)
         theirs = measure("pyiceberg plan_files", files, text) if peer else None
-        print(row(f"icebook scan ({name})", ours, theirs), flush=True)
+        print(row(f"icebook scan ({name}), tasks read", ours, theirs), flush=True)
+        print(row(f"icebook scan ({name}), to_arrow()", columns, theirs), flush=True)
         if theirs is not None:
             print(row(f"pyiceberg plan_files ({name})", theirs), flush=True)
-            if theirs["count"] != ours["count"]:
-                print(f"task counts differ: icebook {ours['count']}, pyiceberg {theirs['count']}", file=sys.stderr)
-                status = 1
+        # tasks, records and bytes; the delete files attached are icebook's two forms only (PyIceberg does
+        # not read position deletes' file_path bounds, so it attaches more of them)
+        if not agree(f"scan ({name})", {"tasks": ours, "arrow": columns, "pyiceberg": theirs}, 3):
+            status = 1
+        if not agree(f"scan ({name}) deletes", {"tasks": ours, "arrow": columns}, 4):
+            status = 1
     cold = measure("icebook files", files, None)
     peer_files = measure("pyiceberg files", files, None) if peer else None
     print(row("icebook inspect.files() (cold)", cold, peer_files), flush=True)
     if peer_files is not None:
-        print(row("pyiceberg inspect.files()", peer_files), flush=True)
+        print(row("pyiceberg inspect.files() -> pandas", peer_files), flush=True)
     # Warm start: a new process lists the files through the disk cache that an earlier one filled.
     filled = measure("icebook files", files, None, disk_cache=True)
     print(row("icebook inspect.files() (fills cache)", filled, peer_files), flush=True)
     warm = measure("icebook files", files, None, disk_cache=True)
     print(row("icebook inspect.files() (warm start)", warm, peer_files), flush=True)
     warm_scan = measure("icebook scan", files, None, disk_cache=True)
-    print(row("icebook scan (full, warm start)", warm_scan, None), flush=True)
-    if len({cold["count"], filled["count"], warm["count"]}) != 1:
-        print("file counts differ between cold and warm listings", file=sys.stderr)
+    print(row("icebook scan (full, warm start), tasks read", warm_scan, None), flush=True)
+    listings = {"cold": cold, "filled": filled, "warm": warm, "pyiceberg": peer_files}
+    if not agree("inspect.files()", listings, 2):
         status = 1
     return status
 
 
 def warm_start(files: int) -> int:
     """Warm start and the one-day plan, icebook beside PyIceberg, each in a new process."""
-    print(f"table: {LOCATION or large_table.table_dir(files)} (layout of {files:,} files)")
+    print(f"table: {table_location(files)} (layout of {files:,} files)")
     print(
         f"{'measurement (new process, imports timed)':<52} {'open s':>7} {'total s':>8} {'peak MiB':>9} {'vs peer':>8}"
     )

@@ -77,7 +77,7 @@ def read_plan(
     files: Collection[str] | None = None,
 ) -> pa.Table:
     """Execute a scan plan: read every task in parallel and concatenate in task order."""
-    tasks = plan.tasks_for(files)
+    tasks = tuple(plan.tasks_for(files))  # a read holds every task it reads; built once
     reader = _Reader(fileio, metadata, plan, tasks, with_positions)
     if len(tasks) <= 1:
         parts = [reader.task(t) for t in tasks]

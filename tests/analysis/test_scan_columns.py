@@ -41,6 +41,7 @@ from icebook.analysis.scan.planner import (
     partition_value_stats,
     plan_scan,
 )
+from icebook.analysis.scan.tasks import files_at
 from icebook.analysis.store.manifests import ManifestStore
 from icebook.scenarios import SCENARIOS
 from icebook.spec.manifest import FileContent
@@ -141,7 +142,7 @@ def test_equality_statistics_rule_in_columns_equals_it_in_words(scenario_locatio
         for p in np.flatnonzero(join.applies & np.isin(join.kind, [EQUALITY, GLOBAL_EQUALITY])):
             d, x = int(join.data_index[p]), int(join.delete_index[p])
             if x not in deletes:
-                deletes[x] = plan._files(join.deletes, np.array([x]))[0]
+                deletes[x] = files_at(plan, join.deletes, np.array([x]))[0]
             fields = [f for i in deletes[x].equality_ids or () if (f := schema.find_field(i)) is not None]
             ids = {f.field_id for f in fields}
             words = equality_disjoint(join.data.stats(d, schema, ids), join.deletes.stats(x, schema, ids), fields)

@@ -12,7 +12,7 @@ against the same range.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Collection, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import Any, Generic, Self, TypeVar
@@ -21,7 +21,7 @@ import numpy as np
 import pandas as pd
 
 from icebook.analysis._frames import frame
-from icebook.analysis.scan.model import ScanFile, ScanTask
+from icebook.analysis.scan.model import ScanFile
 from icebook.errors import OptionError, UnsupportedFeature
 from icebook.spec import properties
 from icebook.spec.manifest import FileContent
@@ -379,10 +379,10 @@ def pack_partitions(
             )
 
 
-def dangling_deletes(tasks: Iterable[ScanTask], deletes: Iterable[ScanFile]) -> frozenset[str]:
+def dangling_deletes(applied: Collection[str], deletes: Iterable[ScanFile]) -> frozenset[str]:
     """Paths of the position delete files (and deletion vectors) among ``deletes`` that apply to no
-    task's data file: rewriting position deletes drops them."""
-    applied = {d.file_path for t in tasks for d in t.deletes}
+    task's data file (``applied``: the paths of those that apply to one): rewriting position deletes drops
+    them."""
     return frozenset(
         d.file_path for d in deletes if d.content == FileContent.POSITION_DELETES and d.file_path not in applied
     )

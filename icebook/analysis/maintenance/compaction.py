@@ -28,6 +28,7 @@ from typing import Any
 
 import numpy as np
 import pandas as pd
+import pyarrow as pa
 
 from icebook.analysis.maintenance.binpack import (
     CandidateFile,
@@ -42,8 +43,9 @@ from icebook.analysis.maintenance.binpack import (
     run_reasons,
     why_not_counts,
 )
-from icebook.analysis.scan.model import ScanFile, ScanTask
+from icebook.analysis.scan.model import ScanFile
 from icebook.analysis.scan.planner import ScanPlan, plan_scan
+from icebook.analysis.scan.tasks import TaskColumns, delete_files_at, task_columns
 from icebook.analysis.store.entries import UNPARTITIONED
 from icebook.analysis.store.table_like import TableLike
 from icebook.errors import OptionError
@@ -108,29 +110,47 @@ class CompactionPreview(_Totals, PackPreview[FileGroup]):
         return f"<CompactionPreview: {self.summary()}>"
 
 
-def _candidates(tasks: Sequence[ScanTask], o: CompactionOptions) -> list[CandidateFile]:
-    """Each task's file with what the planner weighs, and why it is a candidate (``candidate_reasons``)."""
-    scoped = [sum(d.record_count for d in t.deletes if file_scoped(d)) for t in tasks]
-    masks = candidate_reasons(
-        o,
-        np.array([t.file.file_size_in_bytes for t in tasks], dtype=np.int64),
-        np.array([t.file.record_count for t in tasks], dtype=np.int64),
-        np.array([len(t.deletes) for t in tasks], dtype=np.int64),
-        np.array(scoped, dtype=np.int64),
-    )
-    return [
-        CandidateFile(
-            file_path=t.file.file_path,
-            spec_id=t.file.spec_id,
-            partition=t.file.partition_text,
-            file_size_in_bytes=t.file.file_size_in_bytes,
-            record_count=t.file.record_count,
-            delete_files=len(t.deletes),
-            file_scoped_deleted_records=deleted,
-            reasons=masks.reasons(i),
+def _candidates(plan: ScanPlan, o: CompactionOptions) -> tuple[TaskColumns, list[tuple[int, CandidateFile]]]:
+    """The plan's tasks as the reference implementation attaches deletes, as columns, and (the row's
+    partition, the file with what the planner weighs and why it is a candidate: ``candidate_reasons``) for
+    each row that is one (every row with ``rewrite-all``): no object for a file that is not."""
+    cols = task_columns(plan, like_reference=True)
+    table = cols.table
+    n = table.num_rows
+    delete_files = np.bincount(cols.pair_data, minlength=n).astype(np.int64)
+    deletes = delete_files_at(plan, cols.pair_delete) if len(cols.pair_delete) else {}
+    scoped_of = {x: d.record_count if file_scoped(d) else 0 for x, d in deletes.items()}
+    scoped = np.zeros(n, dtype=np.int64)
+    np.add.at(scoped, cols.pair_data, np.array([scoped_of[x] for x in cols.pair_delete.tolist()], dtype=np.int64))
+    sizes = _ints(table["file_size_in_bytes"])
+    records = _ints(table["record_count"])
+    masks = candidate_reasons(o, sizes, records, delete_files, scoped)
+    chosen = np.ones(n, dtype=bool) if o.rewrite_all else masks.any()
+    rows = np.flatnonzero(chosen)
+    picked = table.select(["file_path", "spec_id", "partition"]).take(pa.array(rows)).to_pydict()
+    out = [
+        (
+            int(cols.partition[i]),
+            CandidateFile(
+                file_path=path,
+                spec_id=spec_id,
+                partition=text,
+                file_size_in_bytes=int(sizes[i]),
+                record_count=int(records[i]),
+                delete_files=int(delete_files[i]),
+                file_scoped_deleted_records=int(scoped[i]),
+                reasons=masks.reasons(i),
+            ),
         )
-        for i, (t, deleted) in enumerate(zip(tasks, scoped, strict=True))
+        for i, path, spec_id, text in zip(
+            rows.tolist(), picked["file_path"], picked["spec_id"], picked["partition"], strict=True
+        )
     ]
+    return cols, out
+
+
+def _ints(column: pa.ChunkedArray) -> np.ndarray:
+    return np.asarray(column.fill_null(0).to_numpy(), dtype=np.int64)
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -267,15 +287,20 @@ def compaction_preview(
         )
     if plan is None or where is not None:
         plan = plan_scan(table, snapshot, where, equality_stats=True)
-    tasks = plan.reference_tasks
+    cols, candidates = _candidates(plan, o)
     grouping = CompactionGroups.of(table.metadata)
-    by_partition: dict[tuple[Any, ...], list[CandidateFile]] = {}
+    # Each partition of the plan, candidates or not, is one group key.
+    group_of: list[tuple[Any, ...]] = []
     labels: dict[tuple[Any, ...], str] = {}
-    for task, candidate in zip(tasks, _candidates(tasks, o), strict=True):
-        f = task.file
-        key = grouping.key(f.spec_id, tuple(v for _, v in f.partition))
-        labels.setdefault(key, grouping.label(f.spec_id, f.partition_text))
-        by_partition.setdefault(key, []).append(candidate)
+    for (spec_id, values), text in zip(cols.partitions, cols.partition_texts, strict=True):
+        key = grouping.key(spec_id, values)
+        labels.setdefault(key, grouping.label(spec_id, text))
+        group_of.append(key)
+    by_partition: dict[tuple[Any, ...], list[CandidateFile]] = {
+        group_of[p]: [] for p in np.unique(cols.partition).tolist()
+    }
+    for partition, candidate in candidates:
+        by_partition[group_of[partition]].append(candidate)
     groups: list[FileGroup] = []
     skipped: list[FileGroup] = []
     for packed in pack_partitions(by_partition, labels, o):
@@ -286,7 +311,7 @@ def compaction_preview(
         options=o,
         groups=tuple(groups),
         skipped_groups=tuple(skipped),
-        files_planned=len(tasks),
+        files_planned=cols.table.num_rows,
         partitions=len(by_partition),
     )
 

@@ -32,7 +32,6 @@ from icebook.analysis.maintenance.binpack import (
     dangling_deletes,
     pack_partitions,
 )
-from icebook.analysis.scan.model import Level
 from icebook.analysis.scan.planner import plan_scan
 from icebook.analysis.store.entries import counted_size, partition_label
 from icebook.analysis.store.manifests import ManifestStore, table_partition_type
@@ -177,12 +176,8 @@ def delete_rewrite_preview(
             snapshot_id=None, options=o, groups=(), skipped_groups=(), position_delete_files=0, dangling=()
         )
     plan = plan_scan(table, snapshot)
-    deletes = [
-        d.file
-        for d in plan.decisions
-        if d.level == Level.DELETE_FILE and d.file is not None and d.file.content == FileContent.POSITION_DELETES
-    ]
-    dangling = dangling_deletes(plan.tasks, deletes)
+    deletes = [d for d in plan.kept_delete_files() if d.content == FileContent.POSITION_DELETES]
+    dangling = dangling_deletes({d.file_path for d in plan.delete_files}, deletes)
     names = [f.name for f in table_partition_type(table.metadata).fields]
     by_partition: dict[tuple[Any, ...], list[CandidateFile]] = {}
     labels: dict[tuple[Any, ...], str] = {}

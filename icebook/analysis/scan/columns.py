@@ -29,7 +29,7 @@ from icebook.analysis.expr.pruning_arrow import (
     exact_stats,
     summary_stats,
 )
-from icebook.analysis.scan.model import ScanFile
+from icebook.analysis.scan.model import ScanFile, bulk
 from icebook.analysis.store.manifests import ManifestStore, source_schema_for, spec_partition_type
 from icebook.analysis.store.metrics import MapColumn, decode_bound_column
 from icebook.spec.manifest import EntryStatus, FileContent, FileFormat, ManifestContent, ManifestFile
@@ -284,48 +284,61 @@ class FileBuilder:
 
     def files(self, scan: ManifestScan, rows: Sequence[int] | np.ndarray) -> list[ScanFile]:
         rows = np.asarray(rows, dtype=np.int64)
-        if len(rows) == 0:
+        n = len(rows)
+        if n == 0:
             return []
         m = scan.manifest
-        taken = scan.entries.take(pa.array(rows))
+        is_deletes = m.content == ManifestContent.DELETES
+        wanted = ["partition", *_SCALARS, *(("lower_bounds", "upper_bounds") if is_deletes else ())]
+        # Only the columns a ScanFile holds are copied (a plan with a filter also holds the metric maps).
+        entries = scan.entries.select(wanted)
+        whole = n == entries.num_rows and bool((rows == np.arange(n)).all())
+        taken = entries if whole else entries.take(pa.array(rows))
         spec = self.metadata.spec_by_id(m.partition_spec_id)
         part = taken.column("partition").combine_chunks()
         names = [pf.name for pf in spec.fields][: part.type.num_fields]
         values = [physical(part.field(i)) for i in range(len(names))]
         cols = {c: taken.column(c).to_pylist() for c in _SCALARS}
-        is_deletes = m.content == ManifestContent.DELETES
-        n = len(rows)
-        fp_lower = fp_upper = [None] * n
+        fp_lower: list[Any] = []
+        fp_upper: list[Any] = []
         if is_deletes:
             bounds = {name: MapColumn(taken.column(name)) for name in ("lower_bounds", "upper_bounds")}
             fp_lower = bounds["lower_bounds"].lookup(DELETE_FILE_PATH_ID).to_pylist()
             fp_upper = bounds["upper_bounds"].lookup(DELETE_FILE_PATH_ID).to_pylist()
-        out = []
-        for i in range(n):
-            partition = tuple((name, values[j][i]) for j, name in enumerate(names))
-            eq = cols["equality_ids"][i]
-            out.append(
-                ScanFile(
-                    content=FileContent(cols["content"][i]),
-                    file_path=cols["file_path"][i],
-                    file_format=FileFormat.parse(cols["file_format"][i], file=m.manifest_path),
-                    spec_id=m.partition_spec_id,
-                    partition=partition,
-                    record_count=cols["record_count"][i],
-                    file_size_in_bytes=cols["file_size_in_bytes"][i],
-                    sequence_number=cols["sequence_number"][i] or 0,
-                    file_sequence_number=cols["file_sequence_number"][i],
-                    snapshot_id=cols["snapshot_id"][i],
-                    manifest_path=m.manifest_path,
-                    equality_ids=tuple(eq) if eq is not None else None,
-                    referenced_data_file=cols["referenced_data_file"][i],
-                    content_offset=cols["content_offset"][i],
-                    content_size_in_bytes=cols["content_size_in_bytes"][i],
-                    file_path_bounds=(utf8(fp_lower[i]), utf8(fp_upper[i])),
-                    partition_text=self.partition_text(m.partition_spec_id, partition),
-                )
-            )
-        return out
+        # Values many files share are made once: the content and format enums, each partition's tuple and text.
+        contents = {c: FileContent(c) for c in set(cols["content"])}
+        formats = {f: FileFormat.parse(f, file=m.manifest_path) for f in set(cols["file_format"])}
+        spec_id = m.partition_spec_id
+        keys = list(zip(*values, strict=True)) if values else [()] * n
+        # -0.0 == 0.0: where a partition value is floating, each file keeps its own tuple.
+        floating = any(pa.types.is_floating(part.type.field(j).type) for j in range(len(names)))
+        shared: dict[tuple[Any, ...], tuple[tuple[str, Any], ...]] = {}
+        for key in keys if floating else set(keys):
+            shared.setdefault(key, tuple(zip(names, key, strict=True)))
+        partitions = [tuple(zip(names, key, strict=True)) for key in keys] if floating else [shared[k] for k in keys]
+        texts = {key: self.partition_text(spec_id, shared[key]) for key in shared}
+        columns: dict[str, Sequence[Any]] = {
+            "content": [contents[c] for c in cols["content"]],
+            "file_path": cols["file_path"],
+            "file_format": [formats[f] for f in cols["file_format"]],
+            "partition": partitions,
+            "partition_text": [texts[k] for k in keys],
+            "record_count": cols["record_count"],
+            "file_size_in_bytes": cols["file_size_in_bytes"],
+            "sequence_number": [s or 0 for s in cols["sequence_number"]],
+            "file_sequence_number": cols["file_sequence_number"],
+            "snapshot_id": cols["snapshot_id"],
+            "equality_ids": [None if e is None else tuple(e) for e in cols["equality_ids"]],
+            "referenced_data_file": cols["referenced_data_file"],
+            "content_offset": cols["content_offset"],
+            "content_size_in_bytes": cols["content_size_in_bytes"],
+        }
+        constants: dict[str, Any] = {"spec_id": spec_id, "manifest_path": m.manifest_path}
+        if is_deletes:
+            columns["file_path_bounds"] = [(utf8(lo), utf8(hi)) for lo, hi in zip(fp_lower, fp_upper, strict=True)]
+        else:
+            constants["file_path_bounds"] = (None, None)
+        return bulk(ScanFile, n, columns, constants)
 
     def partition_text(self, spec_id: int, partition: tuple[tuple[str, Any], ...]) -> str:
         key = (spec_id, tuple(v for _, v in partition))

@@ -14,7 +14,6 @@ from __future__ import annotations
 
 from collections.abc import Collection, Iterator, Sequence
 from dataclasses import dataclass, field
-from functools import partial
 from itertools import islice
 from typing import Any
 
@@ -31,25 +30,32 @@ from icebook.analysis.resolve import snapshot_schema
 from icebook.analysis.scan.columns import (
     BY_PARTITION,
     KEPT,
-    FileBuilder,
     ManifestScan,
     decode_or_none,
     prune_manifests,
     row_column_stats,
     scan_manifest,
 )
-from icebook.analysis.scan.delete_index import DeleteJoin, equality_disjoint, match_deletes_columns
+from icebook.analysis.scan.delete_index import DeleteJoin, match_deletes_columns
 from icebook.analysis.scan.model import (
     Decision,
     Evidence,
     Level,
     ScanFile,
-    ScanTask,
     partition_text,
+)
+from icebook.analysis.scan.tasks import (
+    CHUNK,
+    ScanTasks,
+    attached,
+    build_tasks,
+    builder,
+    file_columns,
+    files_at,
+    task_table,
 )
 from icebook.analysis.store.manifests import parallel_map, spec_partition_type
 from icebook.analysis.store.table_like import TableLike
-from icebook.errors import OptionError
 from icebook.io.worker_pool import POOL
 from icebook.spec.manifest import FileContent, ManifestContent, ManifestFile
 from icebook.spec.metadata import TableMetadata
@@ -118,13 +124,6 @@ class ScanPlan:
 
     # ------------------------------------------------------------------ objects, when asked
 
-    def _builder(self) -> FileBuilder:
-        builder = self._views.get("builder")
-        if builder is None:
-            assert self.metadata is not None
-            builder = self._views["builder"] = FileBuilder(self.metadata)
-        return builder
-
     @property
     def decisions(self) -> tuple[Decision, ...]:
         """Every manifest (in manifest-list order), then the live data files and then the live delete
@@ -172,7 +171,7 @@ class ScanPlan:
             rows = np.flatnonzero((scan.content == int(FileContent.DATA)) == (level == Level.DATA_FILE))
             for start in range(0, len(rows), 1024):  # files are built a batch at a time, as they are read
                 chunk = rows[start : start + 1024]
-                for row, f in zip(chunk, self._builder().files(scan, chunk), strict=True):
+                for row, f in zip(chunk, builder(self).files(scan, chunk), strict=True):
                     code = scan.evidence[row]
                     evidence = None
                     if code == KEPT:
@@ -196,98 +195,33 @@ class ScanPlan:
                     )
 
     @property
-    def tasks(self) -> tuple[ScanTask, ...]:
-        """A task per data file to read, with the delete files that apply to it."""
-        cached = self._views.get("tasks")
-        if cached is None:
-            cached = self._views["tasks"] = self.tasks_for(None)
-        return tuple(cached)
+    def tasks(self) -> ScanTasks:
+        """A task per data file to read, with the delete files that apply to it: a sequence whose tasks are
+        built as they are read (``scan.tasks``), none kept; ``to_arrow()`` has them all as columns."""
+        return ScanTasks(self, np.arange(self.task_count))
 
-    def tasks_for(self, paths: Collection[str] | None) -> tuple[ScanTask, ...]:
+    def tasks_for(self, paths: Collection[str] | None) -> ScanTasks:
         """The tasks of the data files in ``paths`` (all when None), building only those."""
-        if self.join is None or not len(self.join.data):
-            return ()
-        data = self.join.data
-        if paths is None:
-            chosen = np.arange(len(data))
-        else:
-            wanted = pa.array(list(paths), pa.string())
-            chosen = np.flatnonzero(np.asarray(pc.is_in(data.paths, value_set=wanted).to_numpy(zero_copy_only=False)))
-        return tuple(self._tasks(chosen))
+        if paths is None or self.join is None or not len(self.join.data):
+            return self.tasks
+        wanted = pa.array(list(paths), pa.string())
+        found = pc.is_in(self.join.data.paths, value_set=wanted).to_numpy(zero_copy_only=False)
+        return ScanTasks(self, np.flatnonzero(np.asarray(found)))
 
     @property
-    def reference_tasks(self) -> tuple[ScanTask, ...]:
+    def reference_tasks(self) -> ScanTasks:
         """The tasks with the delete files the reference implementation attaches: less the equality
         deletes that column statistics rule out (the delete index's statistics rule; the plan must be
         made with ``equality_stats=True``). Each ruled-out delete keeps its reason in words."""
-        cached = self._views.get("reference_tasks")
-        if cached is None:
-            if self.join is None or not len(self.join.data):
-                cached = ()
-            elif self.join.disjoint is None:
-                raise OptionError("reference_tasks needs a plan made with equality_stats=True")
-            else:
-                cached = tuple(self._tasks(np.arange(len(self.join.data)), like_reference=True))
-            self._views["reference_tasks"] = cached
-        return tuple(cached)
+        if self.join is not None and len(self.join.data):
+            attached(self, like_reference=True)  # raises when the plan did not read the statistics
+        return ScanTasks(self, np.arange(self.task_count), like_reference=True)
 
-    def _tasks(self, chosen: np.ndarray, *, like_reference: bool = False) -> Iterator[ScanTask]:
-        assert self.join is not None and self.metadata is not None
-        join = self.join
-        files = self._files(join.data, chosen)
-        in_pairs = np.isin(join.data_index, chosen)
-        pair_data, pair_delete, pair_applies = (
-            join.data_index[in_pairs],
-            join.delete_index[in_pairs],
-            join.applies[in_pairs],
-        )
-        ruled_out = np.zeros(len(pair_data), dtype=bool)
-        if like_reference and join.disjoint is not None:
-            ruled_out = join.disjoint[in_pairs]
-        delete_files = dict(
-            zip(np.unique(pair_delete).tolist(), self._files(join.deletes, np.unique(pair_delete)), strict=True)
-        )
-        starts = np.searchsorted(pair_data, chosen, side="left")
-        ends = np.searchsorted(pair_data, chosen, side="right")
-        unpartitioned = frozenset(s for s, spec in self.metadata.partition_specs.items() if spec.is_unpartitioned)
-        for position, f, start, end in zip(chosen.tolist(), files, starts, ends, strict=True):
-            candidates = tuple(delete_files[int(i)] for i in pair_delete[start:end])
-            out = ruled_out[start:end]
-            applied = tuple(
-                d for d, ok, no in zip(candidates, pair_applies[start:end], out, strict=True) if ok and not no
-            )
-            positions = {
-                d.file_path: int(x) for d, x, no in zip(candidates, pair_delete[start:end], out, strict=True) if no
-            }
-            yield ScanTask(
-                file=f,
-                deletes=applied,
-                candidates=candidates,
-                unpartitioned_specs=unpartitioned,
-                ruled_out=tuple(positions),
-                ruled_out_reason=partial(self._ruled_out_reason, position, positions) if positions else None,
-            )
-
-    def _ruled_out_reason(self, data_position: int, delete_positions: dict[str, int], d: ScanFile) -> str:
-        """Why column statistics rule out equality delete ``d`` for the data file at ``data_position``."""
-        assert self.join is not None and self.metadata is not None
-        schema = self.metadata.current_schema()
-        fields = [x for i in d.equality_ids or () if (x := schema.find_field(i)) is not None]
-        ids = {x.field_id for x in fields}
-        data = self.join.data.stats(data_position, schema, ids)
-        delete = self.join.deletes.stats(delete_positions[d.file_path], schema, ids)
-        return equality_disjoint(data, delete, fields) or "statistics rule it out"
-
-    def _files(self, rows: Any, positions: np.ndarray) -> list[ScanFile]:
-        """ScanFiles for ``positions`` of a ``FileRows``, in that order."""
-        out: list[ScanFile] = []
-        scan_index, row_index = rows.scan_index[positions], rows.rows[positions]
-        if not len(positions):
-            return out
-        cuts = np.flatnonzero(np.diff(scan_index)) + 1
-        for s, e in zip(np.concatenate([[0], cuts]), np.concatenate([cuts, [len(positions)]]), strict=True):
-            out.extend(self._builder().files(self.scans[int(scan_index[s])], row_index[s:e]))
-        return out
+    def to_arrow(self, *, like_reference: bool = False) -> pa.Table:
+        """Every task at once as columns, one row per task in ``tasks``' order (``scan.tasks.task_table``:
+        the data file's fields and the paths of the delete files attached to it), with no object per file;
+        ``like_reference``: attached as ``reference_tasks`` attaches them."""
+        return task_table(self, like_reference=like_reference)
 
     @property
     def delete_files(self) -> tuple[ScanFile, ...]:
@@ -296,9 +230,16 @@ class ScanPlan:
             return ()
         applied = np.unique(self.join.applied[1])
         seen: dict[str, ScanFile] = {}
-        for f in self._files(self.join.deletes, applied):
+        for f in files_at(self, self.join.deletes, applied):
             seen.setdefault(f.file_path, f)
         return tuple(seen.values())
+
+    def kept_delete_files(self) -> tuple[ScanFile, ...]:
+        """The live delete files the plan keeps after pruning, applied or not, in manifest and entry order
+        (no data file is built)."""
+        if self.join is None:
+            return ()
+        return tuple(files_at(self, self.join.deletes, np.arange(len(self.join.deletes))))
 
     def applied_deletes(self) -> dict[str, frozenset[str]]:
         """Data file path -> paths of the delete files that apply to it, for every task (no objects)."""
@@ -340,17 +281,35 @@ class ScanPlan:
                 yield f"  {'KEEP' if d.kept else 'SKIP'} {self._short(d.path)}" + (f": {d.reason}" if d.reason else "")
         yield ""
         yield f"Tasks: {self.task_count} data files to read, {self.delete_file_count} delete files to apply"
-        for task in self._tasks(np.arange(self.task_count)):
-            f = task.file
-            yield (
-                f"  {self._short(f.file_path)} ({f.record_count} rows, data seq {f.sequence_number}, "
-                f"spec {f.spec_id}, partition {partition_text(f)})"
-            )
-            matches = task.matches
-            for m in matches:
-                yield f"      {m.delete.kind} {self._short(m.delete.file_path)}: {m.reason}"
-            if not matches:
+        yield from self._task_lines()
+
+    def _task_lines(self) -> Iterator[str]:
+        """The tasks' lines, ``CHUNK`` tasks at a time: from the columns, and from task objects only for a
+        chunk where some data file has delete files to consider (their matches are said in words)."""
+        if self.join is None or not self.task_count:
+            return
+        considered = np.bincount(self.join.data_index, minlength=self.task_count) > 0
+        for start in range(0, self.task_count, CHUNK):
+            positions = np.arange(start, min(start + CHUNK, self.task_count))
+            if considered[positions].any():
+                for task in build_tasks(self, positions):
+                    f = task.file
+                    yield self._task_line(f.file_path, f.record_count, f.sequence_number, f.spec_id, partition_text(f))
+                    matches = task.matches
+                    for m in matches:
+                        yield f"      {m.delete.kind} {self._short(m.delete.file_path)}: {m.reason}"
+                    if not matches:
+                        yield "      no delete files in its partition"
+                continue
+            columns = file_columns(self, positions)
+            for values in zip(*columns.values(), strict=True):
+                yield self._task_line(*values)
                 yield "      no delete files in its partition"
+
+    def _task_line(self, path: str, records: int, sequence_number: int, spec_id: int, partition: str) -> str:
+        return (
+            f"  {self._short(path)} ({records} rows, data seq {sequence_number}, spec {spec_id}, partition {partition})"
+        )
 
     def explain_line_count(self) -> int:
         """How many lines ``explain()`` has, counted without making them."""

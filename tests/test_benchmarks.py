@@ -1,0 +1,77 @@
+"""Every benchmark that runs without Spark, run on a small table, so that none rots: each must finish with
+exit status 0, which each gives only when the engines it compares agree (tasks, rows, partitions, files).
+Nothing here looks at a time.
+
+The large tables are ``synthetic_table.py``'s (``ICEBOOK_BENCH_TABLES=synthetic``), written into a
+temporary ``ICEBOOK_HOME`` by the first benchmark that needs one. The benchmarks that need Spark to build
+their table or to answer (``read.py``, ``maintenance_previews.py``, ``spark_aggregates.py``, the time-lapse
+table of ``timelapse.py``) or a browser (``tree_paging.py``) are named in ``NOT_SMOKED`` with the reason.
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+BENCHMARKS = ROOT / "benchmarks"
+FILES = 4_000  # at least three days of the layout's 1,280 files a day (the one-day filter)
+
+SMOKED: dict[str, list[str]] = {
+    "scan_planning": ["scan_planning.py", "--files", str(FILES)],
+    "scan_planning warm start": ["scan_planning.py", "--files", str(FILES), "--warm-start"],
+    "files_listing": ["files_listing.py", "--files", str(FILES), "--no-spark"],
+    "diff": ["diff.py", "--files", str(FILES)],
+    "partitions_table": ["partitions_table.py", "--table", "<table>", "--timeout", "300"],
+    "health": ["health.py", "--location", "<table>"],
+    "large_table growth": ["large_table.py", "--measure", str(FILES), "--timeout", "300"],
+    "avro_decode": ["avro_decode.py", "--entries", "2000", "--repeat", "1"],
+    "history": ["history.py", "--snapshots", "300", "--peer-timeout", "120"],
+    "lake_browser": ["lake_browser.py", "--tables", "12", "--page", "5"],
+}
+NOT_SMOKED = {
+    "read.py": "its table is written by Spark",
+    "maintenance_previews.py": "its peer is the reference implementation's planning in Spark's JVM",
+    "spark_aggregates.py": "it measures engine='spark'",
+    "timelapse.py": "its 200-snapshot table is written by Spark",
+    "tree_paging.py": "it drives JupyterLab in a browser",
+    "synthetic_table.py": "the table builder the others run",
+    "large_table.py": "(smoked above with --measure)",
+}
+
+
+@pytest.fixture(scope="module")
+def bench_home(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    return tmp_path_factory.mktemp("bench-home")
+
+
+def test_every_benchmark_is_smoked_or_says_why_not() -> None:
+    scripts = {p.name for p in BENCHMARKS.glob("*.py")}
+    smoked = {args[0] for args in SMOKED.values()}
+    assert scripts == smoked | set(NOT_SMOKED), scripts ^ (smoked | set(NOT_SMOKED))
+
+
+@pytest.mark.parametrize("name", list(SMOKED))
+def test_benchmark_runs_and_the_engines_agree(name: str, bench_home: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("ICEBOOK_HOME", str(bench_home))
+    monkeypatch.setenv("ICEBOOK_BENCH_TABLES", "synthetic")
+    monkeypatch.setenv("PYTHONPATH", os.pathsep.join(p for p in (str(ROOT), os.environ.get("PYTHONPATH", "")) if p))
+    monkeypatch.syspath_prepend(str(BENCHMARKS))
+    import synthetic_table
+
+    table = synthetic_table.build(FILES)
+    script, *args = SMOKED[name]
+    args = [str(table) if a == "<table>" else a for a in args]
+    done = subprocess.run(
+        [sys.executable, str(BENCHMARKS / script), *args],
+        capture_output=True,
+        text=True,
+        timeout=1800,
+        check=False,
+    )
+    assert done.returncode == 0, f"{script} {' '.join(args)}\n{done.stdout[-3000:]}\n{done.stderr[-3000:]}"
+    assert done.stdout.strip(), script
