@@ -60,8 +60,6 @@ FIRST_DAY = "2024-01-01"  # BenchTableWriter.FIRST_DAY
 JAVA_SOURCE = Path(__file__).with_name("BenchTableWriter.java")
 _writer_class: Any = None
 
-# Collecting the files metadata table of 500k files into the driver needs more than the default 3g.
-os.environ.setdefault("ICEBOOK_SPARK_DRIVER_MEMORY", "8g")
 
 
 @dataclass(frozen=True, slots=True)
@@ -149,7 +147,10 @@ def read_marker(files: int, files_per_manifest: int = 2_500, commit_files: int =
 def get_spark() -> SparkSession:
     from icebook.engines.spark_session import get_session
 
-    return get_session(warehouse=warehouse_dir(), catalog=CATALOG)
+    # Collecting the files metadata table of 500k files into the driver needs more than the default 3g
+    # (ICEBOOK_SPARK_DRIVER_MEMORY, when set, says how much).
+    memory = os.environ.get("ICEBOOK_SPARK_DRIVER_MEMORY") or "8g"
+    return get_session(warehouse=warehouse_dir(), catalog=CATALOG, conf={"spark.driver.memory": memory})
 
 
 def compile_writer() -> Path:

@@ -32,6 +32,9 @@ def _row(task: ScanTask) -> dict[str, object]:
     }
 
 
+pytestmark = pytest.mark.spark
+
+
 @pytest.mark.parametrize("name", list(SCENARIOS))
 def test_the_task_table_equals_the_tasks(scenario_locations: dict[str, Path], name: str) -> None:
     t = icebook.open(scenario_locations[name])
