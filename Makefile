@@ -82,7 +82,7 @@ $(SPARK35_DIR)/.pyspark-$(SPARK35):
 	$(PY) -m pip install -q --target $(SPARK35_DIR) pyspark==$(SPARK35)
 	@touch $@
 
-test-spark35: env $(SPARK35_DIR)/.pyspark-$(SPARK35)
+test-spark35: system-deps env $(SPARK35_DIR)/.pyspark-$(SPARK35)
 	$(SPARK35_ENV) $(PY) -m icebook.engines.spark_jars
 	$(SPARK35_ENV) $(VENV)/bin/pytest $(SPARK35_TESTS)
 
