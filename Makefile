@@ -74,7 +74,7 @@ SPARK35 := 3.5.9
 SPARK35_DIR := $(VENV)/spark35
 SPARK35_HOME ?= $${ICEBOOK_HOME:-$$HOME/.cache/icebook}/spark-$(SPARK35)
 SPARK35_TESTS ?= tests/engines/test_spark.py tests/maintenance/test_previews_spark.py tests/io/test_spark_s3.py \
-	tests/engines/test_spark_offline.py
+	tests/engines/test_spark_offline.py tests/engines/test_spark_jars.py
 SPARK35_ENV = PYTHONPATH=$(abspath $(SPARK35_DIR)) ICEBOOK_HOME="$(SPARK35_HOME)" ICEBOOK_TEST_PYSPARK=$(SPARK35)
 
 $(SPARK35_DIR)/.pyspark-$(SPARK35):
