@@ -116,21 +116,25 @@ def _ivy_settings(path: Path, repository: str) -> Path:
 EXPECTED = [{"id": 1, "name": "a"}, {"id": 2, "name": "b"}, {"id": 3, "name": None}]
 
 
-def test_an_offline_start_resolves_from_a_local_repository(tmp_path: Path) -> None:
+@pytest.mark.parametrize("setting", ["spark.jars.ivySettings", "spark.jars.repositories"])
+def test_an_offline_start_resolves_from_a_local_repository(tmp_path: Path, setting: str) -> None:
     runtime = _runtime()
     repository = _local_repository(tmp_path / "repo", runtime)
     ivy = tmp_path / "ivy"  # empty: nothing resolved before
-    settings = _ivy_settings(tmp_path / "ivysettings.xml", repository)
-    answer, log = _start(
-        tmp_path,
-        {"packages": [str(runtime)], "conf": {"spark.jars.ivy": str(ivy), "spark.jars.ivySettings": str(settings)}},
-    )
+    conf = {"spark.jars.ivy": str(ivy)}
+    if setting == "spark.jars.ivySettings":  # the repository is Ivy's only resolver
+        conf[setting] = str(_ivy_settings(tmp_path / "ivysettings.xml", repository))
+        resolver = "only"
+    else:  # Spark's own resolvers first (Maven Central refused by the closed proxy), then the repository
+        conf[setting] = repository
+        resolver = "repo-1"
+    answer, log = _start(tmp_path, {"packages": [str(runtime)], "conf": conf})
     assert answer["spark"] == spark_jars.installed_spark_version()
     assert answer["rows"] == {"spark": EXPECTED, "arrow": EXPECTED}
     # Ivy resolved the runtime from the local repository into the empty Ivy home
+    assert f"found {runtime.group}#{runtime.artifact};{runtime.version} in {resolver}" in log
     assert (ivy / "jars" / runtime.jar_name).is_file()
     assert runtime.jar_name in answer["jars"]
-    assert "repo1.maven.org" not in log
 
 
 def test_a_start_from_jar_paths_resolves_nothing(tmp_path: Path) -> None:
