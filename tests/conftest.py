@@ -23,10 +23,33 @@ from icebook.scenarios.build import CATALOG, ensure_warehouse, table_location
 pytest_plugins = ("pytester", "_support.tiers", "_support.timeouts", "_support.environment")
 
 
+def pytest_configure(config: pytest.Config) -> None:
+    """A run for one Spark line (``ICEBOOK_TEST_PYSPARK=3.5.9``, set by ``make test-spark35``) refuses to
+    run on another: PYTHONPATH put the wrong pyspark first otherwise."""
+    expected = os.environ.get("ICEBOOK_TEST_PYSPARK", "").strip()
+    if expected:
+        import pyspark
+
+        if pyspark.__version__ != expected:
+            raise pytest.UsageError(
+                f"ICEBOOK_TEST_PYSPARK={expected} but pyspark {pyspark.__version__} is imported ({pyspark.__file__})"
+            )
+
+
+def pytest_report_header(config: pytest.Config) -> str:
+    from icebook.engines.spark_jars import installed_spark_version
+
+    return f"pyspark {installed_spark_version()}"
+
+
 @pytest.fixture(scope="session")
 def spark() -> Any:
-    """The process's one SparkSession, with the Iceberg runtime."""
-    return get_session(progress=False)
+    """The process's one SparkSession, with the Iceberg runtime (of the pyspark a run asked for)."""
+    session = get_session(progress=False)
+    expected = os.environ.get("ICEBOOK_TEST_PYSPARK", "").strip()
+    if expected and session.version != expected:
+        raise AssertionError(f"ICEBOOK_TEST_PYSPARK={expected} but the JVM runs Spark {session.version}")
+    return session
 
 
 @pytest.fixture(scope="session")

@@ -202,6 +202,16 @@ def first_source(coordinate: Coordinate, repos: list[str]) -> Probe:
     return Probe(coordinate, repos[-1] if repos else "", None, "; ".join(refusals))
 
 
+def why_not_fetched(coordinate: Coordinate, settings: Mapping[str, str]) -> str:
+    """Why Ivy did not fetch ``coordinate``, said of where it looked: the resolvers of the user's
+    ``spark.jars.ivySettings`` (icebook does not read that file), else each repository Spark tried."""
+    ivy_settings = settings.get("spark.jars.ivySettings", "").strip()
+    if ivy_settings:
+        return f"the resolvers of {ivy_settings} (spark.jars.ivySettings) do not have it"
+    found = first_source(coordinate, repositories(settings))
+    return found.problem if found.size is None else f"{found.repository} has it, but Ivy did not fetch it"
+
+
 def _mib(size: int) -> str:
     return f"{size / 1_048_576:.1f} MiB"
 

@@ -422,8 +422,8 @@ def _start_failure(
     """Why the JVM did not start, in one line: a coordinate Ivy could not fetch (naming the repository),
     else Spark's own first line."""
     for coordinate in spark_jars.missing(wanted, ivy):
-        found = spark_jars.first_source(coordinate, spark_jars.repositories(settings))
-        where = found.problem if found.size is None else f"{found.repository} has it, but Ivy did not fetch it"
-        return EnvironmentProblem(f"Spark could not fetch {coordinate}: {where}")
+        return EnvironmentProblem(
+            f"Spark could not fetch {coordinate}: {spark_jars.why_not_fetched(coordinate, settings)}"
+        )
     text = next((line.strip() for line in str(exc).splitlines() if line.strip()), type(exc).__name__)
     return EnvironmentProblem(f"Spark did not start: {text[:300]}")
