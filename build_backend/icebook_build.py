@@ -95,11 +95,11 @@ def _requires() -> list[str]:
 
 
 def get_requires_for_build_wheel(config_settings: dict[str, Any] | None = None) -> list[str]:
-    return [*_setuptools.get_requires_for_build_wheel(config_settings), *_requires()]
+    return [*_requires(), *_setuptools.get_requires_for_build_wheel(config_settings)]
 
 
 def get_requires_for_build_sdist(config_settings: dict[str, Any] | None = None) -> list[str]:
-    return [*_setuptools.get_requires_for_build_sdist(config_settings), *_requires()]
+    return [*_requires(), *_setuptools.get_requires_for_build_sdist(config_settings)]
 
 
 def build_wheel(
