@@ -158,7 +158,8 @@ def test_clean_clone_wheel_ships_the_lake_browser(clean_build: Build) -> None:
 def test_sdist_carries_the_built_extension_and_not_its_sources(clean_build: Build) -> None:
     """The sdist holds the built extension and the build backend, so a wheel built from it (as `python -m
     build` just did) needs no Node; it does not hold node_modules or the TypeScript sources."""
-    names = tarfile.open(clean_build.sdist).getnames()
+    with tarfile.open(clean_build.sdist) as sdist:
+        names = sdist.getnames()
     top = "icebook-0.1.0/"
     assert f"{top}build_backend/icebook_build.py" in names
     for name in EXTENSION_FILES:
@@ -182,7 +183,9 @@ def _fresh_install(wheel: Path, tmp_path: Path) -> Path:
         capture_output=True,
         text=True,
     ).stdout.strip()
+    # This interpreter's site folders, with those its own path files add (never the checkout on PYTHONPATH).
     deps = {sysconfig.get_paths()["purelib"], sysconfig.get_paths()["platlib"]}
+    deps |= {p for p in sys.path if Path(p).name == "site-packages" and Path(p).is_dir()}
     (Path(site) / "icebook_test_deps.pth").write_text("\n".join(sorted(deps)) + "\n")
     install = ["install", "-q", "--no-deps", "--no-index", "--ignore-installed", str(wheel)]
     subprocess.run([sys.executable, "-m", "pip", "--python", str(python), *install], check=True)
@@ -195,7 +198,9 @@ def test_installed_wheel_enables_the_lake_browser(wheel: Path, tmp_path: Path) -
     import os
 
     bin_dir = _fresh_install(wheel, tmp_path)
-    env = {k: v for k, v in os.environ.items() if not k.startswith("JUPYTER") and k not in ("PYTHONPATH", "VIRTUAL_ENV")}
+    env = {
+        k: v for k, v in os.environ.items() if not k.startswith("JUPYTER") and k not in ("PYTHONPATH", "VIRTUAL_ENV")
+    }
     # Only the fresh environment's folders: no user-level extension or config can make the answer.
     env.update(HOME=str(tmp_path / "home"), JUPYTER_NO_CONFIG="1", JUPYTER_PLATFORM_DIRS="1")
 
