@@ -89,13 +89,14 @@ def _metadata(location: str, i: int, now_ms: int) -> dict[str, Any]:
     }
 
 
-def build(root: Path, tables: int) -> dict[str, str]:
+def build(root: Path, tables: int, catalog_name: str = CATALOG) -> dict[str, str]:
+    """A SQL catalog named ``catalog_name`` (a SQL catalog's rows carry its name) of ``tables`` tables."""
     from pyiceberg.catalog.sql import SqlCatalog
 
     warehouse = root / "warehouse"
     warehouse.mkdir()
     properties = {"type": "sql", "uri": f"sqlite:///{root / 'catalog.db'}", "warehouse": warehouse.as_uri()}
-    catalog = SqlCatalog(CATALOG, **properties)
+    catalog = SqlCatalog(catalog_name, **properties)
     catalog.create_namespace(NAMESPACE)
     now = int(time.time() * 1000)
     for i in range(tables):

@@ -61,7 +61,6 @@ JAVA_SOURCE = Path(__file__).with_name("BenchTableWriter.java")
 _writer_class: Any = None
 
 
-
 @dataclass(frozen=True, slots=True)
 class Layout:
     """Parameters that decide the table's content; the cache marker stores them."""

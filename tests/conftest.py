@@ -10,6 +10,7 @@ per-test timeout (``_support/timeouts.py``), and no test leaves the environment 
 
 from __future__ import annotations
 
+import os
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any

@@ -1,12 +1,16 @@
-"""Packaging promises: binder pins what pyproject pins, widgets ship in the wheel, clear environment errors."""
+"""Packaging promises: a clean clone builds a complete sdist and wheel, the installed wheel enables the lake
+browser, binder pins what pyproject pins, widgets ship in the wheel, clear environment errors."""
 
 from __future__ import annotations
 
 import json
+import re
 import subprocess
 import sys
+import tarfile
 import tomllib
 import zipfile
+from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
@@ -31,6 +35,9 @@ def test_binder_pins_match_pyproject() -> None:
     assert (ROOT / "binder" / "runtime.txt").read_text().strip() == "python-3.11"
     post_build = (ROOT / "binder" / "postBuild").read_text()
     assert "set -e" in post_build and "icebook.scenarios.build demo" in post_build
+    # A real install of the wheel: an editable one skips its data files, the lake browser among them.
+    install = next(line for line in post_build.splitlines() if line.startswith("pip install"))
+    assert " -e " not in f"{install} " and "--editable" not in install
     assert "icebook.engines.spark_jars" in post_build  # the jars fetched ahead, once
 
 
@@ -55,17 +62,36 @@ def test_a_fresh_install_resolves_none_of_the_stand_ins(wheel: Path, tmp_path: P
     assert not names & set(STAND_INS)
 
 
-def _wheel(folder: Path) -> Path:
-    """The wheel of this checkout, built into ``folder``."""
-    command = [sys.executable, "-m", "pip", "wheel", "--no-deps", "--no-build-isolation", "-q", "-w", str(folder)]
-    subprocess.run([*command, str(ROOT)], check=True)
-    return next(folder.glob("icebook-*.whl"))
+@dataclass(frozen=True)
+class Build:
+    """What `python -m build` made from a clean clone of this repository's committed state."""
+
+    sdist: Path
+    wheel: Path
+
+
+def _git(*args: str, cwd: Path) -> None:
+    subprocess.run(["git", *args], cwd=cwd, check=True, capture_output=True, text=True)
 
 
 @pytest.fixture(scope="module")
-def wheel(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """The wheel pip builds from this checkout, built once for the tests of this module."""
-    return _wheel(tmp_path_factory.mktemp("wheel"))
+def clean_build(tmp_path_factory: pytest.TempPathFactory) -> Build:
+    """The sdist and wheel that `python -m build` (isolated build environments, as a user gets them) makes from
+    a fresh `git clone` of this checkout's HEAD: no built lab extension, no node_modules, nothing untracked."""
+    folder = tmp_path_factory.mktemp("clean-clone")
+    clone, out = folder / "icebook", folder / "out"
+    _git("clone", "--quiet", "--no-local", str(ROOT), str(clone), cwd=folder)
+    assert not (clone / "labextension" / "dist").exists()
+    built = subprocess.run(
+        [sys.executable, "-m", "build", "--outdir", str(out), str(clone)], capture_output=True, text=True, timeout=1800
+    )
+    assert built.returncode == 0, built.stdout[-3000:] + built.stderr[-3000:]
+    return Build(sdist=next(out.glob("icebook-*.tar.gz")), wheel=next(out.glob("icebook-*.whl")))
+
+
+@pytest.fixture(scope="module")
+def wheel(clean_build: Build) -> Path:
+    return clean_build.wheel
 
 
 def test_wheel_ships_widgets_and_console_script(wheel: Path) -> None:
@@ -109,21 +135,39 @@ def test_unwritable_warehouse(tmp_path: Path) -> None:
         spark_session.check_writable(blocker / "warehouse")
 
 
-def test_wheel_ships_the_lake_browser(wheel: Path) -> None:
-    """The prebuilt JupyterLab extension and the config enabling the server extension are in the wheel, where
-    pip puts them under share/jupyter and etc/jupyter (so `pip install` needs no Node)."""
-    built = ROOT / "labextension" / "dist"
-    if not (built / "package.json").exists():
-        pytest.fail("the lake browser extension is not built: run `make labextension`", pytrace=False)
-    names = set(zipfile.ZipFile(wheel).namelist())
+EXTENSION_FILES = ("package.json", "install.json", "static/remoteEntry.", "static/style.js")
+
+
+def test_clean_clone_wheel_ships_the_lake_browser(clean_build: Build) -> None:
+    """The wheel built from a clean clone carries the lab extension the build backend built (its package.json,
+    install.json and static bundle) and the config enabling the server extension, under the data folders pip
+    installs into share/jupyter and etc/jupyter, so `pip install` of the wheel needs no Node."""
+    names = set(zipfile.ZipFile(clean_build.wheel).namelist())
     data = "icebook-0.1.0.data/data/"
     extension = f"{data}share/jupyter/labextensions/icebook-lake-browser/"
-    assert f"{extension}package.json" in names and f"{extension}install.json" in names
-    for asset in (built / "static").iterdir():
-        assert f"{extension}static/{asset.name}" in names
-    assert any(n.startswith(f"{extension}static/remoteEntry.") for n in names)
+    for name in EXTENSION_FILES:
+        assert any(n.startswith(extension + name) for n in names), name
+    static = {n.removeprefix(f"{extension}static/") for n in names if n.startswith(f"{extension}static/")}
+    assert {n for n in static if n.endswith(".js")} > {"style.js"}  # the bundle's chunks, not only its entry
     assert f"{data}etc/jupyter/jupyter_server_config.d/icebook.json" in names
     assert "icebook/server/handlers.py" in names
+    package = json.loads(zipfile.ZipFile(clean_build.wheel).read(f"{extension}package.json"))
+    assert package["name"] == "icebook-lake-browser"
+    remote_entry = package["jupyterlab"]["_build"]["load"]  # the entry the built package.json points to
+    assert f"{extension}{remote_entry}" in names
+
+
+def test_sdist_carries_the_built_extension_and_not_its_sources(clean_build: Build) -> None:
+    """The sdist holds the built extension and the build backend, so a wheel built from it (as `python -m
+    build` just did) needs no Node; it does not hold node_modules or the TypeScript sources."""
+    with tarfile.open(clean_build.sdist) as sdist:
+        names = sdist.getnames()
+    top = "icebook-0.1.0/"
+    assert f"{top}build_backend/icebook_build.py" in names
+    for name in EXTENSION_FILES:
+        assert any(n.startswith(f"{top}labextension/dist/{name}") for n in names), name
+    assert f"{top}jupyter-config/server-config/icebook.json" in names
+    assert not [n for n in names if "node_modules" in n or n.startswith(f"{top}labextension/src")]
 
 
 def _fresh_install(wheel: Path, tmp_path: Path) -> Path:
@@ -141,11 +185,40 @@ def _fresh_install(wheel: Path, tmp_path: Path) -> Path:
         capture_output=True,
         text=True,
     ).stdout.strip()
+    # This interpreter's site folders, with those its own path files add (never the checkout on PYTHONPATH).
     deps = {sysconfig.get_paths()["purelib"], sysconfig.get_paths()["platlib"]}
+    deps |= {p for p in sys.path if Path(p).name == "site-packages" and Path(p).is_dir()}
     (Path(site) / "icebook_test_deps.pth").write_text("\n".join(sorted(deps)) + "\n")
     install = ["install", "-q", "--no-deps", "--no-index", "--ignore-installed", str(wheel)]
     subprocess.run([sys.executable, "-m", "pip", "--python", str(python), *install], check=True)
     return env / "bin"
+
+
+def test_installed_wheel_enables_the_lake_browser(wheel: Path, tmp_path: Path) -> None:
+    """Installed into a fresh environment (not editable), the wheel's lab extension and server extension are
+    both listed as enabled, from that environment's own share/jupyter and etc/jupyter."""
+    import os
+
+    bin_dir = _fresh_install(wheel, tmp_path)
+    env = {
+        k: v for k, v in os.environ.items() if not k.startswith("JUPYTER") and k not in ("PYTHONPATH", "VIRTUAL_ENV")
+    }
+    # Only the fresh environment's folders: no user-level extension or config can make the answer.
+    env.update(HOME=str(tmp_path / "home"), JUPYTER_NO_CONFIG="1", JUPYTER_PLATFORM_DIRS="1")
+
+    def listing(module: str) -> str:
+        done = subprocess.run(
+            [str(bin_dir / "python"), "-m", module, "list"], env=env, capture_output=True, text=True, timeout=300
+        )
+        assert done.returncode == 0, done.stderr
+        return done.stdout + done.stderr
+
+    lab = listing("jupyterlab.labextensions")
+    assert str(tmp_path / "venv" / "share" / "jupyter" / "labextensions") in lab
+    assert re.search(r"icebook-lake-browser v0\.1\.0 .*enabled.*OK", lab), lab
+    server = listing("jupyter_server.extension.serverextension")
+    assert str(tmp_path / "venv" / "etc" / "jupyter") in server
+    assert re.search(r"icebook\.server .*enabled", server), server
 
 
 @pytest.mark.spark

@@ -25,11 +25,13 @@ they do.
 from __future__ import annotations
 
 import time
+from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from enum import StrEnum
 
 import pandas as pd
 import pyarrow as pa
+import pyarrow.compute as pc
 
 from icebook.analysis._frames import frame
 from icebook.analysis.ancestry import ancestor_ids
@@ -46,6 +48,7 @@ from icebook.analysis.maintenance.health_sections import (
 from icebook.analysis.maintenance.health_stream import measure_snapshot
 from icebook.analysis.maintenance.orphans import DEFAULT_AGE_MS, OrphanReport, PendingOrphans
 from icebook.analysis.maintenance.rewrite_previews import ManifestRewritePreview, manifest_rewrite_preview
+from icebook.analysis.store.metrics import invalid_bounds
 from icebook.analysis.store.reachable import live_files
 from icebook.analysis.store.table_like import TableLike
 from icebook.errors import IcebookError, PropertyError
@@ -204,15 +207,19 @@ def health(
             notes.append(str(exc))
     searching = PendingOrphans(metadata, metadata_location, store, fileio, now_ms=now) if list_files else None
     visitors = [v.visit for v in (pending, searching) if v is not None]
+    schema = metadata.current_schema()
+    bad_bounds: list[IcebookError] = []  # appended from the pass's worker threads (list.extend is atomic)
 
     def visit(manifest: ManifestFile, entries: pa.Table) -> None:
+        live_entries = entries.filter(pc.not_equal(entries.column("status"), 2))  # a deleted entry is history
+        bad_bounds.extend(invalid_bounds(live_entries, schema, manifest.manifest_path))
         live = live_files(entries)
         for one in visitors:
             one(manifest, live)
 
-    # One pass over the snapshot's manifests, one at a time: files, deletes, manifests and compaction.
+    # One pass over the snapshot's manifests, one at a time: files, deletes, manifests, compaction, bounds.
     options, target = _measure_settings(metadata)
-    measured = measure_snapshot(table, snapshot, options, target, visit=visit if visitors else None)
+    measured = measure_snapshot(table, snapshot, options, target, visit=visit, bounds=True)
     files, manifests = measured.files, measured.manifests
     compaction: CompactionCounts | None = None
     if properties.TARGET_FILE_SIZE_BYTES.name not in bad:
@@ -232,6 +239,7 @@ def health(
     findings = [
         *_findings(metadata, files, compaction, manifests, rewrite, history, refs, orphans),
         *(_property_finding(e) for e in invalid),
+        *_bounds_finding(bad_bounds),
     ]
     return HealthReport(
         location=metadata.location,
@@ -290,6 +298,25 @@ def _property_finding(error: PropertyError) -> Finding:
             f"{error.problem}. This report measures with its default where it needs it and leaves out "
             "the preview that reads it; what reads it (Spark's procedures and readers included) fails "
             "or misreads it. Set it to a valid value or unset it."
+        ),
+    )
+
+
+def _bounds_finding(errors: Sequence[IcebookError]) -> tuple[Finding, ...]:
+    """One finding for the live data files' column bounds that are not valid for their columns' types."""
+    if not errors:
+        return ()
+    shown = "; ".join(str(e) for e in errors[:5])
+    more = f" (and {len(errors) - 5} more)" if len(errors) > 5 else ""
+    return (
+        Finding(
+            area=Area.METADATA,
+            title=f"{len(errors)} column bounds in the manifests are not valid for their columns' types",
+            detail=(
+                f"{shown}{more}. Engines prune files with these bounds, so a query may skip a file it needs or "
+                "fail; inspect.files() and entries() refuse them. The manifest is damaged: restore it, or "
+                "rewrite the data files it lists so that fresh statistics are written."
+            ),
         ),
     )
 

@@ -129,9 +129,17 @@ def measure_snapshot(
     manifest_target: int,
     *,
     visit: Callable[[ManifestFile, pa.Table], None] | None = None,
+    bounds: bool = False,
 ) -> SnapshotMeasures:
     """Files, manifests and compaction counts of ``snapshot`` (see the module's doc). ``visit`` sees
-    each manifest's entries as they are read (from worker threads), for a measure that needs them too."""
+    each manifest's entries as they are read (from worker threads), for a measure that needs them too;
+    with ``bounds`` those entries carry the data files' ``lower_bounds`` and ``upper_bounds``."""
+    extra = ("lower_bounds", "upper_bounds") if bounds else ()
+
+    def columns(m: ManifestFile, stats: bool) -> tuple[str, ...]:
+        planned = plan_columns(m, _ALL, stats=stats)
+        return planned + tuple(c for c in extra if c not in planned)
+
     metadata, store = table.metadata, table.store
     manifests: tuple[ManifestFile, ...] = store.manifest_list(snapshot) if snapshot is not None else ()
     schema = metadata.current_schema()
@@ -142,7 +150,7 @@ def measure_snapshot(
     delete_manifests = [m for m in manifests if m.content == ManifestContent.DELETES]
     data_manifests = [m for m in manifests if m.content != ManifestContent.DELETES]
     delete_tables = parallel_map(
-        lambda m: store.entries(m, plan_columns(m, _ALL, stats=True), keep=False),
+        lambda m: store.entries(m, columns(m, True), keep=False),
         delete_manifests,
         progress=False,
         label="manifests",
@@ -166,7 +174,7 @@ def measure_snapshot(
     target = options.target_file_size_bytes
 
     def reduce(m: ManifestFile) -> _Part:
-        entries = store.entries(m, plan_columns(m, _ALL, stats=with_stats), keep=False)
+        entries = store.entries(m, columns(m, with_stats), keep=False)
         if visit is not None:
             visit(m, entries)
         ranges = _ranges(entries.column("partition"))

@@ -9,6 +9,10 @@ types go value by value through ``icebook.spec.values.decode_value``.
 
 from __future__ import annotations
 
+from bisect import bisect_right
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from itertools import accumulate
 from typing import Any
 
 import numpy as np
@@ -16,6 +20,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from icebook.analysis.arrow_types import arrow_type
+from icebook.errors import IcebookError, MetadataError
 from icebook.spec.schema import Schema
 from icebook.spec.types import (
     BINARY,
@@ -97,8 +102,91 @@ class MapColumn:
         return self.items.take(pa.array(index, mask=index < 0))
 
 
-def decode_bound_column(raw: pa.Array, t: IcebergType, *, file: str = "<manifest>", column: str = "bound") -> pa.Array:
-    """Decode a column of Appendix D binary values of type ``t`` into an Arrow array of ``arrow_type(t)``."""
+@dataclass(frozen=True, slots=True)
+class RowFiles:
+    """Which manifest each row of a table built from several manifests comes from: ``ends[i]`` is the row
+    after the last of ``files[i]``'s rows."""
+
+    files: tuple[str, ...]
+    ends: tuple[int, ...]
+
+    @classmethod
+    def of(cls, parts: Sequence[tuple[str, int]]) -> RowFiles:
+        """From (manifest path, its row count) in the order the rows were concatenated."""
+        return cls(files=tuple(f for f, _ in parts), ends=tuple(accumulate(n for _, n in parts)))
+
+    def __call__(self, row: int) -> str:
+        i = bisect_right(self.ends, row)
+        return self.files[min(i, len(self.files) - 1)] if self.files else "<manifest>"
+
+
+Origin = str | RowFiles
+"""The file the rows' bounds were read from: one manifest, or one per range of rows."""
+
+
+def bound_label(column: str, name: str, field_id: int) -> str:
+    """How an error names a bound: ``lower_bounds of column 'name' (field id 2)``."""
+    return f"{column} of column {name!r} (field id {field_id})"
+
+
+def decode_bound_column(
+    raw: pa.Array, t: IcebergType, *, file: Origin = "<manifest>", column: str = "bound"
+) -> pa.Array:
+    """Decode a column of Appendix D binary values of type ``t`` into an Arrow array of ``arrow_type(t)``.
+
+    The one rule for bounds written by someone else: any failure (a cast, an Arrow compute, numpy over the
+    bytes) is one ``MetadataError`` naming the file, the bound and the first row whose value is not valid
+    for ``t``, never a foreign exception and never a silent value."""
+    try:
+        return _decode_bounds(raw, t, file if isinstance(file, str) else "<manifest>", column)
+    except Exception as exc:
+        raise _bound_error(raw, t, file, column, exc) from None
+
+
+def _bound_error(raw: pa.Array, t: IcebergType, file: Origin, column: str, exc: Exception) -> IcebookError:
+    """The error of the first row whose bound does not decode to ``t``, value by value (the failure path)."""
+    where: Callable[[int], str] = file if isinstance(file, RowFiles) else (lambda _row: file)
+    target = arrow_type(t)
+    for row, value in enumerate(raw.to_pylist()):
+        if value is None:
+            continue
+        try:
+            decoded = decode_value(value, t, field=column, file=where(row))
+            decoded = decoded.bytes if hasattr(decoded, "bytes") else decoded
+            pa.array([_physical(decoded, t)], type=target)
+        except MetadataError as error:
+            return MetadataError(error.file, column, f"row {row}: {error.problem}", kind=error.kind)
+        except IcebookError as error:
+            return error
+        except Exception as error:
+            return MetadataError(
+                where(row), column, f"row {row}: not a valid {t} ({_first_line(error)})", kind="bound in"
+            )
+    return MetadataError(where(0), column, f"cannot be decoded as {t} ({_first_line(exc)})", kind="bound in")
+
+
+def _first_line(exc: BaseException) -> str:
+    text = str(exc).strip().splitlines()
+    return f"{type(exc).__name__}: {text[0] if text else ''}"[:300]
+
+
+def invalid_bounds(entries: pa.Table, schema: Schema, file: str) -> list[IcebookError]:
+    """Every bound column of ``entries`` (manifest entries with ``lower_bounds``/``upper_bounds``) that does
+    not decode to its column's type in ``schema``: one error per (bound, column), naming the first bad row."""
+    found: list[IcebookError] = []
+    for column in ("lower_bounds", "upper_bounds"):
+        if column not in entries.column_names or entries.num_rows == 0:
+            continue
+        bounds = MapColumn(entries.column(column))
+        for name, field_id, t in readable_columns(schema):
+            try:
+                decode_bound_column(bounds.lookup(field_id), t, file=file, column=bound_label(column, name, field_id))
+            except IcebookError as exc:
+                found.append(exc)
+    return found
+
+
+def _decode_bounds(raw: pa.Array, t: IcebergType, file: str, column: str) -> pa.Array:
     target = arrow_type(t)
     if len(raw) == 0 or raw.null_count == len(raw):
         return pa.nulls(len(raw), target)
@@ -169,8 +257,9 @@ def _decimals(raw: pa.Array, target: pa.DataType) -> pa.Array:
     return pa.Array.from_buffers(target, n, [validity, pa.py_buffer(out.tobytes())], null_count=int(n - valid.sum()))
 
 
-def readable_metrics(files: pa.Table, schema: Schema, *, file: str = "<manifest>") -> pa.StructArray:
-    """The ``readable_metrics`` struct column for a table of data_file rows."""
+def readable_metrics(files: pa.Table, schema: Schema, *, file: Origin = "<manifest>") -> pa.StructArray:
+    """The ``readable_metrics`` struct column for a table of data_file rows; a bound that is not valid for its
+    column's type raises the ``MetadataError`` naming its manifest and column (``decode_bound_column``)."""
     children: list[pa.Array] = []
     fields: list[pa.Field] = []
     n = files.num_rows
@@ -184,7 +273,7 @@ def readable_metrics(files: pa.Table, schema: Schema, *, file: str = "<manifest>
             part_fields.append(pa.field(label, pa.int64()))
         for label, column in (("lower_bound", "lower_bounds"), ("upper_bound", "upper_bounds")):
             raw = maps[column].lookup(field_id) if n else pa.array([], pa.binary())
-            parts.append(decode_bound_column(raw, t, file=file, column=f"{column}[{field_id}]"))
+            parts.append(decode_bound_column(raw, t, file=file, column=bound_label(column, name, field_id)))
             part_fields.append(pa.field(label, arrow_type(t)))
         children.append(pa.StructArray.from_arrays(parts, fields=part_fields))
         fields.append(pa.field(name, children[-1].type))

@@ -30,7 +30,7 @@ from icebook.analysis.store.manifests import (
     table_partition_type,
     unify_partition,
 )
-from icebook.analysis.store.metrics import readable_metrics
+from icebook.analysis.store.metrics import Origin, RowFiles, readable_metrics
 from icebook.analysis.store.reachable import unique_manifests
 from icebook.analysis.tables.listing_size import ListingContent, listing_size, of_content, warn_if_large
 from icebook.analysis.tables.partition_summaries import partition_summaries_arrow
@@ -301,6 +301,7 @@ def manifest_entries_arrow(
     manifests = tuple(manifests)
     store.many_entries(manifests, progress=progress)
     parts = [manifest_entries_table(store, m, live_only=False) for m in manifests]
+    origin = RowFiles.of([(m.manifest_path, part.num_rows) for m, part in zip(manifests, parts, strict=True)])
     table = _concat(parts)
     if table is None:
         empty = empty_files_table(store)
@@ -317,16 +318,17 @@ def manifest_entries_arrow(
                 "readable_metrics": empty.column("readable_metrics").combine_chunks(),
             }
         )
-    return entries_shaped(metadata, table)
+    return entries_shaped(metadata, table, origin=origin)
 
 
-def entries_shaped(metadata: TableMetadata, table: pa.Table) -> pa.Table:
+def entries_shaped(metadata: TableMetadata, table: pa.Table, *, origin: Origin = "<manifest>") -> pa.Table:
     """Manifest entries (``manifest_entries_table``) in the entries table's shape: status, snapshot id,
-    sequence numbers, the ``data_file`` struct and ``readable_metrics``."""
+    sequence numbers, the ``data_file`` struct and ``readable_metrics``; ``origin`` names the manifest of
+    each row (for the error of a bound that does not decode)."""
     data_file = pa.StructArray.from_arrays(
         [table.column(c).combine_chunks() for c in DATA_FILE_COLUMNS], names=list(DATA_FILE_COLUMNS)
     )
-    metrics = readable_metrics(table, metadata.current_schema())
+    metrics = readable_metrics(table, metadata.current_schema(), file=origin)
     out = table.select(list(ENTRY_COLUMNS))
     return out.append_column("data_file", data_file).append_column("readable_metrics", metrics)
 

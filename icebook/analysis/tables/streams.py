@@ -71,7 +71,12 @@ def entries_batches(
 
     def one(manifest: ManifestFile) -> pa.Table:
         return spark_shaped(
-            metadata, entries_shaped(metadata, manifest_entries_table(store, manifest, live_only=False, keep=False))
+            metadata,
+            entries_shaped(
+                metadata,
+                manifest_entries_table(store, manifest, live_only=False, keep=False),
+                origin=manifest.manifest_path,
+            ),
         )
 
     return _reader(schema, manifests, one, store, snapshot)

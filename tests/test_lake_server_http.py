@@ -1,0 +1,172 @@
+"""The lake browser's endpoints over HTTP, in a real Jupyter server on 127.0.0.1: every parameter of every
+endpoint fuzzed from the endpoints' own declarations (zero 500s, bad input a one-line 400), and many
+concurrent clients against a healthy catalog, one that hangs and one that fails halfway through a listing."""
+
+from __future__ import annotations
+
+import random
+import time
+from collections.abc import Iterator
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+from urllib.parse import quote
+
+import pytest
+from _lake_http import NAMESPACE, Server, ServerFailed, lake_server
+
+from icebook.server.handlers import ENDPOINTS, MAX_COUNT, MAX_TEXT, Param
+
+TABLES = 24
+TIMEOUT_S = 3.0
+
+
+def _healthy_catalog(folder: Path) -> dict[str, str]:
+    from pyiceberg.catalog.sql import SqlCatalog
+    from pyiceberg.schema import Schema
+    from pyiceberg.types import LongType, NestedField, StringType
+
+    folder.mkdir()
+    props = {"uri": f"sqlite:///{folder / 'catalog.db'}", "warehouse": (folder / "warehouse").as_uri()}
+    catalog = SqlCatalog("healthy", **props)
+    catalog.create_namespace(NAMESPACE)
+    schema = Schema(
+        NestedField(1, "id", LongType(), required=False), NestedField(2, "name", StringType(), required=False)
+    )
+    for i in range(TABLES):
+        catalog.create_table(f"{NAMESPACE}.table_{i:02d}", schema)
+    return {"type": "sql", **props}
+
+
+@pytest.fixture(scope="module")
+def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
+    folder = tmp_path_factory.mktemp("lake-server")
+    try:
+        with lake_server(folder, _healthy_catalog(folder / "healthy"), TIMEOUT_S) as running:
+            yield running
+    except ServerFailed as exc:
+        pytest.fail(str(exc), pytrace=False)
+
+
+# Values a parameter might be sent: digits that are not ASCII digits, signs, exponents, huge numbers, control
+# characters, markup, traversal, dots that make no identifier, unpaired and odd Unicode.
+ODD_VALUES = (
+    "", " ", "²", "٣", "１", "-1", "+1", "1e3", "0x10", " 1", "1 ", "1.0", str(MAX_COUNT + 1), "9" * 40,
+    "\x00", "\n", "a\tb", "\x7f", "a" * (MAX_TEXT + 1), "<script>alert(1)</script>", "../../etc/passwd", "/", "..",
+    ".", "lake..x", "lake.", ".lake", "%", "é", "😀", "null", "[]", "'", '"', "\\", "healthy", "hanging.lake",
+    "failing", "healthy.lake.table_00", f"{NAMESPACE}", "NaN", "0", "500",
+)  # fmt: skip
+RAW_VALUES = ("%ff", "%c3%28", "%ed%a0%80")  # invalid UTF-8 in the query string itself
+
+
+def _valid(param: Param) -> str:
+    """A well-formed value for ``param``, on the healthy catalog."""
+    if param.kind == "count":
+        return "0" if param.name == "offset" else "10"
+    return {"catalog": "healthy", "namespace": NAMESPACE, "table": "healthy.lake.table_00", "path": "x"}.get(
+        param.name, ""
+    )
+
+
+def _queries(seed: int) -> Iterator[tuple[str, str]]:
+    """(endpoint, query string) cases derived from every endpoint's declared parameters: each parameter
+    missing, repeated, and given every odd value with the others well-formed; then random mixtures."""
+    rng = random.Random(seed)
+    for path, handler in ENDPOINTS.items():
+        params = handler.params
+        valid = {p.name: quote(_valid(p), safe="") for p in params}
+        yield path, "&".join(f"{k}={v}" for k, v in valid.items())
+        for param in params:
+            others = [f"{k}={v}" for k, v in valid.items() if k != param.name]
+            yield path, "&".join(others)
+            yield path, "&".join([*others, f"{param.name}={valid[param.name]}", f"{param.name}={valid[param.name]}"])
+            for value in ODD_VALUES:
+                yield path, "&".join([*others, f"{param.name}={quote(value, safe='')}"])
+            for raw in RAW_VALUES:
+                yield path, "&".join([*others, f"{param.name}={raw}"])
+        for _ in range(20):
+            mixed = {p.name: quote(rng.choice((*ODD_VALUES, _valid(p))), safe="") for p in params if rng.random() < 0.9}
+            yield path, "&".join(f"{k}={v}" for k, v in mixed.items())
+
+
+@pytest.mark.parametrize("seed", [0, 1])
+def test_every_parameter_of_every_endpoint_fuzzed_gives_no_500(server: Server, seed: int) -> None:
+    statuses: dict[int, int] = {}
+    for path, query in _queries(seed):
+        status, body, _ = server.get(f"/icebook/lake/{path}?{query}")
+        statuses[status] = statuses.get(status, 0) + 1
+        assert status in (200, 400), (path, query, status, body)
+        assert isinstance(body, (dict, list)), (path, query, body)
+        if status == 400:
+            assert isinstance(body, dict)
+            message = str(body.get("message", ""))
+            assert message and "\n" not in message and "Traceback" not in message, (path, query, body)
+    print(f"seed {seed}: responses by status {dict(sorted(statuses.items()))}")
+    assert statuses[400] > 100 and statuses[200] > 10
+
+
+@pytest.mark.parametrize(
+    ("query", "reason"),
+    [
+        ("catalog=healthy&namespace=lake&offset=%C2%B2", "offset must be a whole number"),
+        ("catalog=healthy&namespace=lake&limit=-1", "limit must be a whole number"),
+        ("catalog=healthy&namespace=lake&limit=1&limit=2", "'limit' is given 2 times"),
+        ("catalog=healthy", "'namespace' is required"),
+        ("catalog=%20&namespace=lake", "catalog must not be empty"),
+        ("catalog=healthy&namespace=la%00ke", "namespace contains a control character"),
+    ],
+)
+def test_bad_input_is_a_400_with_its_reason(server: Server, query: str, reason: str) -> None:
+    status, body, _ = server.get(f"/icebook/lake/tables?{query}")
+    assert status == 400 and isinstance(body, dict) and reason in body["message"], body
+
+
+def test_many_clients_while_one_catalog_hangs_and_one_fails_halfway(server: Server) -> None:
+    """20 clients, 8 requests each, spread over the healthy catalog's pages, namespaces and tables' health,
+    the hanging catalog and the failing one: the healthy answers all come within the catalog timeout, the
+    hanging catalog's requests report its timeout, the failing one's its error; the server's threads stay
+    bounded."""
+    rng = random.Random(7)
+    kinds = ("page", "page", "namespaces", "health", "hanging-tables", "hanging-namespaces", "failing-tables")
+    plan = [[rng.choice(kinds) for _ in range(8)] for _ in range(20)]
+    paths = {
+        "page": lambda: (
+            f"/icebook/lake/tables?catalog=healthy&namespace={NAMESPACE}&offset={rng.randrange(TABLES)}&limit=5"
+        ),
+        "namespaces": lambda: "/icebook/lake/namespaces?catalog=healthy",
+        "health": lambda: f"/icebook/lake/health?table=healthy.{NAMESPACE}.table_{rng.randrange(TABLES):02d}",
+        "hanging-tables": lambda: f"/icebook/lake/tables?catalog=hanging&namespace={NAMESPACE}",
+        "hanging-namespaces": lambda: "/icebook/lake/namespaces?catalog=hanging",
+        "failing-tables": lambda: f"/icebook/lake/tables?catalog=failing&namespace={NAMESPACE}",
+    }
+    requests = [[(kind, paths[kind]()) for kind in client] for client in plan]
+
+    def client(calls: list[tuple[str, str]]) -> list[tuple[str, int, object, float]]:
+        return [(kind, *server.get(path, timeout=TIMEOUT_S * 10)) for kind, path in calls]
+
+    start = time.perf_counter()
+    with ThreadPoolExecutor(max_workers=len(requests)) as pool:
+        answers = [a for client_answers in pool.map(client, requests) for a in client_answers]
+    elapsed = time.perf_counter() - start
+    by_kind: dict[str, list[float]] = {}
+    for kind, status, body, seconds in answers:
+        by_kind.setdefault(kind, []).append(seconds)
+        assert status == 200 and isinstance(body, dict), (kind, status, body)
+        if kind in ("page", "namespaces", "health"):
+            assert "error" not in body or body["error"] is None, (kind, body)
+            assert seconds < TIMEOUT_S, (kind, seconds)
+        elif kind.startswith("hanging"):
+            assert body["error"] == f"catalog 'hanging' did not answer within {TIMEOUT_S:g} s", body
+        else:
+            assert "catalog 'failing'" in body["error"] and "the listing broke on its second page" in body["error"], (
+                body
+            )
+    assert {kind for kind, *_ in answers} == set(paths)
+    for kind, seconds in sorted(by_kind.items()):
+        ordered = sorted(seconds)
+        print(f"{kind}: {len(ordered)} requests, p50 {ordered[len(ordered) // 2]:.3f} s, max {ordered[-1]:.3f} s")
+    print(f"{len(answers)} requests by 20 clients in {elapsed:.1f} s; server threads: {server.threads()}")
+    # Hung requests hold only the hanging catalog's own pool: the threads stay bounded.
+    assert server.threads() < 80
+    # And the healthy catalog still answers at once afterwards.
+    status, body, seconds = server.get(f"/icebook/lake/tables?catalog=healthy&namespace={NAMESPACE}&limit=500")
+    assert status == 200 and isinstance(body, dict) and body["total"] == TABLES and seconds < TIMEOUT_S
