@@ -70,13 +70,15 @@ class ManifestCache:
         self._lock = threading.Lock()
 
     @classmethod
-    def from_environment(cls) -> ManifestCache:
+    def from_environment(cls, folder: str = "manifests") -> ManifestCache:
+        """The cache under ``$ICEBOOK_HOME/folder``, on or off and capped as the environment says (other
+        immutable files, Parquet footers, are cached the same way in their own folder)."""
         setting = os.environ.get("ICEBOOK_MANIFEST_CACHE", "on").strip().lower()
         try:
             max_mb = int(os.environ.get("ICEBOOK_MANIFEST_CACHE_MB", DEFAULT_MAX_MB))
         except ValueError:
             max_mb = DEFAULT_MAX_MB
-        return cls(icebook_home() / "manifests", max_bytes=max(max_mb, 0) << 20, enabled=setting not in _OFF)
+        return cls(icebook_home() / folder, max_bytes=max(max_mb, 0) << 20, enabled=setting not in _OFF)
 
     # ------------------------------------------------------------------ keys
 

@@ -27,6 +27,7 @@ if TYPE_CHECKING:
     import pyarrow as pa
 
     from icebook.analysis._frames import Output
+    from icebook.analysis.cost.query_cost import QueryCost
     from icebook.analysis.history.diff import SnapshotDiff
     from icebook.analysis.history.evolution import Evolution
     from icebook.analysis.history.lineage import Lineage
@@ -230,6 +231,13 @@ class Table(TableMaintenance):
         from icebook.analysis.scan.summary import summarize_scan
 
         return summarize_scan(self, self.snapshot(at), filter, schema=self.read_schema(at))
+
+    def query_cost(self, filter: Any = None, columns: list[str] | None = None, at: At = None) -> QueryCost:
+        """The scan plan and, for each Parquet data file it keeps, the row groups a reader skips by their
+        statistics and why, and the bytes of the projected column chunks it reads (``.row_groups``)."""
+        from icebook.analysis.cost.query_cost import query_cost
+
+        return query_cost(self, self.snapshot(at), filter, columns, schema=self.read_schema(at))
 
     def changes(self, a: At, b: At = None, *, identifier_columns: list[str] | None = None) -> Any:
         """Rows inserted and deleted after ``a`` up to ``b`` (default: current), as pandas with
