@@ -33,7 +33,7 @@ def _health_arguments(p: argparse.ArgumentParser, context: Context) -> None:
     p.add_argument("--quick", action="store_true", help="CATALOG.NAMESPACE: the metadata files only (no manifests)")
 
 
-def _namespace_of(target: str) -> tuple[str, str] | None:
+def namespace_of(target: str) -> tuple[str, str] | None:
     """``CATALOG.NAMESPACE`` of a configured PyIceberg catalog, or None (then ``target`` names a table)."""
     catalog, _, rest = target.partition(".")
     if "/" in target or not rest or not catalogs.is_configured(catalog):
@@ -43,7 +43,7 @@ def _namespace_of(target: str) -> tuple[str, str] | None:
 
 def _health(call: Call) -> Any:
     args = call.args
-    namespace = _namespace_of(args.target) if args.target else None
+    namespace = namespace_of(args.target) if args.target else None
     if namespace is not None:
         if args.at is not None or getattr(args, "table", None):
             raise CommandError("health CATALOG.NAMESPACE reports every table's current state: no --at or --table")

@@ -64,4 +64,28 @@ def cost_html(cost: Any) -> str:
     return frame(body, cls="ib-result")
 
 
-__all__ = ["cost_html", "cost_text"]
+def storage_text(storage: Any) -> str:
+    lines = [storage.summary()]
+    if len(storage.by_partition):
+        lines += ["", "by partition:", frame_text(storage.by_partition)]
+    return "\n".join(lines)
+
+
+def storage_html(storage: Any) -> str:
+    total = max(storage.bytes, 1)
+    bars = "".join(
+        f"<tr><td>{esc(r.category)}</td><td>{esc(f'{r.files:,}')}</td><td>{esc(byte_size(r.bytes))}</td>"
+        f'<td><div class="ib-bar" style="width:{100 * r.bytes / total:.1f}%;min-width:1px;height:0.8em;'
+        f'background:currentColor;opacity:0.5"></div></td><td class="ib-muted">{esc(r.detail)}</td></tr>'
+        for r in storage.categories.itertuples()
+    )
+    body = (
+        f"<div><b>{esc(storage.location)}</b>: {esc(byte_size(storage.bytes))}</div>"
+        '<table class="ib-grid"><thead><tr><th>category</th><th>files</th><th>bytes</th><th>share</th>'
+        f"<th>detail</th></tr></thead><tbody>{bars}</tbody></table>"
+        + (frame_table_html(storage.by_partition, caption="by partition") if len(storage.by_partition) else "")
+    )
+    return frame(body, cls="ib-result")
+
+
+__all__ = ["cost_html", "cost_text", "storage_html", "storage_text"]

@@ -28,6 +28,7 @@ if TYPE_CHECKING:
 
     from icebook.analysis._frames import Output
     from icebook.analysis.cost.query_cost import QueryCost
+    from icebook.analysis.cost.storage import Storage
     from icebook.analysis.history.diff import SnapshotDiff
     from icebook.analysis.history.evolution import Evolution
     from icebook.analysis.history.lineage import Lineage
@@ -238,6 +239,15 @@ class Table(TableMaintenance):
         from icebook.analysis.cost.query_cost import query_cost
 
         return query_cost(self, self.snapshot(at), filter, columns, schema=self.read_schema(at))
+
+    def storage(self, at: At = None) -> Storage:
+        """Every file under the table's location, once, by what keeps it: live data and deletes (at ``at``,
+        default main's current state), other branches and tags, retained history, metadata, orphans;
+        ``.categories`` (``category``, ``files``, ``bytes``, ``detail``) and ``.by_partition``."""
+        from icebook.analysis.cost.storage import storage
+
+        current = self.current_snapshot if at is None else self.snapshot(at)
+        return storage(self, current)
 
     def changes(self, a: At, b: At = None, *, identifier_columns: list[str] | None = None) -> Any:
         """Rows inserted and deleted after ``a`` up to ``b`` (default: current), as pandas with
