@@ -27,6 +27,7 @@ if TYPE_CHECKING:
     import pyarrow as pa
 
     from icebook.analysis._frames import Output
+    from icebook.analysis.cost.compare_plans import PlanComparison
     from icebook.analysis.cost.query_cost import QueryCost
     from icebook.analysis.cost.storage import Storage
     from icebook.analysis.history.diff import SnapshotDiff
@@ -239,6 +240,15 @@ class Table(TableMaintenance):
         from icebook.analysis.cost.query_cost import query_cost
 
         return query_cost(self, self.snapshot(at), filter, columns, schema=self.read_schema(at))
+
+    def compare_plans(self, filter: Any, at: At = None) -> PlanComparison:
+        """The data files icebook, Spark (Iceberg's planner in the session) and PyIceberg (``plan_files``) plan
+        for ``filter`` at ``at``: one row per live data file, each difference explained (``.files``)."""
+        from icebook.analysis.cost.compare_plans import compare_plans
+        from icebook.engines.other_planners import other_plans
+
+        plan, everything = self.scan(at, filter), self.scan(at)
+        return compare_plans(plan, everything, other_plans(self, at, filter, plan))
 
     def storage(self, at: At = None) -> Storage:
         """Every file under the table's location, once, by what keeps it: live data and deletes (at ``at``,
