@@ -30,9 +30,6 @@ $(STAMP): pyproject.toml Makefile icebook/engines/spark_storage.py $(LAB_EXT) ju
 	rm -rf $(VENV)/share/jupyter/labextensions/icebook-lake-browser
 	ln -s $(CURDIR)/labextension/dist $(VENV)/share/jupyter/labextensions/icebook-lake-browser
 	cp jupyter-config/server-config/icebook.json $(VENV)/etc/jupyter/jupyter_server_config.d/icebook.json
-	@# Spark's object-store connectors and JDBC drivers are jars inside PyPI packages whose own pins are
-	@# stale: installed without their dependencies (icebook uses only the jars; the list is icebook's own).
-	$(PY) -m pip install -q --no-deps $$($(PY) -m icebook.engines.spark_storage)
 	@command -v npm >/dev/null || { echo "icebook: npm is needed (make system-deps installs it)" >&2; exit 1; }
 	npm install --prefix $(VENV)/node --no-audit --no-fund --silent $(AZURITE)
 	@touch $@

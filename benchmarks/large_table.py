@@ -145,7 +145,7 @@ def get_spark() -> SparkSession:
 
 def compile_writer() -> Path:
     """Compile BenchTableWriter.java once per source version; returns the classes directory."""
-    from icebook.engines.spark_session import iceberg_runtime_jar
+    from icebook.engines.spark_jars import runtime_jar
 
     source = JAVA_SOURCE.read_bytes()
     classes = bench_dir() / f"classes-{hashlib.sha256(source).hexdigest()[:12]}"
@@ -159,7 +159,7 @@ def compile_writer() -> Path:
     shutil.rmtree(tmp, ignore_errors=True)
     tmp.mkdir(parents=True)
     subprocess.run(
-        [str(javac), "-nowarn", "--release", "17", "-cp", str(iceberg_runtime_jar()), "-d", str(tmp), str(JAVA_SOURCE)],
+        [str(javac), "-nowarn", "--release", "17", "-cp", str(runtime_jar()), "-d", str(tmp), str(JAVA_SOURCE)],
         check=True,
     )
     tmp.rename(classes)

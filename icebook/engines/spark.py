@@ -29,6 +29,7 @@ from icebook.engines.spark_session import (
 )
 from icebook.errors import EngineError, EnvironmentProblem, IcebookError, NotFound, OptionError, StorageError
 from icebook.io.filesystems import split_location
+from icebook.text import spark_timestamp
 
 VIEW_NAME = "t"
 _IDENTIFIER = re.compile(r"^[A-Za-z_][\w]*(\.[A-Za-z_][\w-]*){2,}$")
@@ -44,14 +45,16 @@ class SparkPoint:
     as_of_timestamp_ms: int | None = None
 
     def options(self) -> dict[str, str]:
+        """Spark's time-travel read options (``versionAsOf`` and ``timestampAsOf``: the names both Spark 3.5
+        and Spark 4 take; Iceberg's Spark 4 source refuses the older ``snapshot-id``/``tag``/``as-of-timestamp``)."""
         if self.snapshot_id is not None:
-            return {"snapshot-id": str(self.snapshot_id)}
+            return {"versionAsOf": str(self.snapshot_id)}
         if self.branch is not None:
             return {"branch": self.branch}
         if self.tag is not None:
-            return {"tag": self.tag}
+            return {"versionAsOf": self.tag}
         if self.as_of_timestamp_ms is not None:
-            return {"as-of-timestamp": str(self.as_of_timestamp_ms)}
+            return {"timestampAsOf": spark_timestamp(self.as_of_timestamp_ms).removeprefix("TIMESTAMP ").strip("'")}
         return {}
 
     def describe(self) -> str:
@@ -172,23 +175,38 @@ def has_catalog(name: str) -> bool:
         return False
 
 
-_prepared: set[tuple[int, str, tuple[tuple[str, str], ...]]] = set()
-"""(session, metadata file, properties) already prepared: every Spark call on a table asks again, and the
-probe is a request to the store, needed once."""
+_sources: dict[tuple[int, str], str] = {}
+"""(session, metadata file) -> the name Spark reads a table opened by path on an object store by."""
 
 
 def prepare_table(location: str, metadata_location: str, properties: Mapping[str, str]) -> None:
-    """Give the session what it needs to reach a table's files: the store's connector (one line naming
-    what to install when it is missing) and the table's FileIO properties as Hadoop settings; the
-    metadata file is probed once, so wrong credentials fail before anything is written."""
-    spark = get_session()
-    key = (id(spark), metadata_location, tuple(sorted(properties.items())))
-    if key in _prepared:
+    """Give the session what it needs to reach a table's files. A table on an object store is read
+    through Iceberg's FileIO for its scheme with the table's FileIO properties: registered, by its exact
+    metadata file, in icebook's reading catalog (``spark_storage.read_by_path``). Local and HDFS tables
+    are read by path."""
+    if not spark_storage.on_object_store(metadata_location):
         return
-    for place in dict.fromkeys((metadata_location, location)):
-        probe = metadata_location if place == metadata_location else None
-        spark_storage.prepare(spark, place, properties, probe=probe)
-    _prepared.add(key)
+    spark = get_session()
+    key = (id(spark), metadata_location)
+    if key in _sources:
+        return
+    try:
+        with spark_errors(f"opening {metadata_location}"):
+            _sources[key] = spark_storage.read_by_path(spark, location, metadata_location, properties)
+    except EngineError as exc:
+        raise storage_problem(exc, location) from exc
+
+
+def source_of(metadata_location: str) -> str:
+    """What Spark loads for a table opened by path: its reading-catalog name, or the metadata file."""
+    spark = active_session()
+    return _sources.get((id(spark), metadata_location), metadata_location)
+
+
+def metadata_table(metadata_location: str, name: str) -> str:
+    """What Spark loads for the metadata table ``name`` (``files``, ``entries`` ...) of a table opened by path."""
+    source = source_of(metadata_location)
+    return f"{source}.{name}" if source != metadata_location else f"{metadata_location}#{name}"
 
 
 def catalog_identifier(identifier: str, location: str) -> tuple[str | None, str]:
@@ -214,13 +232,19 @@ def dataframe(location: str, point: SparkPoint, *, identifier: str | None = None
         with spark_errors(f"reading {identifier or location} at {point.describe()}"):
             if identifier is not None:
                 spark.sql(f"REFRESH TABLE {identifier}")
-            return reader.load(identifier or location)
+            return reader.load(identifier or source_of(location))
     except EngineError as exc:
         raise storage_problem(exc, location) from exc
 
 
-# Spark's messages when no Hadoop FileSystem or Iceberg FileIO handles a location's scheme.
-_NO_FILESYSTEM = ("Failed to get file system for path", "No FileSystem for scheme", "UnsupportedFileSystemException")
+# Spark's messages when no FileIO or Hadoop file system handles a location's scheme.
+_NO_FILESYSTEM = (
+    "Failed to get file system for path",
+    "No FileSystem for scheme",
+    "UnsupportedFileSystemException",
+    "NoClassDefFoundError",
+    "ClassNotFoundException",
+)
 # ... and when the store refuses the credentials.
 _DENIED = ("AccessDenied", "Access Denied", "403", "Forbidden", "InvalidAccessKeyId", "SignatureDoesNotMatch")
 
@@ -230,20 +254,19 @@ def storage_problem(exc: EngineError, location: str) -> IcebookError:
     any other failure unchanged."""
     loc = split_location(location)
     text = str(exc)
-    connector, bucket = spark_storage.store_of(location)
-    if connector is None:
+    library = spark_storage.library_for(location)
+    if library is None:
         return exc
-    where = f"{loc.scheme}://{bucket}/ (bucket {bucket!r} on {connector.store})"
+    where = f"{loc.scheme}://{loc.authority}/ (bucket {loc.bucket!r} on {library.what})"
     if any(m in text for m in _NO_FILESYSTEM):
         return EngineError(
-            f"Spark has no filesystem for {where}: install its connector (`{connector.install}`) and restart "
-            f'Python, or read with engine="arrow"; Spark said: {first_line(exc)}'
+            f"Spark cannot reach {where}: its session lacks {library.coordinate} (add it to spark.jars.packages "
+            f'and restart Python), or read with engine="arrow"; Spark said: {first_line(exc)}'
         )
     if any(m in text for m in _DENIED):
-        keys = "fs.s3a.bucket.<bucket>.access.key/secret.key" if connector is spark_storage.S3A else "its credentials"
         return StorageError(
-            f"Spark was refused by {where}: access denied; check the table's FileIO credentials (and any {keys} "
-            f"set in your Spark session, which icebook never overrides); Spark said: {first_line(exc)}"
+            f"Spark was refused by {where}: access denied; check the table's FileIO credentials (and any set "
+            f"for that catalog in your Spark session, which icebook never overrides); Spark said: {first_line(exc)}"
         )
     return exc
 
@@ -302,6 +325,11 @@ def writable_identifier(location: str, identifier: str | None) -> str:
     after their warehouse, added at runtime."""
     if identifier is not None:
         return identifier
+    if spark_storage.on_object_store(location):
+        raise EngineError(
+            f"cannot change {location} through Spark: a table on an object store changes through its catalog; "
+            "open it by its catalog name (catalog.namespace.table)"
+        )
     path = location.removeprefix("file:").rstrip("/")
     parts = path.split("/")
     if len(parts) < 3:

@@ -2,7 +2,7 @@
 cannot summarise: ``t.inspect.partitions(at, engine="spark")`` and ``t.file_measures(at, engine="spark")``.
 
 Spark reads the exact metadata file icebook opened as a static table (``<metadata file>#<metadata
-table>``) pinned to the snapshot by ``snapshot-id``, so both engines answer for the same state. Every
+table>``) pinned to the snapshot by ``versionAsOf``, so both engines answer for the same state. Every
 aggregate is a GROUP BY that Spark's executors run; only one row per partition (or per size bucket)
 reaches the driver, never a row per file. The rows come back as Arrow in the local answer's types.
 
@@ -50,8 +50,8 @@ class SparkMetadataTables:
         spark_engine.prepare_table(self.location, self.metadata_location, self.properties)
         reader = spark_engine.get_session().read.format("iceberg")
         if self.snapshot_id is not None:
-            reader = reader.option("snapshot-id", str(self.snapshot_id))
-        where = f"{self.metadata_location}#{name}"
+            reader = reader.option("versionAsOf", str(self.snapshot_id))
+        where = spark_engine.metadata_table(self.metadata_location, name)
         try:
             with spark_engine.spark_errors(f"reading {where} at snapshot {self.snapshot_id}"):
                 return reader.load(where)

@@ -6,11 +6,14 @@ maintenance procedures through the catalog every other writer uses.
   ``iceberg_namespace_properties``, rows keyed by the catalog's name). PyIceberg creates the
   ``iceberg_type`` column, so the JDBC catalog reads its rows with its V1 schema on its own; icebook
   never lets it create or alter catalog tables (``jdbc.init-catalog-tables=false``).
-- REST: uri, credential or token, warehouse, prefix, OAuth settings and ``header.*``. SigV4 signing
-  needs AWS SDK v2 in Spark, which no package here ships: Spark talks to the catalog unsigned.
-- Hive: the thrift uri. Glue: where its SDK is on Spark's classpath.
+- REST: uri, credential or token, warehouse, prefix, OAuth settings, ``header.*``, and SigV4 signing
+  where it is configured (``rest.sigv4-enabled``, ``rest.signing-region``, ``rest.signing-name`` and the
+  ``rest.*`` credentials; the AWS bundle signs).
+- Glue: the AWS bundle's client, with ``glue.*`` settings (``glue.endpoint``, ``glue.id``...) and the
+  catalog's ``client.*``/``s3.*`` ones. Hive: the thrift uri.
 
-Files are read and written with ``HadoopFileIO`` (the store's settings come from ``spark_storage``).
+Files are read and written with ``ResolvingFileIO``: Iceberg's FileIO for each location's scheme, given
+the catalog's FileIO properties under their Java names (``spark_storage.fileio_properties``).
 A commit that loses a race is retried by Iceberg (``commit.retry.num-retries``) and otherwise fails
 with Iceberg's ``CommitFailedException``, which reaches the user as an ``EngineError``.
 """
@@ -27,8 +30,9 @@ from icebook.engines import spark_storage
 from icebook.errors import EngineError
 from icebook.io import catalogs
 
-HADOOP_FILE_IO = "org.apache.iceberg.hadoop.HadoopFileIO"
 _REST_KEYS = ("uri", "credential", "token", "warehouse", "prefix", "oauth2-server-uri", "scope", "audience")
+_PASSED_PREFIXES = ("header.", "rest.", "glue.")
+"""Catalog properties whose names PyIceberg and Java share, passed as they are."""
 
 _lock = threading.Lock()
 _configured: dict[str, dict[str, str]] = {}
@@ -38,7 +42,7 @@ class CatalogUnavailable(EngineError):
     """Spark cannot have this catalog; the message says why and what to configure."""
 
 
-def jdbc_uri(sqlalchemy_uri: str) -> tuple[str, dict[str, str], spark_storage.Connector]:
+def jdbc_uri(sqlalchemy_uri: str) -> tuple[str, dict[str, str], spark_storage.Library]:
     """A SQLAlchemy URI (PyIceberg's SQL catalog) as a JDBC URI, its user and password, and its driver."""
     scheme = sqlalchemy_uri.split("://", 1)[0].split("+", 1)[0].lower()
     if scheme == "sqlite":
@@ -74,7 +78,12 @@ def spark_catalog_conf(name: str, conf: Mapping[str, Any], *, fallback_warehouse
     Raises CatalogUnavailable naming what Spark would need."""
     props = {k: str(v) for k, v in conf.items() if not isinstance(v, Mapping)}
     kind = catalog_kind(props)
-    out: dict[str, str] = {"": "org.apache.iceberg.spark.SparkCatalog", "io-impl": HADOOP_FILE_IO}
+    warehouse_location = [props["warehouse"]] if "://" in props.get("warehouse", "") else []
+    out: dict[str, str] = {
+        "": "org.apache.iceberg.spark.SparkCatalog",
+        "io-impl": spark_storage.RESOLVING_FILE_IO,
+        **spark_storage.fileio_properties(props, warehouse_location),
+    }
     if kind == "sql":
         uri, auth, _ = jdbc_uri(props.get("uri", ""))
         warehouse = props.get("warehouse") or fallback_warehouse
@@ -84,13 +93,14 @@ def spark_catalog_conf(name: str, conf: Mapping[str, Any], *, fallback_warehouse
     elif kind == "rest":
         out["type"] = "rest"
         out |= {key: props[key] for key in _REST_KEYS if props.get(key)}
-        out |= {k: v for k, v in props.items() if k.startswith("header.")}
+        out |= {k: v for k, v in props.items() if k.startswith(_PASSED_PREFIXES)}
     elif kind == "hive":
         out |= {"type": "hive", "uri": props.get("uri", "")}
         if props.get("warehouse"):
             out["warehouse"] = props["warehouse"]
     elif kind == "glue":
         out |= {"type": "glue"}
+        out |= {k: v for k, v in props.items() if k.startswith(_PASSED_PREFIXES)}
         if props.get("warehouse"):
             out["warehouse"] = props["warehouse"]
     else:
@@ -99,22 +109,17 @@ def spark_catalog_conf(name: str, conf: Mapping[str, Any], *, fallback_warehouse
     return {f"{prefix}.{k}" if k else prefix: v for k, v in out.items()}
 
 
-_GLUE = spark_storage.Connector(
-    store="AWS Glue",
-    module="",
-    jars=(),
-    requirement="",
-    otherwise="add org.apache.iceberg:iceberg-aws-bundle:1.10.2 with icebook.spark.session(packages=[...])",
-    probe_class="software.amazon.awssdk.services.glue.GlueClient",
-)
-
-
-def _required_connector(conf: Mapping[str, Any]) -> spark_storage.Connector | None:
-    """The jar Spark needs to speak to this catalog: a JDBC driver, or AWS SDK v2 for Glue."""
+def _required_library(conf: Mapping[str, Any]) -> spark_storage.Library | None:
+    """The library Spark needs to speak to this catalog: a JDBC driver, or the AWS bundle for Glue and
+    for SigV4 signing of a REST catalog."""
     kind = catalog_kind(conf)
     if kind == "sql":
         return jdbc_uri(str(conf.get("uri", "")))[2]
-    return _GLUE if kind == "glue" else None
+    if kind == "glue":
+        return spark_storage.glue()
+    if kind == "rest" and str(conf.get("rest.sigv4-enabled", "")).lower() == "true":
+        return spark_storage.s3()
+    return None
 
 
 def ensure(spark: Any, name: str, *, table_location: str) -> None:
@@ -131,9 +136,9 @@ def ensure(spark: Any, name: str, *, table_location: str) -> None:
         settings = spark_catalog_conf(name, conf, fallback_warehouse=_warehouse_of(table_location))
     except CatalogUnavailable as exc:
         raise CatalogUnavailable(f"Spark cannot have catalog {name!r}: {exc}") from None
-    connector = _required_connector(conf)
-    if connector is not None:
-        spark_storage.require(spark, connector, needed_for=f"Catalog {name!r} in Spark")
+    library = _required_library(conf)
+    if library is not None:
+        spark_storage.require(spark, library, needed_for=f"Catalog {name!r} in Spark")
     with _lock:
         for key, value in settings.items():
             spark.conf.set(key, value)

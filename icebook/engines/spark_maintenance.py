@@ -51,10 +51,16 @@ def expire_snapshots(
 
 
 def remove_orphan_files(
-    identifier: str, *, older_than_ms: int | None = None, location: str | None = None, dry_run: bool = False
+    identifier: str,
+    *,
+    older_than_ms: int | None = None,
+    location: str | None = None,
+    dry_run: bool = False,
+    prefix_listing: bool = False,
 ) -> list[str]:
-    """The orphan files found (and, unless ``dry_run``, deleted)."""
-    args: dict[str, str] = {}
+    """The orphan files found (and, unless ``dry_run``, deleted). ``prefix_listing``: list through the
+    table's FileIO rather than Hadoop's file systems, which serve no object store in icebook's sessions."""
+    args: dict[str, str] = {"prefix_listing": "true"} if prefix_listing else {}
     if older_than_ms is not None:
         args["older_than"] = spark_timestamp(older_than_ms)
     if location is not None:

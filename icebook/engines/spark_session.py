@@ -20,24 +20,20 @@ import sys
 import tempfile
 import threading
 import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
-from importlib import metadata as importlib_metadata
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 from urllib.parse import unquote, urlparse
 
-from icebook.engines.spark_storage import installed_jars
-from icebook.errors import EnvironmentProblem
+from icebook.engines import spark_jars
+from icebook.errors import EnvironmentProblem, IcebookError
 
 if TYPE_CHECKING:
     from pyspark.sql import SparkSession
 
-JAR_PACKAGE = "snowpark-connect-deps-iceberg"
-JAR_PACKAGE_VERSION = "1.0.2"
-ICEBERG_VERSION = "1.10.2"
-RUNTIME_JAR = f"iceberg-spark-runtime-3.5_2.12-{ICEBERG_VERSION}.jar"
 DEFAULT_CATALOG = "lake"
-SUPPORTED_JAVA = (8, 11, 17)
 
 _lock = threading.Lock()
 _session: SparkSession | None = None
@@ -51,11 +47,14 @@ class JavaInfo:
     version_text: str
 
 
-def find_java() -> JavaInfo:
+def find_java(spark_version: str | None = None) -> JavaInfo:
     """Locate ``java`` (JAVA_HOME first, then PATH) and read its major version.
 
-    Raises EnvironmentProblem with the fix when there is none, or the wrong one.
+    Raises EnvironmentProblem with the fix when there is none, or one that cannot run this Spark with
+    Iceberg (``spark_jars.JAVA_FOR_SPARK``).
     """
+    version = spark_version or spark_jars.installed_spark_version()
+    supported = spark_jars.JAVA_FOR_SPARK.get(spark_jars.spark_minor(version)[0], (17,))
     candidates: list[str] = []
     java_home = os.environ.get("JAVA_HOME")
     if java_home:
@@ -74,9 +73,9 @@ def find_java() -> JavaInfo:
         major = parse_java_major(text)
         if major is None:
             continue
-        if major not in SUPPORTED_JAVA:
+        if major not in supported:
             raise EnvironmentProblem(
-                f"Spark 3.5 needs Java 17 (8 and 11 also work), but {exe} is Java {major}. "
+                f"Spark {version} with Iceberg needs Java {' or '.join(map(str, supported))}, but {exe} is Java {major}. "
                 "Install Java 17 (Debian/Ubuntu: `apt-get install -y openjdk-17-jre-headless`; "
                 "macOS: `brew install openjdk@17`) and point JAVA_HOME at it."
             )
@@ -98,30 +97,6 @@ def parse_java_major(version_output: str) -> int | None:
     if first == 1 and m.group(2):
         return int(m.group(2))
     return first
-
-
-def iceberg_runtime_jar() -> Path:
-    """Path of the Iceberg 1.10.2 Spark 3.5 (Scala 2.12) runtime jar from the pinned PyPI package."""
-    try:
-        installed = importlib_metadata.version(JAR_PACKAGE)
-    except importlib_metadata.PackageNotFoundError:
-        raise EnvironmentProblem(
-            f"The Iceberg runtime jar comes from the PyPI package {JAR_PACKAGE}=={JAR_PACKAGE_VERSION}, "
-            f"which is not installed. Run `pip install {JAR_PACKAGE}=={JAR_PACKAGE_VERSION}`, or pass your own "
-            "jar with icebook.spark.session(jar=...) or Maven coordinates with packages=[...]."
-        ) from None
-    if installed != JAR_PACKAGE_VERSION:
-        raise EnvironmentProblem(
-            f"{JAR_PACKAGE} {installed} is installed but icebook needs exactly {JAR_PACKAGE_VERSION} "
-            "(1.0.3's jar lacks the shaded Jackson classes and fails on CREATE TABLE with "
-            f"NoClassDefFoundError). Run `pip install {JAR_PACKAGE}=={JAR_PACKAGE_VERSION}`."
-        )
-    import snowpark_connect_deps_iceberg as pkg
-
-    jar = Path(pkg.__file__).parent / "jars" / RUNTIME_JAR
-    if not jar.is_file():
-        raise EnvironmentProblem(f"{JAR_PACKAGE} {installed} is installed but {jar} is missing; reinstall it.")
-    return jar
 
 
 def check_writable(directory: str | os.PathLike[str]) -> Path:
@@ -157,7 +132,7 @@ def get_session(
     warehouse: str | os.PathLike[str] | None = None,
     catalog: str = DEFAULT_CATALOG,
     master: str | None = None,
-    jar: str | os.PathLike[str] | None = None,
+    jar: str | os.PathLike[str] | list[str | os.PathLike[str]] | None = None,
     packages: list[str] | None = None,
     spark: Any = None,
     conf: dict[str, str] | None = None,
@@ -167,8 +142,11 @@ def get_session(
 
     - ``spark``: attach an existing session (a cluster, Spark Connect); icebook then only adds
       its catalog at runtime.
-    - ``jar`` / ``packages``: your own Iceberg runtime jar or ``spark.jars.packages`` coordinates
-      instead of the pinned PyPI jar.
+    - ``packages``: Maven coordinates instead of icebook's (``spark_jars.Stack``: the Iceberg runtime that
+      matches the installed pyspark, the cloud bundles and the JDBC drivers); your ``spark.jars.packages``,
+      ``spark.jars.repositories``, ``spark.jars.ivy`` and ``spark.jars.ivySettings`` (in ``conf``,
+      ``spark-defaults.conf`` or ``PYSPARK_SUBMIT_ARGS``) are honoured.
+    - ``jar``: jar paths instead of any resolution (an air-gapped machine without a local repository).
     - ``warehouse``: root of the Hadoop catalog named ``catalog``; catalogs added later go
       through ``add_catalog``.
     """
@@ -344,12 +322,13 @@ def _log_settings() -> dict[str, str]:
 def _start(
     *,
     master: str | None,
-    jar: str | os.PathLike[str] | None,
+    jar: str | os.PathLike[str] | list[str | os.PathLike[str]] | None,
     packages: list[str] | None,
     conf: dict[str, str],
     progress: bool,
 ) -> SparkSession:
-    find_java()
+    version = spark_jars.installed_spark_version()
+    find_java(version)
     conf = dict(conf)
     os.environ.setdefault("SPARK_LOCAL_IP", "127.0.0.1")
     # PySpark picks the Python of the driver for workers only when told.
@@ -357,26 +336,28 @@ def _start(
     try:
         from pyspark.sql import SparkSession
     except ImportError:
-        raise EnvironmentProblem("PySpark is not installed: `pip install 'pyspark>=3.5.8,<4'`") from None
+        raise EnvironmentProblem("PySpark is not installed: `pip install 'pyspark>=4.1,<4.2'`") from None
 
     builder = SparkSession.builder.appName("icebook").master(
         master or os.environ.get("ICEBOOK_SPARK_MASTER", "local[2]")
     )
-    # The object-store connectors and JDBC drivers installed from PyPI go on the classpath now: it is
-    # fixed once the JVM starts (spark_storage says which packages ship them).
-    jars = installed_jars()
-    if packages:
-        builder = builder.config("spark.jars.packages", ",".join(packages))
+    startup = {key: value for key, value, _source in _startup_settings()} | conf
+    own_jars = [j for j in conf.pop("spark.jars", "").split(",") if j]
+    wanted: list[spark_jars.Coordinate] = []
+    if jar is not None:  # jars by path: no resolution at all (an air-gapped machine)
+        own_jars += [str(p) for p in spark_jars.jar_paths(jar)]
     else:
-        jar_path = Path(jar) if jar else iceberg_runtime_jar()
-        if not jar_path.is_file():
-            raise EnvironmentProblem(f"Iceberg runtime jar not found: {jar_path}")
-        jars.insert(0, str(jar_path))
-    own_jars = conf.pop("spark.jars", "")
-    if own_jars or jars:
-        builder = builder.config("spark.jars", ",".join(j for j in (own_jars, *jars) if j))
+        own = (
+            [spark_jars.Coordinate.parse(p) for p in packages]
+            if packages
+            else spark_jars.Stack.from_env().packages(version)
+        )
+        wanted = spark_jars.merge_packages(own, startup.get("spark.jars.packages", ""))
+        conf["spark.jars.packages"] = ",".join(map(str, wanted))
+    if own_jars:
+        conf["spark.jars"] = ",".join(own_jars)
     settings = {
-        "spark.sql.extensions": "org.apache.iceberg.spark.extensions.IcebergSparkSessionExtensions",
+        "spark.sql.extensions": spark_jars.EXTENSIONS,
         "spark.ui.enabled": "false",
         "spark.ui.showConsoleProgress": "false",
         "spark.sql.session.timeZone": "UTC",
@@ -391,11 +372,64 @@ def _start(
     settings.update(conf)
     for key, value in settings.items():
         builder = builder.config(key, value)
+    ivy = spark_jars.ivy_home(startup, version)
+    total, fetched = spark_jars.announce(wanted, startup, ivy)
     started = time.monotonic()
     if progress:
-        _progress("icebook: starting Spark with Iceberg (about 10 s)...")
-    session = builder.getOrCreate()
+        _progress(
+            spark_jars.describe(fetched, total, ivy)
+            if fetched
+            else f"icebook: starting Spark {version} with Iceberg (about 10 s)..."
+        )
+    with _download_progress(ivy, total, enabled=progress and total > 0):
+        try:
+            session = builder.getOrCreate()
+        except Exception as exc:
+            raise _start_failure(exc, wanted, startup, ivy) from None
     session.sparkContext.setLogLevel(spark_log_level())
     if progress:
         _progress(f"icebook: Spark {session.version} ready in {time.monotonic() - started:.1f} s")
     return session
+
+
+@contextmanager
+def _download_progress(ivy: Path, total: int, *, enabled: bool) -> Iterator[None]:
+    """A progress bar of the bytes Ivy writes into its cache while Spark starts (first start only)."""
+    if not enabled:
+        yield
+        return
+    from tqdm.auto import tqdm
+
+    base = spark_jars.cache_size(ivy)
+    done = threading.Event()
+    bar = tqdm(
+        total=total, unit="B", unit_scale=True, unit_divisor=1024, desc="icebook: fetching jars", file=sys.stderr
+    )
+
+    def watch() -> None:  # until the downloads are in: the JVM then starts without a bar standing still
+        while bar.n < total and not done.wait(0.5):
+            bar.n = min(total, max(0, spark_jars.cache_size(ivy) - base))
+            bar.refresh()
+
+    watcher = threading.Thread(target=watch, daemon=True)
+    watcher.start()
+    try:
+        yield
+    finally:
+        done.set()
+        watcher.join()
+        bar.n = min(total, max(0, spark_jars.cache_size(ivy) - base))
+        bar.close()
+
+
+def _start_failure(
+    exc: Exception, wanted: list[spark_jars.Coordinate], settings: dict[str, str], ivy: Path
+) -> IcebookError:
+    """Why the JVM did not start, in one line: a coordinate Ivy could not fetch (naming the repository),
+    else Spark's own first line."""
+    for coordinate in spark_jars.missing(wanted, ivy):
+        found = spark_jars.first_source(coordinate, spark_jars.repositories(settings))
+        where = found.problem if found.size is None else f"{found.repository} has it, but Ivy did not fetch it"
+        return EnvironmentProblem(f"Spark could not fetch {coordinate}: {where}")
+    text = next((line.strip() for line in str(exc).splitlines() if line.strip()), type(exc).__name__)
+    return EnvironmentProblem(f"Spark did not start: {text[:300]}")

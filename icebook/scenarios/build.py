@@ -20,7 +20,8 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
-from icebook.engines.spark_session import ICEBERG_VERSION, check_writable, get_session
+from icebook.engines.spark_jars import ICEBERG_VERSION
+from icebook.engines.spark_session import check_writable, get_session
 from icebook.errors import EngineError, NotFound
 from icebook.io.progress import progress_bar
 from icebook.scenarios import SCENARIOS, Scenario

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from icebook.scenarios.javaapi import writer_factory
 from icebook.scenarios.model import MERGE_ON_READ, Claims, Scenario, Step, create_table
 
 APPENDS = 10
@@ -53,8 +54,7 @@ def crashed_writer(spark: Any, table_name: str) -> None:
     partition.setField("region", "us")
     path = table.locationProvider().newDataLocation(spec, partition, "00000-0-crashed-writer-00001.parquet")
     output = iceberg.encryption.EncryptedFiles.plainAsEncryptedOutput(table.io().newOutputFile(path))
-    factory = iceberg.data.GenericAppenderFactory(schema, spec)
-    writer = factory.newDataWriter(output, iceberg.FileFormat.PARQUET, partition)
+    writer = writer_factory(spark, table).newDataWriter(output, spec, partition)
     record = iceberg.data.GenericRecord.create(schema.asStruct())
     record.setField("id", 10_000_000_000)  # above 2**31, so py4j passes a Java long
     record.setField("region", "us")

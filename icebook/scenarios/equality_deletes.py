@@ -9,6 +9,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
+from icebook.scenarios.javaapi import writer_factory
 from icebook.scenarios.model import MERGE_ON_READ, Claims, Scenario, Step, create_table
 
 
@@ -42,15 +43,13 @@ def _row_delta(
     table = _java_table(spark, table_name)
     schema = table.schema()
     spec = table.specs().get(spec_id)
-    ids = spark._sc._gateway.new_array(jvm.int, len(key))
     names = jvm.java.util.ArrayList()
-    for i, column in enumerate(key):
-        ids[i] = schema.findField(column).fieldId()
+    for column in key:
         names.add(column)
     delete_schema = schema.select(names)
-    factory = iceberg.data.GenericAppenderFactory(schema, spec, ids, delete_schema, None)
+    ids = [schema.findField(column).fieldId() for column in key]
+    factory = writer_factory(spark, table, file_format=file_format, equality_ids=ids, delete_schema=delete_schema)
     part = _record(jvm, spec.partitionType(), partition) if partition else None
-    fmt = iceberg.FileFormat.valueOf(file_format.upper())
     suffix = file_format.lower()
 
     def output(name: str) -> Any:
@@ -58,13 +57,13 @@ def _row_delta(
         path = location.newDataLocation(spec, part, name) if part is not None else location.newDataLocation(name)
         return iceberg.encryption.EncryptedFiles.plainAsEncryptedOutput(table.io().newOutputFile(path))
 
-    writer = factory.newEqDeleteWriter(output(f"{label}-eq-deletes.{suffix}"), fmt, part)
+    writer = factory.newEqualityDeleteWriter(output(f"{label}-eq-deletes.{suffix}"), spec, part)
     for values in deletes:
         writer.write(_record(jvm, delete_schema.asStruct(), values))
     writer.close()
     delta = table.newRowDelta().addDeletes(writer.toDeleteFile())
     if rows:
-        data_writer = factory.newDataWriter(output(f"{label}-data.{suffix}"), fmt, part)
+        data_writer = factory.newDataWriter(output(f"{label}-data.{suffix}"), spec, part)
         for values in rows:
             data_writer.write(_record(jvm, schema.asStruct(), values))
         data_writer.close()

@@ -31,6 +31,28 @@ def load_handle(spark: Any, location: str) -> Any:
     return tables.load(location)
 
 
+def writer_factory(
+    spark: Any,
+    table: Any,
+    *,
+    file_format: str = "parquet",
+    equality_ids: Sequence[int] = (),
+    delete_schema: Any = None,
+) -> Any:
+    """Iceberg's generic writer factory for ``table``: data, position-delete and (with ``equality_ids``
+    and ``delete_schema``) equality-delete writers of Records in ``file_format``."""
+    iceberg = jvm(spark).org.apache.iceberg
+    fmt = iceberg.FileFormat.valueOf(file_format.upper())
+    builder_class = getattr(iceberg.data, "GenericFileWriterFactory$Builder")  # a nested Java class
+    builder = builder_class(table).dataFileFormat(fmt).deleteFileFormat(fmt)
+    if equality_ids:
+        ids = spark._sc._gateway.new_array(jvm(spark).int, len(equality_ids))
+        for i, field_id in enumerate(equality_ids):
+            ids[i] = field_id
+        builder = builder.equalityFieldIds(ids).equalityDeleteRowSchema(delete_schema)
+    return builder.build()
+
+
 def record(spark: Any, struct: Any, values: Mapping[str, Any]) -> Any:
     rec = jvm(spark).org.apache.iceberg.data.GenericRecord.create(struct)
     for name, value in values.items():
@@ -60,11 +82,9 @@ def write_data_file(
     spark: Any, table: Any, rows: Sequence[Mapping[str, Any]], *, partition: Mapping[str, Any] | None, label: str
 ) -> Any:
     """Write ``rows`` into one new Parquet data file of ``table`` (not committed); returns its DataFile."""
-    iceberg = jvm(spark).org.apache.iceberg
     schema = table.schema()
-    factory = iceberg.data.GenericAppenderFactory(schema, table.spec())
     part = _partition(spark, table, partition)
-    writer = factory.newDataWriter(_output(spark, table, part, label), iceberg.FileFormat.PARQUET, part)
+    writer = writer_factory(spark, table).newDataWriter(_output(spark, table, part, label), table.spec(), part)
     for values in rows:
         writer.write(record(spark, schema.asStruct(), values))
     writer.close()
@@ -76,11 +96,12 @@ def write_position_deletes(
 ) -> Any:
     """Write a position-delete file deleting ``positions`` of ``data_file`` (not committed)."""
     iceberg = jvm(spark).org.apache.iceberg
-    factory = iceberg.data.GenericAppenderFactory(table.schema(), table.spec())
     part = _partition(spark, table, partition)
-    writer = factory.newPosDeleteWriter(_output(spark, table, part, label), iceberg.FileFormat.PARQUET, part)
+    writer = writer_factory(spark, table).newPositionDeleteWriter(
+        _output(spark, table, part, label), table.spec(), part
+    )
     for pos in positions:
-        writer.write(iceberg.deletes.PositionDelete.create().set(data_file.location(), pos, None))
+        writer.write(iceberg.deletes.PositionDelete.create().set(data_file.location(), pos))
     writer.close()
     return writer.toDeleteFile()
 

@@ -201,12 +201,15 @@ class TableMaintenance:
     ) -> MaintenanceResult | OrphanReport:
         """Run ``remove_orphan_files`` through Spark (deletes files; Spark refuses a cutoff under 24
         hours ago); ``dry_run`` returns icebook's own list instead, without Spark."""
-        from icebook.engines import spark_maintenance
+        from icebook.engines import spark_maintenance, spark_storage
 
         if dry_run:
             return self.orphans(older_than, location)
         deleted = spark_maintenance.remove_orphan_files(
-            self._writable(), older_than_ms=when_ms(older_than), location=location
+            self._writable(),
+            older_than_ms=when_ms(older_than),
+            location=location,
+            prefix_listing=spark_storage.on_object_store(location or self.location),
         )
         return self._maintained("remove_orphan_files", deleted, tuple(deleted))
 

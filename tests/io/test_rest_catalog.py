@@ -3,10 +3,9 @@
 S3 gateway for the table files. PyIceberg writes tables through it; icebook resolves names through
 PyIceberg's REST client, configured by environment variables, and reads the files from S3.
 
-Spark's REST client cannot sign (SigV4 needs AWS SDK v2, which no package here ships), so the
-server's S3 configuration also has an identity named ``anonymous`` (Read, List, Write): PyIceberg
-keeps signing, Spark talks to the catalog unsigned and signs its S3A requests with the key. On this
-server anyone on 127.0.0.1 can write unsigned; that is the setup being tested, not a recommendation.
+The server has no anonymous identity: every request to the catalog and to S3 is signed, by PyIceberg
+and by Spark alike (Iceberg's REST client signs with SigV4 through the AWS bundle, and ``S3FileIO``
+signs its S3 requests).
 """
 
 from __future__ import annotations
@@ -68,6 +67,8 @@ class Rest:
             "rest.sigv4-enabled": "true",
             "rest.signing-region": REGION,
             "rest.signing-name": "s3tables",
+            "rest.access-key-id": KEY,
+            "rest.secret-access-key": SECRET,
             "s3.endpoint": self.s3,
             "s3.access-key-id": KEY,
             "s3.secret-access-key": SECRET,
@@ -120,9 +121,8 @@ def _write(catalog: Any) -> None:
 
 
 def _s3_config(directory: Path) -> Path:
-    """The keyed identity PyIceberg signs with, and ``anonymous`` for Spark's unsigned catalog calls."""
+    """The one keyed identity every client signs with (no anonymous one)."""
     identities = [
-        {"name": "anonymous", "actions": ["Read", "List", "Write"]},
         {
             "name": "icebook",
             "credentials": [{"accessKey": KEY, "secretKey": SECRET}],
@@ -210,21 +210,41 @@ def test_rest_catalog_not_found_lists_what_exists(rest_catalog: str) -> None:
     assert info.value.available == ("db",)
 
 
-def test_spark_with_wrong_credentials_is_one_line_and_writes_nothing(spark: Any, rest: Rest, rest_catalog: str) -> None:
-    """A bucket credential set in the user's Spark session wins over the table's (icebook never overrides
-    the user's settings); when it is wrong, reads and changes stop at once, in one line."""
-    t = icebook.open(f"{rest_catalog}.db.orders")
-    conf = spark.sparkContext._jsc.hadoopConfiguration()
-    conf.set(f"fs.s3a.bucket.{BUCKET}.secret.key", "wrong")
-    try:
-        for attempt in (lambda: t.read(engine="spark"), lambda: t.create_branch("never")):
-            with pytest.raises(StorageError) as info:
-                attempt()
-            message = str(info.value)
-            assert "\n" not in message and f"bucket '{BUCKET}' on S3" in message and "access denied" in message
-        assert "never" not in rest.writer.load_table("db.orders").metadata.refs  # nothing half-written
-    finally:
-        conf.unset(f"fs.s3a.bucket.{BUCKET}.secret.key")
+def test_spark_with_wrong_credentials_is_one_line_and_writes_nothing(
+    spark: Any, rest: Rest, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A catalog the user configured in their Spark session wins over icebook's settings (icebook never
+    overrides them); when its S3 secret is wrong, reads and changes stop at once, in one line."""
+    for key, value in rest.props().items():
+        monkeypatch.setenv("PYICEBERG_CATALOG__SHOPX__" + key.upper().replace(".", "__").replace("-", "_"), value)
+    prefix = "spark.sql.catalog.shopx"
+    users = {
+        prefix: "org.apache.iceberg.spark.SparkCatalog",
+        f"{prefix}.type": "rest",
+        f"{prefix}.uri": rest.uri,
+        f"{prefix}.warehouse": f"s3://{BUCKET}",
+        f"{prefix}.rest.sigv4-enabled": "true",
+        f"{prefix}.rest.signing-region": REGION,
+        f"{prefix}.rest.signing-name": "s3tables",
+        f"{prefix}.rest.access-key-id": KEY,
+        f"{prefix}.rest.secret-access-key": SECRET,
+        f"{prefix}.io-impl": "org.apache.iceberg.aws.s3.S3FileIO",
+        f"{prefix}.s3.endpoint": rest.s3,
+        f"{prefix}.s3.path-style-access": "true",
+        f"{prefix}.s3.access-key-id": KEY,
+        f"{prefix}.s3.secret-access-key": "wrong",
+        f"{prefix}.client.region": REGION,
+    }
+    for key, value in users.items():
+        spark.conf.set(key, value)
+    t = icebook.open("shopx.db.orders")
+    for attempt in (lambda: t.read(engine="spark"), lambda: t.create_branch("never")):
+        with pytest.raises(StorageError) as info:
+            attempt()
+        message = str(info.value)
+        assert "\n" not in message and f"bucket '{BUCKET}' on S3" in message and "access denied" in message
+    assert spark.conf.get(f"{prefix}.s3.secret-access-key") == "wrong"  # the user's own setting, kept
+    assert "never" not in rest.writer.load_table("db.orders").metadata.refs  # nothing half-written
 
 
 def test_spark_reads_and_branches_through_the_rest_catalog(spark: Any, rest: Rest, rest_catalog: str) -> None:

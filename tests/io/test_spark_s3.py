@@ -1,10 +1,8 @@
 """Spark on a table in an S3 store: moto's server on 127.0.0.1, a PyIceberg SQL
-catalog on sqlite, PyIceberg as the writer of record. Spark reaches the files through S3A (the
-connector jars from PyPI) and the catalog through Iceberg's JDBC catalog on the same sqlite file, so
-every change Spark makes is seen by PyIceberg loading through the catalog, and the other way round.
-
-moto's signature check does not accept the AWS SDK v1 signatures S3A sends (boto3's pass), so this
-server checks no credentials; wrong credentials are tested on SeaweedFS (test_rest_catalog.py).
+catalog on sqlite, PyIceberg as the writer of record. Spark reaches the files through Iceberg's
+``S3FileIO`` (the AWS bundle by Maven coordinates) and the catalog through Iceberg's JDBC catalog on the
+same sqlite file, so every change Spark makes is seen by PyIceberg loading through the catalog, and the
+other way round. moto checks every request's signature against its IAM user's keys.
 """
 
 from __future__ import annotations
@@ -16,7 +14,7 @@ from typing import Any
 
 import pyarrow as pa
 import pytest
-from _lake import REGION, catalog_env, moto_s3, rows
+from _lake import REGION, catalog_env, check_credentials, moto_s3, rows
 
 import icebook
 from icebook.commands import Context, Session, build_parser, execute, parse_cell
@@ -105,6 +103,7 @@ def lake(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Lake]:
         custom = SqlCatalog("s3custom", uri=f"sqlite:///{db}", warehouse="s3://lake/custom", **lake.props())
         custom.create_namespace("db")
         _write(custom, "db.custom")
+        check_credentials(endpoint)  # from here on a request with wrong keys is refused
         yield lake
 
 
@@ -248,20 +247,15 @@ def test_a_catalog_spark_cannot_have_reads_the_metadata_file_and_refuses_changes
     assert "spark.sql.catalog.<name>" in message
 
 
-def test_a_missing_connector_is_one_line_naming_what_to_install(spark: Any) -> None:
-    absent = spark_storage.Connector(
-        store="S3",
-        module="icebook_no_such_connector",
-        jars=("jars/none.jar",),
-        requirement="sagemaker-pyspark==1.4.5",
-        probe_class="org.example.NoSuchFileSystem",
-    )
+def test_a_missing_library_is_one_line_naming_its_coordinate(spark: Any) -> None:
+    absent = spark_storage.Library("S3 (S3FileIO)", "org.example:no-such-bundle:1.0", "org.example.NoSuchClient")
     with pytest.raises(EnvironmentProblem) as info:
-        spark_storage.require(spark, absent, needed_for="Reading s3://lake/ (bucket 'lake' on S3)")
+        spark_storage.require(spark, absent, needed_for="Reading s3://lake/wh/db/t")
     message = str(info.value)
-    assert "\n" not in message and "bucket 'lake' on S3" in message
-    assert "pip install --no-deps sagemaker-pyspark==1.4.5" in message
-    # the connectors this project installs are on the session's classpath
-    for connector in (spark_storage.S3A, spark_storage.GCS, spark_storage.SQLITE_JDBC):
-        assert spark_storage.connector_jars(connector), connector.store
-        assert spark_storage.has_class(spark, connector.probe_class), connector.store
+    assert "\n" not in message and message.startswith("Reading s3://lake/wh/db/t needs S3 (S3FileIO) in Spark")
+    assert "add org.example:no-such-bundle:1.0 to the session's spark.jars.packages" in message
+    # the libraries icebook's session asks for are on its classpath
+    for library in (spark_storage.s3(), spark_storage.gcs(), spark_storage.adls(), spark_storage.glue()):
+        assert spark_storage.has_class(spark, library.probe_class), library.what
+    for library in (spark_storage.SQLITE_JDBC, spark_storage.POSTGRES_JDBC):
+        assert spark_storage.has_class(spark, library.probe_class), library.what

@@ -419,16 +419,20 @@ class Inspector:
         return to_pandas(manifests_arrow(self._metadata, manifests))
 
     def all_manifests(self) -> pd.DataFrame:
-        """The manifests of every valid snapshot, with ``reference_snapshot_id``."""
+        """The manifests of every valid snapshot, with ``reference_snapshot_id`` and then the manifest's
+        ``key_metadata`` (Iceberg's column order)."""
         parts = []
         for snapshot in self._metadata.snapshots:
-            table = manifests_arrow(self._metadata, self._store.manifest_list(snapshot))
-            parts.append(
-                table.append_column("reference_snapshot_id", pa.array([snapshot.snapshot_id] * len(table), pa.int64()))
+            listed = self._store.manifest_list(snapshot)
+            table = manifests_arrow(self._metadata, listed)
+            table = table.append_column(
+                "reference_snapshot_id", pa.array([snapshot.snapshot_id] * len(table), pa.int64())
             )
+            parts.append(table.append_column("key_metadata", pa.array([m.key_metadata for m in listed], pa.binary())))
         if not parts:
             empty = manifests_arrow(self._metadata, ())
-            parts = [empty.append_column("reference_snapshot_id", pa.array([], pa.int64()))]
+            empty = empty.append_column("reference_snapshot_id", pa.array([], pa.int64()))
+            parts = [empty.append_column("key_metadata", pa.array([], pa.binary()))]
         return to_pandas(pa.concat_tables(parts))
 
     @overload
