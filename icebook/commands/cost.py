@@ -10,8 +10,8 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
-from icebook.commands.maintenance import namespace_of
-from icebook.commands.model import Call, Command, CommandError, Context, at_argument, default_name, one_line
+from icebook.commands.maintenance import table_or_namespace, table_or_namespace_arguments
+from icebook.commands.model import Call, Command, Context, at_argument, one_line
 from icebook.errors import IcebookError
 from icebook.io import catalogs
 from icebook.table import open_table
@@ -29,34 +29,14 @@ def _cost(call: Call) -> Any:
     return call.table.query_cost(args.where or None, columns=columns, at=args.at)
 
 
-def _storage_arguments(p: argparse.ArgumentParser, context: Context) -> None:
-    if context is Context.CLI:
-        p.add_argument("target", help="a table (directory, metadata file or catalog.db.table), or CATALOG.NAMESPACE")
-    else:
-        p.add_argument("target", nargs="?", help="CATALOG.NAMESPACE: every table of it (default: one open table)")
-        p.add_argument("--table", help="which open table (default: the current one)")
-    at_argument(p, context)
-
-
 def _storage(call: Call) -> Any:
     from icebook.analysis.cost.storage import namespace_storage
 
-    args = call.args
-    namespace = namespace_of(args.target) if args.target else None
-    if namespace is not None:
-        if args.at is not None or getattr(args, "table", None):
-            raise CommandError("storage CATALOG.NAMESPACE sums every table's current state: no --at or --table")
-        catalog, name = namespace
+    target = table_or_namespace(call)
+    if isinstance(target, tuple):
+        catalog, name = target
         return namespace_storage(_table_storage(f"{catalog}.{t}") for t in catalogs.list_tables(catalog, name))
-    if call.context is Context.CLI:
-        table = call.session.put(default_name(args.target), open_table(args.target))
-    elif args.target:
-        raise CommandError(
-            f"storage {args.target}: not a namespace of a configured catalog (open a table with %ice open)"
-        )
-    else:
-        table = call.session.get(args.table)
-    return table.storage(at=args.at)
+    return target.storage(at=call.args.at)
 
 
 def _table_storage(identifier: str) -> tuple[str, Any]:
@@ -80,7 +60,7 @@ COST_COMMANDS: tuple[Command, ...] = (
         help="where the bytes are: live data and deletes, other refs, retained history, metadata, orphans; "
         "of one table, or of every table of CATALOG.NAMESPACE, most bytes first",
         run=_storage,
-        arguments=_storage_arguments,
+        arguments=table_or_namespace_arguments,
         on_table=False,
         group="maintenance",
     ),

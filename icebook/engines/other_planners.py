@@ -138,11 +138,13 @@ def spark_planned(df: Any) -> set[str]:
         for leaf in jvm.scala.jdk.javaapi.CollectionConverters.asJava(plan.collectLeaves())
         if leaf.getClass().getSimpleName() == "BatchScanExec"
     ]
-    if len(scans) != 1:
+    if len(scans) > 1:
         raise ValueError(f"expected one Iceberg batch scan in Spark's plan, found {len(scans)}")
     paths: set[str] = set()
+    if not scans:  # the optimizer proved the filter false (``id is null`` on a required column): no scan at all
+        return paths
     for partition in jvm.scala.jdk.javaapi.CollectionConverters.asJava(scans[0].inputPartitions()):
-        for task in partition.taskGroup().tasks():
+        for task in partition.taskGroup().tasks().toArray():  # a Java collection py4j does not iterate
             paths.add(str(task.file().location()))
     return paths
 

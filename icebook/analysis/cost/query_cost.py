@@ -53,6 +53,9 @@ class QueryCost:
     delete_bytes: int
     """Bytes of the delete files that apply to the files read (each file once)."""
 
+    def to_pandas(self) -> pd.DataFrame:
+        return self.row_groups
+
     @property
     def totals(self) -> dict[str, Any]:
         """Files, row groups and bytes: read against the table's."""

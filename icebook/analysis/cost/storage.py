@@ -115,7 +115,7 @@ def _hidden(path: str, location: str) -> bool:
     return any(part.startswith(("_", ".")) and "=" not in part for part in rest.split("/") if part)
 
 
-class _Reader:
+class _LiveContent:
     """Each manifest's live content files, read once."""
 
     def __init__(self, table: TableLike) -> None:
@@ -164,7 +164,7 @@ def _when(ms: int) -> str:
 def storage(table: TableLike, snapshot: Snapshot | None, *, now_ms: int | None = None) -> Storage:
     """Every file under ``table``'s location by what keeps it, ``snapshot`` standing for main's state."""
     metadata, store = table.metadata, table.store
-    reader = _Reader(table)
+    reader = _LiveContent(table)
     main = reader.of(snapshot) if snapshot is not None else {}
     # Who keeps each content file: the state read, other refs' heads, then every snapshot (history).
     ref_keepers: dict[str, list[str]] = defaultdict(list)
@@ -197,8 +197,9 @@ def storage(table: TableLike, snapshot: Snapshot | None, *, now_ms: int | None =
 
     def history_detail(snaps: list[Snapshot], expires_now: bool) -> str:
         ids = sorted({s.snapshot_id for s in snaps})
-        span = f"{len(ids)} snapshots committed {_when(min(s.timestamp_ms for s in snaps))} to " + _when(
-            max(s.timestamp_ms for s in snaps)
+        span = (
+            f"{len(ids)} snapshot{'s' if len(ids) != 1 else ''} committed {_when(min(s.timestamp_ms for s in snaps))} to "
+            + _when(max(s.timestamp_ms for s in snaps))
         )
         if not gc_enabled(metadata):
             return f"{span}; gc.enabled=false: expire_snapshots deletes no file"
