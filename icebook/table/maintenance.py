@@ -209,7 +209,7 @@ class TableMaintenance:
             self._writable(),
             older_than_ms=when_ms(older_than),
             location=location,
-            prefix_listing=spark_storage.on_object_store(location or self.location),
+            prefix_listing=spark_storage.on_object_store(location or self.metadata.location),
         )
         return self._maintained("remove_orphan_files", deleted, tuple(deleted))
 
