@@ -88,4 +88,15 @@ def storage_html(storage: Any) -> str:
     return frame(body, cls="ib-result")
 
 
-__all__ = ["cost_html", "cost_text", "storage_html", "storage_text"]
+def plans_text(comparison: Any) -> str:
+    return comparison.summary()
+
+
+def plans_html(comparison: Any) -> str:
+    body = f'<pre class="ib-explain">{esc(comparison.summary())}</pre>' + frame_table_html(
+        comparison.files, caption="data files by planner"
+    )
+    return frame(body, cls="ib-result")
+
+
+__all__ = ["cost_html", "cost_text", "plans_html", "plans_text", "storage_html", "storage_text"]

@@ -30,7 +30,7 @@ import pyarrow.compute as pc
 
 from icebook.analysis.maintenance.expire import expire_preview, gc_enabled
 from icebook.analysis.maintenance.orphans import VERSION_HINT, find_orphans, path_keys
-from icebook.analysis.store.manifests import spec_partition_type
+from icebook.analysis.scan.columns import FileBuilder, physical
 from icebook.analysis.store.reachable import CONTENT_KINDS, FileKind
 from icebook.analysis.store.table_like import TableLike
 from icebook.io.fileio import FileInfo, FileIO
@@ -38,7 +38,6 @@ from icebook.spec import properties
 from icebook.spec.manifest import ManifestFile
 from icebook.spec.metadata import MAIN_BRANCH
 from icebook.spec.snapshots import PartitionStatisticsFile, Snapshot, StatisticsFile
-from icebook.spec.values import to_human
 from icebook.text import byte_size
 
 COLUMNS = ["category", "files", "bytes", "detail"]
@@ -121,32 +120,30 @@ class _LiveContent:
     def __init__(self, table: TableLike) -> None:
         self.table = table
         self._live: dict[str, list[_Content]] = {}
-        self._partition_types: dict[int, Any] = {}
-
-    def _partition_text(self, spec_id: int, value: dict[str, Any] | None) -> str:
-        if not value:
-            return "(unpartitioned)"
-        ptype = self._partition_types.get(spec_id)
-        if ptype is None:
-            ptype = self._partition_types[spec_id] = spec_partition_type(self.table.metadata, spec_id)
-        types = {f.name: f.type for f in ptype.fields}
-        return "/".join(f"{k}={to_human(v, types[k]) if k in types else v}" for k, v in value.items())
+        self._builder = FileBuilder(table.metadata)  # the planner's partition text, each partition's once
 
     def live(self, m: ManifestFile) -> list[_Content]:
         found = self._live.get(m.manifest_path)
         if found is None:
             entries = self.table.store.entries(m, _ENTRY_COLUMNS, keep=False)
             entries = entries.filter(pc.not_equal(entries.column("status"), 2))
-            rows = entries.select(["content", "file_path", "file_size_in_bytes", "partition"]).to_pylist()
-            found = self._live[m.manifest_path] = [
-                _Content(
-                    path=r["file_path"],
-                    kind=CONTENT_KINDS.get(r["content"] or 0, FileKind.DATA).value,
-                    size=int(r["file_size_in_bytes"]),
-                    partition=self._partition_text(m.partition_spec_id, r["partition"]),
+            part = entries.column("partition").combine_chunks()
+            names = [pf.name for pf in self.table.metadata.spec_by_id(m.partition_spec_id).fields]
+            names = names[: part.type.num_fields]
+            values = [physical(part.field(i)) for i in range(len(names))]
+            columns = {c: entries.column(c).to_pylist() for c in ("content", "file_path", "file_size_in_bytes")}
+            found = self._live[m.manifest_path] = []
+            for i, path in enumerate(columns["file_path"]):
+                partition = tuple((name, values[j][i]) for j, name in enumerate(names))
+                text = self._builder.partition_text(m.partition_spec_id, partition) if names else "(unpartitioned)"
+                found.append(
+                    _Content(
+                        path=path,
+                        kind=CONTENT_KINDS.get(columns["content"][i] or 0, FileKind.DATA).value,
+                        size=int(columns["file_size_in_bytes"][i]),
+                        partition=text,
+                    )
                 )
-                for r in rows
-            ]
         return found
 
     def of(self, snapshot: Snapshot) -> dict[str, _Content]:
