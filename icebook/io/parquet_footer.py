@@ -4,45 +4,27 @@ A data file is immutable once a snapshot references it (spec: "Overview": files 
 place), so its footer (``FileMetaData``: row groups, column chunks, statistics) is read once, with two
 ranged reads of the file's tail, and kept in the footer cache (``$ICEBOOK_HOME/footers``, the
 ``ManifestCache`` class with its checksums and size cap; ``ICEBOOK_MANIFEST_CACHE=off`` turns both
-off). An entry is keyed by the path, the file's length as its manifest records it and, for a local
+off; ``shared_cache(FOLDER)``). An entry is keyed by the path, the file's length as its manifest records it and, for a local
 file, its modification time.
 """
 
 from __future__ import annotations
 
 import struct
-import threading
 
 import pyarrow as pa
 import pyarrow.parquet as pq
 
 from icebook.errors import MetadataError
 from icebook.io.fileio import FileIO
-from icebook.io.manifest_cache import ManifestCache, local_mtime_ns
+from icebook.io.manifest_cache import ManifestCache, local_mtime_ns, shared_cache
 
 MAGIC = b"PAR1"
 _ENCRYPTED = b"PARE"
 _TAIL = 8  # the footer's length (4 bytes, little-endian) and the magic
 _KEY_PART = "parquet-footer-1"
 
-_cache: ManifestCache | None = None
-_cache_lock = threading.Lock()
-
-
-def footer_cache() -> ManifestCache:
-    """The process's footer cache, configured from the environment when first asked for."""
-    global _cache
-    with _cache_lock:
-        if _cache is None:
-            _cache = ManifestCache.from_environment("footers")
-        return _cache
-
-
-def reset_footer_cache() -> None:
-    """Forget the process's footer cache (the environment is read again on next use)."""
-    global _cache
-    with _cache_lock:
-        _cache = None
+FOLDER = "footers"
 
 
 def _fail(path: str, problem: str) -> MetadataError:
@@ -81,7 +63,7 @@ def parse_footer(raw: bytes, path: str) -> pq.FileMetaData:
 def read_footer(fileio: FileIO, path: str, size_in_bytes: int | None) -> pq.FileMetaData:
     """The footer of the Parquet file ``path`` (``size_in_bytes`` as its manifest records it), from the
     footer cache when it holds it, else read from the file and cached."""
-    cache = footer_cache()
+    cache = shared_cache(FOLDER)
     key = ManifestCache.key(path, size_in_bytes, _KEY_PART, mtime_ns=local_mtime_ns(path))
     cached = cache.get(key)
     if cached is not None and cached.num_rows == 1 and cached.schema.names == ["footer"]:
@@ -92,4 +74,4 @@ def read_footer(fileio: FileIO, path: str, size_in_bytes: int | None) -> pq.File
     return meta
 
 
-__all__ = ["footer_cache", "parse_footer", "read_footer", "read_footer_bytes", "reset_footer_cache"]
+__all__ = ["FOLDER", "parse_footer", "read_footer", "read_footer_bytes"]

@@ -23,6 +23,7 @@ from icebook.analysis.expr.binding import bind
 from icebook.analysis.expr.filter_arrow import to_arrow
 from icebook.analysis.expr.nodes import referenced_names
 from icebook.io import parquet_footer
+from icebook.io.manifest_cache import reset_shared_cache, shared_cache
 
 ROWS = 400
 PREDICATES = (
@@ -160,17 +161,17 @@ def test_skipped_row_groups_say_why_and_reasons_are_ranked(table: Any) -> None:
 
 def test_footers_are_cached_on_disk(table: Any, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("ICEBOOK_HOME", str(tmp_path))
-    parquet_footer.reset_footer_cache()
+    reset_shared_cache()
     try:
         cold = table.query_cost("id < 30")
-        cache = parquet_footer.footer_cache()
+        cache = shared_cache(parquet_footer.FOLDER)
         files = cold.plan.task_count
         assert cache.misses == files and cache.hits == 0 and cache.info().entries == files
         warm = table.query_cost("id < 30")
         assert cache.hits == files
         assert warm.row_groups.equals(cold.row_groups)
     finally:
-        parquet_footer.reset_footer_cache()
+        reset_shared_cache()
 
 
 def test_cost_command_in_both_contexts(table: Any) -> None:
