@@ -44,6 +44,7 @@ ANALYSIS_LAYERS: dict[str, int] = {
     "tables": 4,
     "history": 5,
     "maintenance": 6,
+    "cost": 7,
 }
 WIDGET_LIBRARIES = {"ipywidgets", "anywidget", "traitlets"}
 SPEC_FORBIDDEN = {"pyarrow", "fastavro", "pyspark", "IPython", "pandas", "numpy", "polars", "ipywidgets", "anywidget"}

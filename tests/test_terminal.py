@@ -53,6 +53,7 @@ def _invocations(locations: dict[str, Path], warehouse: Path, tmp: Path) -> list
         ("sql", exact, "SELECT * FROM t", "--engine", "arrow"),
         ("sql", events, "SELECT region, count(*) FROM t GROUP BY region", "--engine", "arrow"),
         ("health", debt),
+        ("storage", debt),
         ("maintain", debt, "compact", "--dry-run"),
         ("maintain", debt, "expire", "--dry-run"),
     ]

@@ -28,6 +28,7 @@ from icebook import __version__
 from icebook.analysis._frames import exact_frame
 from icebook.analysis.engine_choice import Engine
 from icebook.analysis.resolve import AtRef
+from icebook.commands.cost_commands import COST_COMMANDS
 from icebook.commands.grammar import (  # noqa: F401  (the grammar's public names live here too)
     BOTH,
     GROUPS,
@@ -412,6 +413,7 @@ COMMANDS: tuple[Command, ...] = (
     ),
     Command(name="help", help="list the commands", run=_help, on_table=False, group="lake"),
     *MAINTENANCE_COMMANDS,
+    *COST_COMMANDS,
     *TIMELAPSE_COMMANDS,
 )
 BY_NAME = {c.name: c for c in COMMANDS}
@@ -522,6 +524,8 @@ def _line_words(line: str) -> list[str]:
             if command is None or command.verbatim is None:  # a trailing ``# note`` is a comment, as in a shell
                 return words + shlex.split(line[stream.tell() :], comments=True)
             continue
+        if word == command.verbatim:  # a free-text option: the rest of the line as written
+            return [*words, word, line[stream.tell() :].strip()]
         if _OPTION.match(word):
             value = lexer.get_token()
             words += [word] if value is None else [word, value]

@@ -135,7 +135,8 @@ class Command:
     contexts: frozenset[Context] = BOTH
     verbatim: str | None = None
     """The trailing free-text argument (a filter, a query): in a notebook line everything after the
-    options is taken as written, with its own quotes, not split like a shell would."""
+    options is taken as written, with its own quotes, not split like a shell would. An option
+    (``"--where"``): everything after it is its value, taken as written (so it comes last)."""
     changes_table: bool = False
     """Writes to the table (through Spark) and returns it reopened."""
     group: str = "explore"

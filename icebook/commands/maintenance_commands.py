@@ -17,23 +17,28 @@ from icebook.analysis.maintenance.health import HealthReport
 from icebook.analysis.maintenance.lake_health import lake_health
 from icebook.commands.grammar import Call, Command, CommandError, Context, at_argument, default_name
 from icebook.io import catalogs
-from icebook.table import open_table
+from icebook.table import Table, open_table
 
 ACTIONS = ("expire", "orphans", "compact", "rewrite-manifests", "rewrite-deletes")
 
 
-def _health_arguments(p: argparse.ArgumentParser, context: Context) -> None:
+def table_or_namespace_arguments(p: argparse.ArgumentParser, context: Context) -> None:
+    """A table, or ``CATALOG.NAMESPACE`` for every table of it (``health``, ``storage``), and ``--at``."""
     if context is Context.CLI:
         p.add_argument("target", help="a table (directory, metadata file or catalog.db.table), or CATALOG.NAMESPACE")
     else:
         p.add_argument("target", nargs="?", help="CATALOG.NAMESPACE: every table of it (default: one open table)")
         p.add_argument("--table", help="which open table (default: the current one)")
     at_argument(p, context)
+
+
+def _health_arguments(p: argparse.ArgumentParser, context: Context) -> None:
+    table_or_namespace_arguments(p, context)
     p.add_argument("--no-listing", action="store_true", help="do not list the table location (no orphan files section)")
     p.add_argument("--quick", action="store_true", help="CATALOG.NAMESPACE: the metadata files only (no manifests)")
 
 
-def _namespace_of(target: str) -> tuple[str, str] | None:
+def namespace_of(target: str) -> tuple[str, str] | None:
     """``CATALOG.NAMESPACE`` of a configured PyIceberg catalog, or None (then ``target`` names a table)."""
     catalog, _, rest = target.partition(".")
     if "/" in target or not rest or not catalogs.is_configured(catalog):
@@ -41,29 +46,37 @@ def _namespace_of(target: str) -> tuple[str, str] | None:
     return (catalog, rest) if rest in catalogs.list_namespaces(catalog, tuple(rest.split("."))[:-1]) else None
 
 
-def _health(call: Call) -> Any:
-    args = call.args
-    namespace = _namespace_of(args.target) if args.target else None
+def table_or_namespace(call: Call) -> Table | tuple[str, str]:
+    """What a ``table_or_namespace_arguments`` command names: (catalog, namespace), or the table (opened
+    on the command line; an open one in a notebook)."""
+    args, command = call.args, call.args.command
+    namespace = namespace_of(args.target) if args.target else None
     if namespace is not None:
         if args.at is not None or getattr(args, "table", None):
-            raise CommandError("health CATALOG.NAMESPACE reports every table's current state: no --at or --table")
+            raise CommandError(f"{command} CATALOG.NAMESPACE takes every table's current state: no --at or --table")
+        return namespace
+    if call.context is Context.CLI:
+        return call.session.put(default_name(args.target), open_table(args.target))
+    if args.target:
+        raise CommandError(
+            f"{command} {args.target}: not a namespace of a configured catalog (open a table with %ice open)"
+        )
+    return call.session.get(args.table)
+
+
+def _health(call: Call) -> Any:
+    args = call.args
+    target = table_or_namespace(call)
+    if isinstance(target, tuple):
         listing = not args.no_listing
 
         def deep(identifier: str) -> HealthReport:
             return open_table(identifier).health(list_files=listing)
 
-        return lake_health(*namespace, deep=None if args.quick else deep)
+        return lake_health(*target, deep=None if args.quick else deep)
     if args.quick:
         raise CommandError("health --quick is for CATALOG.NAMESPACE; a table's report reads its manifests")
-    if call.context is Context.CLI:
-        table = call.session.put(default_name(args.target), open_table(args.target))
-    elif args.target:
-        raise CommandError(
-            f"health {args.target}: not a namespace of a configured catalog (open a table with %ice open)"
-        )
-    else:
-        table = call.session.get(args.table)
-    return table.health(at=args.at, list_files=not args.no_listing)
+    return target.health(at=args.at, list_files=not args.no_listing)
 
 
 def _maintain_arguments(p: argparse.ArgumentParser, _context: Context) -> None:
@@ -174,4 +187,4 @@ MAINTENANCE_COMMANDS: tuple[Command, ...] = (
     ),
 )
 
-__all__ = ["ACTIONS", "MAINTENANCE_COMMANDS"]
+__all__ = ["ACTIONS", "MAINTENANCE_COMMANDS", "table_or_namespace", "table_or_namespace_arguments"]

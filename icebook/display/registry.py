@@ -142,6 +142,16 @@ _BUILTIN: tuple[tuple[str, str, str, str, str, str | None], ...] = (
         None,
     ),
     ("icebook.analysis.scan.planner", "ScanPlan", "icebook.display.summary_render", "plan_text", "plan_html", None),
+    ("icebook.analysis.cost.query_cost", "QueryCost", "icebook.display.cost_render", "cost_text", "cost_html", None),
+    ("icebook.analysis.cost.storage", "Storage", "icebook.display.cost_render", "storage_text", "storage_html", None),
+    (
+        "icebook.analysis.cost.compare_plans",
+        "PlanComparison",
+        "icebook.display.cost_render",
+        "plans_text",
+        "plans_html",
+        None,
+    ),
     ("icebook.spec.snapshots", "Snapshot", "icebook.display.summary_render", "snapshot_text", "snapshot_html", None),
     (
         "icebook.display.tree_render",

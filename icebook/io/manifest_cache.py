@@ -65,9 +65,11 @@ class ManifestCache:
         self._lock = threading.Lock()
 
     @classmethod
-    def from_environment(cls) -> ManifestCache:
+    def from_environment(cls, folder: str = "manifests") -> ManifestCache:
+        """The cache under ``$ICEBOOK_HOME/folder``, on or off and capped as the environment says (other
+        immutable files, Parquet footers, are cached the same way in their own folder)."""
         return cls(
-            config.icebook_home() / "manifests",
+            config.icebook_home() / folder,
             max_bytes=config.manifest_cache_max_mb() << 20,
             enabled=config.manifest_cache_enabled(),
         )
@@ -230,24 +232,24 @@ def _decode(data: pa.Buffer) -> pa.Table | None:
     return table
 
 
-_shared: ManifestCache | None = None
+_shared: dict[str, ManifestCache] = {}
 _shared_lock = threading.Lock()
 
 
-def shared_cache() -> ManifestCache:
-    """The process's cache, configured from the environment when first asked for."""
-    global _shared
+def shared_cache(folder: str = "manifests") -> ManifestCache:
+    """The process's cache of ``folder`` (decoded manifests; ``footers``: Parquet footers), configured from
+    the environment when first asked for."""
     with _shared_lock:
-        if _shared is None:
-            _shared = ManifestCache.from_environment()
-        return _shared
+        cache = _shared.get(folder)
+        if cache is None:
+            cache = _shared[folder] = ManifestCache.from_environment(folder)
+        return cache
 
 
 def reset_shared_cache() -> None:
-    """Forget the process's cache (the environment is read again on next use)."""
-    global _shared
+    """Forget the process's caches (the environment is read again on next use)."""
     with _shared_lock:
-        _shared = None
+        _shared.clear()
 
 
 _fingerprints: dict[tuple[str, ...], str] = {}

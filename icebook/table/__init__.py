@@ -28,6 +28,9 @@ if TYPE_CHECKING:
     import pyarrow as pa
 
     from icebook.analysis._frames import Output
+    from icebook.analysis.cost.compare_plans import PlanComparison
+    from icebook.analysis.cost.query_cost import QueryCost
+    from icebook.analysis.cost.storage import Storage
     from icebook.analysis.history.diff import SnapshotDiff
     from icebook.analysis.history.evolution import Evolution
     from icebook.analysis.history.lineage import Lineage
@@ -231,6 +234,31 @@ class Table(TableMaintenance):
         from icebook.analysis.scan.summary import summarize_scan
 
         return summarize_scan(self, self.snapshot(at), filter, schema=self.read_schema(at))
+
+    def query_cost(self, filter: Any = None, columns: list[str] | None = None, at: At = None) -> QueryCost:
+        """The scan plan and, for each Parquet data file it keeps, the row groups a reader skips by their
+        statistics and why, and the bytes of the projected column chunks it reads (``.row_groups``)."""
+        from icebook.analysis.cost.query_cost import query_cost
+
+        return query_cost(self, self.snapshot(at), filter, columns, schema=self.read_schema(at))
+
+    def compare_plans(self, filter: Any, at: At = None) -> PlanComparison:
+        """The data files icebook, Spark (Iceberg's planner in the session) and PyIceberg (``plan_files``) plan
+        for ``filter`` at ``at``: one row per live data file, each difference explained (``.files``)."""
+        from icebook.analysis.cost.compare_plans import compare_plans
+        from icebook.engines.other_planners import other_plans
+
+        plan, everything = self.scan(at, filter), self.scan(at)
+        return compare_plans(plan, everything, other_plans(self, at, filter, plan))
+
+    def storage(self, at: At = None) -> Storage:
+        """Every file under the table's location, once, by what keeps it: live data and deletes (at ``at``,
+        default main's current state), other branches and tags, retained history, metadata, orphans;
+        ``.categories`` (``category``, ``files``, ``bytes``, ``detail``) and ``.by_partition``."""
+        from icebook.analysis.cost.storage import storage
+
+        current = self.current_snapshot if at is None else self.snapshot(at)
+        return storage(self, current)
 
     def changes(self, a: At, b: At = None, *, identifier_columns: list[str] | None = None) -> Any:
         """Rows inserted and deleted after ``a`` up to ``b`` (default: current), as pandas with

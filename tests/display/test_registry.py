@@ -58,6 +58,9 @@ def results(events: icebook.Table) -> dict[type, Any]:
         unchanged,
         MaintenanceResult(table=events, diff=unchanged, output={"rewritten_manifests_count": 0}),
         _lake_health(events),
+        events.query_cost("region = 'eu'"),
+        events.storage(),
+        events.compare_plans("region = 'eu'"),
     ]
     return {type(r): r for r in made}
 
