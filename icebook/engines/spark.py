@@ -197,6 +197,30 @@ def prepare_table(location: str, metadata_location: str, properties: Mapping[str
         raise storage_problem(exc, location) from exc
 
 
+_probed: set[tuple[int, str, str]] = set()
+"""(session, name, metadata file) whose metadata file Spark's catalog has read once."""
+
+
+def probe_by_name(identifier: str, location: str, metadata_location: str) -> None:
+    """A table on an object store that Spark reads by name: its metadata file read once through the FileIO
+    Spark's catalog gives the table (the user's settings or icebook's), so wrong credentials stop a read
+    or a change in one line before anything is written (a REST catalog needs no storage for a ref change)."""
+    if not spark_storage.on_object_store(metadata_location):
+        return
+    spark = get_session()
+    key = (id(spark), identifier, metadata_location)
+    if key in _probed:
+        return
+    try:
+        with spark_errors(f"opening {identifier}"):
+            jvm: Any = spark._jvm
+            table = jvm.org.apache.iceberg.spark.Spark3Util.loadIcebergTable(spark._jsparkSession, identifier)
+            table.io().newInputFile(metadata_location).getLength()
+    except EngineError as exc:
+        raise storage_problem(exc, location) from exc
+    _probed.add(key)
+
+
 def source_of(metadata_location: str) -> str:
     """What Spark loads for a table opened by path: its reading-catalog name, or the metadata file."""
     spark = active_session()
@@ -253,7 +277,7 @@ def storage_problem(exc: EngineError, location: str) -> IcebookError:
     """Spark's failure to reach an object store as one line naming the store, the bucket and the fix;
     any other failure unchanged."""
     loc = split_location(location)
-    text = str(exc)
+    text = f"{exc}\n{exc.__cause__ or ''}"  # the Java trace's causes say what the store answered
     library = spark_storage.library_for(location)
     if library is None:
         return exc
@@ -264,9 +288,10 @@ def storage_problem(exc: EngineError, location: str) -> IcebookError:
             f'and restart Python), or read with engine="arrow"; Spark said: {first_line(exc)}'
         )
     if any(m in text for m in _DENIED):
+        said = next((line.strip() for line in text.splitlines() if any(m in line for m in _DENIED)), first_line(exc))
         return StorageError(
             f"Spark was refused by {where}: access denied; check the table's FileIO credentials (and any set "
-            f"for that catalog in your Spark session, which icebook never overrides); Spark said: {first_line(exc)}"
+            f"for that catalog in your Spark session, which icebook never overrides); Spark said: {said[:300]}"
         )
     return exc
 
@@ -295,12 +320,15 @@ def read(
 ) -> pa.Table:
     """Rows of the table at ``point`` as Arrow, with an optional SQL filter and column list."""
     df = dataframe(location, point, identifier=identifier)
-    with spark_errors(f"filtering {identifier or location}"):
-        if filter:
-            df = df.where(filter)
-        if columns:
-            df = df.select(*columns)
-    return to_arrow(df)
+    try:
+        with spark_errors(f"filtering {identifier or location}"):
+            if filter:
+                df = df.where(filter)
+            if columns:
+                df = df.select(*columns)
+        return to_arrow(df)
+    except EngineError as exc:
+        raise storage_problem(exc, location) from exc
 
 
 def sql(location: str, query: str, point: SparkPoint, *, identifier: str | None = None, as_spark: bool = False) -> Any:

@@ -179,6 +179,8 @@ class Table(TableMaintenance):
             found = (self.identifier, "")
         if found[0] is None:  # Spark reads the exact metadata file icebook opened
             spark_engine.prepare_table(self.location, self.metadata_location, getattr(self.fileio, "properties", {}))
+        else:
+            spark_engine.probe_by_name(found[0], self.location, self.metadata_location)
         return found
 
     def spark_point(self, at: At = None) -> spark_engine.SparkPoint:

@@ -38,12 +38,12 @@ def test_pyiceberg_tables_read_like_spark(spark: Any, pyiceberg_catalog: str, na
     assert file.split("-", 1)[0].isdigit() and file.endswith(".metadata.json")  # NNNNN-<uuid>.metadata.json
     assert not t.fileio.exists(t.metadata_location.rsplit("/", 1)[0] + "/version-hint.text")
     for snapshot in t.snapshots:
-        theirs = spark_read(spark, t.metadata_location, **{"snapshot-id": snapshot.snapshot_id})
+        theirs = spark_read(spark, t.metadata_location, versionAsOf=snapshot.snapshot_id)
         for engine in ("arrow", "spark"):
             ours = t.read(at=snapshot.snapshot_id, engine=engine)  # type: ignore[arg-type]
             assert_same(ours, theirs, f"{name} @ {snapshot.snapshot_id} ({snapshot.operation}), {engine}")
     for ref_name, ref in t.refs.items():
-        option = "branch" if isinstance(ref, Branch) else "tag"
+        option = "branch" if isinstance(ref, Branch) else "versionAsOf"  # Spark's name for a tag
         theirs = spark_read(spark, t.metadata_location, **{option: ref_name})
         for engine in ("arrow", "spark"):
             assert_same(t.read(at=ref_name, engine=engine), theirs, f"{name} @ {ref_name}, {engine}")  # type: ignore[arg-type]
@@ -76,7 +76,7 @@ def test_branch_reads_use_the_current_schema(spark: Any, pyiceberg_catalog: str)
     assert "vehicle" in t.read(at="audit").column_names
     assert "vehicle" not in t.read(at=head).column_names
     assert t.read(at="release-1").column_names == ["trip_id", "city", "fare", "started_at", "rider"]
-    assert "vehicle" not in spark_read(spark, t.metadata_location, **{"snapshot-id": head}).column_names
+    assert "vehicle" not in spark_read(spark, t.metadata_location, versionAsOf=head).column_names
     assert t.read_schema("main").schema_id == t.metadata.current_schema_id
 
 
@@ -105,7 +105,7 @@ def test_the_pyiceberg_catalog_is_configured_in_spark_by_name(spark: Any, pyiceb
     t = icebook.open(f"{pyiceberg_catalog}.db.trips")
     assert t._spark_identifier() == f"{pyiceberg_catalog}.db.trips"
     assert spark.conf.get(f"spark.sql.catalog.{pyiceberg_catalog}.type") == "jdbc"
-    by_name = to_arrow(spark.read.format("iceberg").option("tag", "release-1").load(t.identifier))
+    by_name = to_arrow(spark.read.format("iceberg").option("versionAsOf", "release-1").load(t.identifier))
     assert_same(by_name, spark_read(spark, t.metadata_location, tag="release-1"), "trips@release-1")
 
 

@@ -39,9 +39,9 @@ def _spark_rows(spark: Any, location: str, **options: Any) -> pa.Table:
 
 def _points(t: Any) -> list[tuple[Any, dict[str, Any]]]:
     """Every snapshot id and every ref of ``t``, with the Spark read option that pins the same point."""
-    points: list[tuple[Any, dict[str, Any]]] = [(s.snapshot_id, {"snapshot-id": s.snapshot_id}) for s in t.snapshots]
+    points: list[tuple[Any, dict[str, Any]]] = [(s.snapshot_id, {"versionAsOf": s.snapshot_id}) for s in t.snapshots]
     for name, ref in sorted(t.refs.items()):
-        kind = "branch" if type(ref).__name__ == "Branch" else "tag"
+        kind = "branch" if type(ref).__name__ == "Branch" else "versionAsOf"  # Spark's name for a tag
         points.append((name, {kind: name}))
     return points
 
