@@ -10,10 +10,10 @@ from typing import Any
 
 import pyarrow.parquet as pq
 import pytest
+from _support.cost_table import write_cost_table
 
 from icebook.analysis.expr.binding import bind
 from icebook.analysis.expr.filter_arrow import to_arrow
-from tests.analysis.test_query_cost import table  # noqa: F401  (the PyIceberg-written table)
 
 PREDICATES = {
     "id < 30": "id < 30",
@@ -29,8 +29,16 @@ PREDICATES = {
 }
 
 
+pytestmark = pytest.mark.spark  # compare_plans asks Spark's planner too
+
+
+@pytest.fixture(scope="module")
+def table(tmp_path_factory: pytest.TempPathFactory) -> Any:
+    return write_cost_table(tmp_path_factory.mktemp("compare_plans"))
+
+
 @pytest.mark.parametrize("predicate", sorted(PREDICATES))
-def test_pyiceberg_column_is_plan_files_and_skips_are_sound(table: Any, predicate: str) -> None:  # noqa: F811
+def test_pyiceberg_column_is_plan_files_and_skips_are_sound(table: Any, predicate: str) -> None:
     from pyiceberg.table import StaticTable
 
     for snapshot in table.snapshots:
@@ -53,7 +61,7 @@ def test_pyiceberg_column_is_plan_files_and_skips_are_sound(table: Any, predicat
         assert "spark" in result.unavailable or frame["spark"].notna().all()
 
 
-def test_a_planner_that_cannot_run_says_so_in_one_line(table: Any, monkeypatch: pytest.MonkeyPatch) -> None:  # noqa: F811
+def test_a_planner_that_cannot_run_says_so_in_one_line(table: Any, monkeypatch: pytest.MonkeyPatch) -> None:
     from icebook.engines import other_planners
 
     def broken(*_args: Any) -> set[str]:
@@ -66,7 +74,7 @@ def test_a_planner_that_cannot_run_says_so_in_one_line(table: Any, monkeypatch: 
     assert "PyIceberg could not plan: RuntimeError: no planner here" in result.summary()
 
 
-def test_differences_are_explained_in_words(table: Any) -> None:  # noqa: F811
+def test_differences_are_explained_in_words(table: Any) -> None:
     from icebook.analysis.cost.compare_plans import compare_plans
 
     plan, everything = table.scan(None, "id < 30"), table.scan()

@@ -7,25 +7,21 @@ nulls, strings, decimals, dates and timestamps, several snapshots (appends and a
 
 from __future__ import annotations
 
-import datetime as dt
-import decimal
 import io
 from pathlib import Path
 from typing import Any
 
-import pyarrow as pa
 import pyarrow.dataset as ds
 import pyarrow.parquet as pq
 import pytest
+from _support.cost_table import write_cost_table
 
-import icebook
 from icebook.analysis.expr.binding import bind
 from icebook.analysis.expr.filter_arrow import to_arrow
 from icebook.analysis.expr.nodes import referenced_names
 from icebook.io import parquet_footer
 from icebook.io.manifest_cache import reset_shared_cache, shared_cache
 
-ROWS = 400
 PREDICATES = (
     "id < 30",
     "id >= 350",
@@ -45,37 +41,9 @@ PREDICATES = (
 )
 
 
-def _rows() -> pa.Table:
-    return pa.table(
-        {
-            "id": pa.array(range(ROWS), pa.int64()),
-            "region": pa.array([["us", "eu", "ap"][i % 3] for i in range(ROWS)]),
-            "qty": pa.array([None if i % 50 == 0 else i % 97 for i in range(ROWS)], pa.int32()),
-            "price": pa.array([decimal.Decimal(i) / 100 for i in range(ROWS)], pa.decimal128(9, 2)),
-            "day": pa.array([dt.date(2024, 1, 1) + dt.timedelta(days=i // 100) for i in range(ROWS)]),
-            "ts": pa.array([dt.datetime(2024, 1, 1) + dt.timedelta(hours=i) for i in range(ROWS)], pa.timestamp("us")),
-            "note": pa.array([None if i < 200 else f"n{i:04d}" for i in range(ROWS)]),
-        }
-    )
-
-
 @pytest.fixture(scope="module")
 def table(tmp_path_factory: pytest.TempPathFactory) -> Any:
-    from pyiceberg.catalog.sql import SqlCatalog
-
-    root = tmp_path_factory.mktemp("query_cost")
-    catalog = SqlCatalog("c", uri=f"sqlite:///{root / 'c.db'}", warehouse=(root / "wh").as_uri())
-    catalog.create_namespace("db")
-    rows = _rows()
-    t = catalog.create_table("db.t", rows.schema, properties={"write.parquet.row-group-limit": "50"})
-    t.append(rows.slice(0, 100))  # unpartitioned, then partitioned by region
-    with t.update_spec() as update:
-        update.add_identity("region")
-    t = catalog.load_table("db.t")
-    t.append(rows.slice(100, 150))
-    t.append(rows.slice(250))
-    t.delete("id < 10")
-    return icebook.open(t.metadata_location)
+    return write_cost_table(tmp_path_factory.mktemp("query_cost"))
 
 
 def _local(path: str) -> str:

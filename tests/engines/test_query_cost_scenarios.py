@@ -12,6 +12,7 @@ from typing import Any
 import pyarrow.dataset as ds
 import pyarrow.parquet as pq
 import pytest
+from _support.predicates import predicates
 
 import icebook
 from icebook.analysis.expr.binding import bind
@@ -20,7 +21,6 @@ from icebook.analysis.expr.nodes import referenced_ids
 from icebook.errors import IcebookError
 from icebook.io.datafiles import field_id
 from icebook.scenarios import SCENARIOS
-from tests.engines.test_compare_plans_spark import predicates
 
 
 def _local(path: str) -> str:
