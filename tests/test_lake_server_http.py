@@ -16,6 +16,8 @@ from _lake_http import NAMESPACE, Server, ServerFailed, lake_server
 
 from icebook.server.handlers import ENDPOINTS, MAX_COUNT, MAX_TEXT, Param
 
+pytestmark = pytest.mark.services  # a Jupyter server and catalog servers on 127.0.0.1
+
 TABLES = 24
 TIMEOUT_S = 3.0
 

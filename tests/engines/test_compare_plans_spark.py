@@ -16,6 +16,8 @@ from _support.predicates import predicates
 import icebook
 from icebook.scenarios import SCENARIOS
 
+pytestmark = pytest.mark.spark
+
 
 @pytest.mark.parametrize("name", sorted(SCENARIOS))
 def test_icebook_plans_what_spark_plans(spark: Any, scenario_locations: dict[str, Path], name: str) -> None:

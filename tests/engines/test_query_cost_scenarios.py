@@ -22,6 +22,8 @@ from icebook.errors import IcebookError
 from icebook.io.datafiles import field_id
 from icebook.scenarios import SCENARIOS
 
+pytestmark = pytest.mark.spark
+
 
 def _local(path: str) -> str:
     return path.removeprefix("file://")
