@@ -39,6 +39,9 @@ NOT_SMOKED = {
     "spark_aggregates.py": "it measures engine='spark'",
     "timelapse.py": "its 200-snapshot table is written by Spark",
     "tree_paging.py": "it drives JupyterLab in a browser",
+    "lake_load.py": "it runs a Jupyter server with catalogs under load (the lake server's tests run one)",
+    "spark_start.py": "it starts Spark sessions, one cold from an empty Ivy home",
+    "query_cost.py": "its footer reads are timed cold and warm in fresh processes (tests/analysis/test_query_cost.py checks the answers)",
     "synthetic_table.py": "the table builder the others run",
     "large_table.py": "(smoked above with --measure)",
 }

@@ -43,7 +43,7 @@ def test_files_and_metadata_tables_equal_sparks(spark: Any, pyiceberg_catalog: s
         sid = snapshot.snapshot_id
         for method in ("files", "data_files", "manifests", "entries", "partitions"):
             drop = skip if method in ("files", "data_files", "entries") else ()
-            columns, theirs = spark_table(spark, f"{md}#{method}", drop, **{"snapshot-id": sid})
+            columns, theirs = spark_table(spark, f"{md}#{method}", drop, versionAsOf=sid)
             ours = getattr(t.inspect, method)(at=sid)
             ours = ours[[c for c in ours.columns if c not in drop]]
             assert_same(ours, columns, theirs, f"{name}.{method}@{sid}")

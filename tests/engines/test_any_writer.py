@@ -93,7 +93,7 @@ def test_uuid_columns_are_strings_in_both_engines(pyiceberg_catalog: str) -> Non
 def test_sql_over_a_pyiceberg_table_at_a_tag(spark: Any, pyiceberg_catalog: str) -> None:
     t = icebook.open(f"{pyiceberg_catalog}.db.trips")
     df = t.sql("SELECT count(*) AS n, max(fare) AS top FROM t", at="release-1")
-    theirs = spark_read(spark, t.metadata_location, tag="release-1")
+    theirs = spark_read(spark, t.metadata_location, versionAsOf="release-1")
     assert int(df["n"][0]) == theirs.num_rows
 
 
@@ -106,7 +106,7 @@ def test_the_pyiceberg_catalog_is_configured_in_spark_by_name(spark: Any, pyiceb
     assert t._spark_identifier() == f"{pyiceberg_catalog}.db.trips"
     assert spark.conf.get(f"spark.sql.catalog.{pyiceberg_catalog}.type") == "jdbc"
     by_name = to_arrow(spark.read.format("iceberg").option("versionAsOf", "release-1").load(t.identifier))
-    assert_same(by_name, spark_read(spark, t.metadata_location, tag="release-1"), "trips@release-1")
+    assert_same(by_name, spark_read(spark, t.metadata_location, versionAsOf="release-1"), "trips@release-1")
 
 
 def _copy(src: Path, dst: Path) -> Path:
