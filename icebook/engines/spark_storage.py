@@ -28,7 +28,15 @@ from typing import Any
 
 from icebook.engines import spark_jars
 from icebook.errors import EnvironmentProblem, StorageError
-from icebook.io.filesystems import AZURE_SCHEMES, GCS_SCHEMES, S3_SCHEMES, azure_connection_string, split_location
+from icebook.io.filesystems import (
+    AZURE_SCHEMES,
+    GCS_SCHEMES,
+    S3_SCHEMES,
+    azure_connection_string,
+    split_location,
+    truthy,
+)
+from icebook.text import spark_string
 
 RESOLVING_FILE_IO = "org.apache.iceberg.io.ResolvingFileIO"
 
@@ -125,10 +133,6 @@ _PER_ACCOUNT = {"adls.connection-string": "adls.connection-string", "adls.sas-to
 """Set per account in Java (``<name>.<account>.dfs.core.windows.net``), once for all in PyIceberg."""
 
 
-def _truthy(value: str | None) -> bool:
-    return str(value).strip().lower() in ("1", "true", "yes", "on")
-
-
 def fileio_properties(props: Mapping[str, str], locations: Sequence[str] = ()) -> dict[str, str]:
     """Java FileIO properties for a table (or catalog) configured for PyIceberg with ``props``, whose
     files are at ``locations`` (their ADLS accounts key the per-account settings)."""
@@ -146,8 +150,8 @@ def fileio_properties(props: Mapping[str, str], locations: Sequence[str] = ()) -
         # icebook's own S3 reader (pyarrow) addresses a custom endpoint by path; so does S3FileIO, when told
         out.setdefault("s3.path-style-access", "true")
     if "s3.path-style-access" in out:
-        out["s3.path-style-access"] = "true" if _truthy(out["s3.path-style-access"]) else "false"
-    if _truthy(props.get("gcs.no-auth")) or _truthy(props.get("gcs.anonymous")):
+        out["s3.path-style-access"] = "true" if truthy(out["s3.path-style-access"]) else "false"
+    if truthy(props.get("gcs.no-auth")) or truthy(props.get("gcs.anonymous")):
         out["gcs.no-auth"] = "true"
         for token in ("gcs.oauth2.token", "gcs.oauth2.token-expires-at"):
             out.pop(token, None)
@@ -233,9 +237,11 @@ def read_by_path(spark: Any, location: str, metadata_location: str, props: Mappi
         for key, value in reading_catalog_conf(catalog, java, directory).items():
             spark.conf.set(key, value)
         spark.sql(f"CREATE NAMESPACE IF NOT EXISTS {catalog}.files").collect()
-        literal = metadata_location.replace("\\", "\\\\").replace("'", "\\'")
         if not spark.catalog.tableExists(f"{catalog}.files.{table}"):
-            spark.sql(f"CALL {catalog}.system.register_table(table => 'files.{table}', metadata_file => '{literal}')")
+            spark.sql(
+                f"CALL {catalog}.system.register_table(table => 'files.{table}', "
+                f"metadata_file => {spark_string(metadata_location)})"
+            )
         name = f"{catalog}.files.{table}"
         _registered[(catalog, metadata_location)] = name
         return name

@@ -68,7 +68,8 @@ def _first(props: Mapping[str, str], *names: str) -> str | None:
     return None
 
 
-def _truthy(value: str | None) -> bool:
+def truthy(value: str | None) -> bool:
+    """A FileIO property's boolean, as Iceberg's FileIOs read one (``true``, ``1``, ``yes``, ``on``)."""
     return str(value).strip().lower() in ("1", "true", "yes", "on")
 
 
@@ -103,7 +104,7 @@ def s3_options(props: Mapping[str, str], bucket: str) -> dict[str, Any]:
         token = _first(props, "s3.session-token", "client.session-token")
         if token:
             opts["session_token"] = token
-    if _truthy(_first(props, "s3.anonymous")):
+    if truthy(_first(props, "s3.anonymous")):
         opts["anonymous"] = True
     region = _first(props, "s3.region", "client.region") or os.environ.get("AWS_REGION")
     region = region or os.environ.get("AWS_DEFAULT_REGION")
@@ -123,7 +124,7 @@ def s3_options(props: Mapping[str, str], bucket: str) -> dict[str, Any]:
         value = _first(props, prop)
         if value:
             opts[arg] = float(value)
-    if _truthy(_first(props, "s3.force-virtual-addressing")):
+    if truthy(_first(props, "s3.force-virtual-addressing")):
         opts["force_virtual_addressing"] = True
     return opts
 
@@ -134,7 +135,7 @@ def gcs_options(props: Mapping[str, str]) -> dict[str, Any]:
 
     opts: dict[str, Any] = {}
     token = _first(props, "gcs.oauth2.token")
-    if _truthy(_first(props, "gcs.no-auth")) or _truthy(_first(props, "gcs.anonymous")):
+    if truthy(_first(props, "gcs.no-auth")) or truthy(_first(props, "gcs.anonymous")):
         opts["anonymous"] = True  # pyarrow refuses a token beside it
     elif token:
         opts["access_token"] = token
