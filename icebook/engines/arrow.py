@@ -21,13 +21,14 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from icebook.analysis.arrow_types import arrow_type, row_type, uuid_as_string
+from icebook.analysis.arrow_types import arrow_field, arrow_type, uuid_as_string
 from icebook.analysis.expr.binding import convert_literal
 from icebook.analysis.expr.filter_arrow import to_arrow
 from icebook.analysis.expr.nodes import AlwaysTrue, Expr, referenced_ids
 from icebook.analysis.scan.model import ScanFile, ScanTask
 from icebook.analysis.scan.planner import ScanPlan, plan_scan
 from icebook.analysis.store.table_like import TableLike
+from icebook.engines.arrow_v3_types import conform_v3, is_v3_value
 from icebook.errors import EngineError, IcebookError, MetadataError, NotFound, UnsupportedFeature
 from icebook.io.datafiles import field_id, open_data_file
 from icebook.io.fileio import FileIO
@@ -38,6 +39,7 @@ from icebook.spec.schema import DELETE_FILE_PATH_ID, DELETE_POS_ID, Schema
 from icebook.spec.snapshots import Snapshot
 from icebook.spec.transforms import IdentityTransform
 from icebook.spec.types import IcebergType, ListType, MapType, NestedField, StructType
+from icebook.spec.variant import VariantError
 
 _THREADS = 8
 
@@ -130,7 +132,7 @@ class _Reader:
         }
         for fid in referenced_ids(plan.filter):  # nested filter columns keep their dotted names
             self.names.setdefault(fid, schema.find_column_name(fid) or str(fid))
-        fields = [pa.field(f.name, row_type(f.type), nullable=not f.required) for f in self.output]
+        fields = [arrow_field(f.name, f.type, not f.required, rows=True) for f in self.output]
         if with_positions:
             fields += [pa.field("_file", pa.string()), pa.field("_pos", pa.int64())]
         self.output_schema = pa.schema(fields)
@@ -197,7 +199,10 @@ class _Reader:
             if fid in constants:
                 arr = _constant(constants[fid], field.type, n)
             elif fid in file_fields:
-                arr = _conform(raw.column(file_fields[fid].name).combine_chunks(), field.type)
+                try:
+                    arr = _conform(raw.column(file_fields[fid].name).combine_chunks(), field.type)
+                except VariantError as exc:  # bytes of a v3 value: name the file and the column
+                    raise MetadataError(f.file_path, field.name, str(exc), kind="data file") from None
             elif field.has_initial_default and field.initial_default is not None:
                 value = convert_literal(field.initial_default, field.type, field.name)
                 arr = pa.array([value] * n, arrow_type(field.type))
@@ -361,6 +366,8 @@ def _conform(arr: pa.Array, t: IcebergType) -> pa.Array:
     """A file column as Iceberg type ``t``: promoted types widened, nested fields matched by id."""
     if isinstance(arr, pa.ChunkedArray):
         arr = arr.combine_chunks()
+    if is_v3_value(t):
+        return conform_v3(arr, t)
     if isinstance(t, StructType):
         by_id: dict[int, int] = {}
         for i in range(arr.type.num_fields):
@@ -374,7 +381,7 @@ def _conform(arr: pa.Array, t: IcebergType) -> pa.Array:
                 children.append(_conform(arr.field(by_id[child.field_id]), child.type))
             else:
                 children.append(pa.nulls(len(arr), target))
-            fields.append(pa.field(child.name, target, nullable=not child.required))
+            fields.append(arrow_field(child.name, child.type, not child.required))
         mask = arr.is_null() if arr.null_count else None
         return pa.StructArray.from_arrays(children, fields=fields, mask=mask)
     if isinstance(t, (ListType, MapType)):
