@@ -375,10 +375,12 @@ def _conform(arr: pa.Array, t: IcebergType) -> pa.Array:
             if fid is not None:
                 by_id[fid] = i
         children, fields = [], []
+        flat = arr.flatten() if arr.null_count else None  # a null struct's children are null (not whatever is stored)
         for child in t.fields:
             target = arrow_type(child.type)
             if child.field_id in by_id:
-                children.append(_conform(arr.field(by_id[child.field_id]), child.type))
+                source = flat[by_id[child.field_id]] if flat is not None else arr.field(by_id[child.field_id])
+                children.append(_conform(source, child.type))
             else:
                 children.append(pa.nulls(len(arr), target))
             fields.append(arrow_field(child.name, child.type, not child.required))
