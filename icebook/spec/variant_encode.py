@@ -15,7 +15,7 @@ from collections.abc import Sequence
 from decimal import Decimal
 from typing import Any
 
-from icebook.spec.variant import VariantError, VariantMetadata, _container, value_size
+from icebook.spec.variant import VariantError, VariantMetadata, _container, _meta, value_size
 
 NULL = b"\x00"
 
@@ -110,8 +110,9 @@ def encode_object(fields: Sequence[tuple[int, str, bytes]]) -> bytes:
     )
 
 
-def object_fields(meta: VariantMetadata, value: bytes) -> list[tuple[int, str, bytes]]:
+def object_fields(metadata: bytes | VariantMetadata, value: bytes) -> list[tuple[int, str, bytes]]:
     """The (key id, key, encoded value) fields of an encoded object (a partially shredded object's rest)."""
+    meta = _meta(metadata)
     first = value[0] if value else None
     if first is None or first & 0x03 != 2:
         raise VariantError("value", "a partially shredded value is not an object")
