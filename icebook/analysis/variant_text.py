@@ -3,6 +3,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 import pyarrow as pa
 import pyarrow.compute as pc
 
@@ -16,9 +18,13 @@ def is_variant_field(field: pa.Field) -> bool:
     return meta.get(EXTENSION_NAME) == VARIANT_EXTENSION.encode()
 
 
-def variant_json(values: pa.Array | pa.ChunkedArray) -> pa.Array:
+def variant_json(values: Any) -> pa.Array:
     """Each variant of ``values`` (a ``variant`` column as icebook reads it) as the JSON text Spark's
     ``to_json`` gives; null where the variant is null."""
+    if hasattr(values, "to_arrow") and not hasattr(values, "combine_chunks"):  # a polars Series
+        values = values.to_arrow()
+    elif hasattr(getattr(values, "array", None), "__arrow_array__"):  # a pandas Series of pd.ArrowDtype
+        values = pa.array(values.array)
     if isinstance(values, pa.ChunkedArray):
         values = values.combine_chunks() if values.num_chunks else pa.array([], VARIANT_STORAGE)
     if isinstance(values.type, pa.ExtensionType):
@@ -47,4 +53,38 @@ def with_variants_as_json(table: pa.Table) -> pa.Table:
     return table
 
 
-__all__ = ["is_variant_field", "variant_json", "with_variants_as_json"]
+VARIANTS_ATTR = "icebook.variant_columns"
+"""``DataFrame.attrs`` key: the frame's top-level variant columns (pandas keeps no field metadata)."""
+
+
+def mark_variant_columns(frame: Any, schema: pa.Schema) -> Any:
+    """``frame`` (pandas, from rows of ``schema``) told which of its columns hold variants."""
+    names = [f.name for f in schema if is_variant_field(f)]
+    if names:
+        frame.attrs[VARIANTS_ATTR] = names
+    return frame
+
+
+def frame_variants_as_json(frame: Any) -> Any:
+    """A pandas ``frame`` to show: its variant columns (``mark_variant_columns``) as JSON text."""
+    names = [n for n in frame.attrs.get(VARIANTS_ATTR, ()) if n in frame.columns]
+    if not names:
+        return frame
+    import pandas as pd
+
+    out = frame.copy()
+    for name in names:
+        column = frame[name]
+        texts = variant_json(pa.array(column.array) if hasattr(column.array, "__arrow_array__") else column.tolist())
+        out[name] = pd.Series(texts.to_pylist(), index=frame.index, dtype=object)
+    return out
+
+
+__all__ = [
+    "VARIANTS_ATTR",
+    "frame_variants_as_json",
+    "is_variant_field",
+    "mark_variant_columns",
+    "variant_json",
+    "with_variants_as_json",
+]

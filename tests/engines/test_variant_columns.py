@@ -112,3 +112,20 @@ def test_variant_columns_shown_as_json() -> None:
     cut = pa.array([{"metadata": b"\x01\x05", "value": b"\x00"}], VARIANT_STORAGE)
     with pytest.raises(VariantError, match="cut short"):
         variant_json(cut)
+
+
+def test_views_show_variants_as_json_and_keep_the_data() -> None:
+    import icebook
+    from icebook.analysis._frames import exact_frame
+    from icebook.display.registry import render_html, render_text
+
+    arr = pa.array(
+        [{"metadata": metadata("k"), "value": enc.encode_object([(0, "k", enc.encode_string("<b>"))])}, None],
+        VARIANT_STORAGE,
+    )
+    field = pa.field("v", VARIANT_STORAGE, metadata=extension_metadata(VARIANT))
+    frame = exact_frame(pa.Table.from_arrays([arr], schema=pa.schema([field])))
+    assert frame["v"].iloc[0]["metadata"] == metadata("k")  # the data keeps its bytes
+    assert '{"k":"<b>"}' in render_text(frame)
+    assert "{&quot;k&quot;:&quot;&lt;b&gt;&quot;}" in render_html(frame)  # escaped
+    assert icebook.variant_json(frame["v"]).to_pylist() == ['{"k":"<b>"}', None]
