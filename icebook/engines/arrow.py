@@ -7,7 +7,8 @@ them (constants, even where the file's own column disagrees). Then position dele
 vectors and equality deletes that the plan matched to it are applied (spec: "Row-level
 Deletes"), in any of the three formats, then the residual filter. Output types follow Spark's
 read: ``timestamptz`` as ``timestamp[us, tz=UTC]``, decimals as ``decimal128``, ``uuid`` as its
-canonical string (``8-4-4-4-12`` hex, as Spark returns it). A missing file fails the whole read.
+canonical string (``8-4-4-4-12`` hex, as Spark returns it); the v3 types as docs/ARCHITECTURE.md
+"v3 types in Arrow" says (``arrow_v3_types``). A missing file fails the whole read.
 """
 
 from __future__ import annotations
