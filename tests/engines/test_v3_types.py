@@ -14,13 +14,12 @@ from typing import Any
 import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
-from _arrow_compare import assert_same, spark_arrow
+from _arrow_compare import assert_same, extension_marks, spark_arrow
+from _support.java_oracle import java_rows
 
 import icebook
-from icebook.analysis.arrow_types import EXTENSION_METADATA, EXTENSION_NAME
 from icebook.analysis.variant_text import variant_json
 from icebook.engines.spark_session import add_catalog
-from icebook.engines.spark_v3_types import from_spark
 from icebook.errors import IcebookError, MetadataError
 from icebook.scenarios import javaapi
 
@@ -123,34 +122,16 @@ def v3(spark: Any, tmp_path_factory: pytest.TempPathFactory) -> dict[str, str]:
     return {name: str(root / "db" / name) for name in ("variants", "geo", "unknown", "nanos")}
 
 
-def _marks(schema: pa.Schema | pa.DataType, path: str = "") -> dict[str, tuple[bytes | None, bytes | None]]:
-    """Every field's extension name and metadata, by its path."""
-    out: dict[str, tuple[bytes | None, bytes | None]] = {}
-    fields = list(schema) if isinstance(schema, pa.Schema) else [schema.field(i) for i in range(schema.num_fields)]
-    for f in fields:
-        meta = f.metadata or {}
-        if EXTENSION_NAME in meta:
-            out[path + f.name] = (meta.get(EXTENSION_NAME), meta.get(EXTENSION_METADATA))
-        if pa.types.is_struct(f.type):
-            out |= _marks(f.type, f"{path}{f.name}.")
-    return out
-
-
-def _same(ours: pa.Table, theirs: pa.Table, what: str) -> None:
-    assert_same(ours, theirs, what)
-    assert _marks(ours.schema) == _marks(theirs.schema), what
-
-
 def test_variants_read_like_spark_at_every_snapshot(spark: Any, v3: dict[str, str]) -> None:
     t = icebook.open(v3["variants"])
     assert len(t.snapshots) == 3
     for snapshot in t.snapshots:
         at = snapshot.snapshot_id
         ours = t.read(at)
-        theirs = from_spark(spark_arrow(spark, f"SELECT * FROM {CATALOG}.db.variants VERSION AS OF {at}"))
-        _same(ours, theirs, f"variants @ {at}")  # the rebuilt shredded values byte for byte
-        _same(ours, t.read(at, engine="spark"), f"variants @ {at}, engine='spark'")
-    marks = _marks(t.read().schema)
+        theirs = spark_arrow(spark, f"SELECT * FROM {CATALOG}.db.variants VERSION AS OF {at}")
+        assert_same(ours, theirs, f"variants @ {at}")  # the rebuilt shredded values byte for byte
+        assert_same(ours, t.read(at, engine="spark"), f"variants @ {at}, engine='spark'")
+    marks = extension_marks(t.read().schema)
     assert marks == {"v": (b"arrow.parquet.variant", b""), "s.w": (b"arrow.parquet.variant", b"")}
 
 
@@ -182,19 +163,21 @@ def test_sql_and_lazy_give_the_same_variants(spark: Any, v3: dict[str, str]) -> 
     query = "SELECT id, v, s FROM t WHERE id > 3"
     arrow = t.sql(query, engine="arrow", output="arrow")
     theirs = t.sql(query, engine="spark", output="arrow")
-    _same(arrow, theirs, "sql")
+    assert_same(arrow, theirs, "sql")
     lazy = t.lazy().filter(__import__("polars").col("id") > 3).collect().to_arrow()
-    assert _marks(lazy.schema) == _marks(arrow.schema)
+    assert extension_marks(lazy.schema) == extension_marks(arrow.schema)
     assert sorted(map(str, lazy.column("v").to_pylist())) == sorted(map(str, arrow.column("v").to_pylist()))
 
 
 def test_geo_reads_like_spark(spark: Any, v3: dict[str, str]) -> None:
     t = icebook.open(v3["geo"])
     ours = t.read()
-    _same(ours, from_spark(spark_arrow(spark, f"SELECT * FROM {CATALOG}.db.geo")), "geo")
-    _same(ours, t.read(engine="spark"), "geo, engine='spark'")
-    _same(t.sql("SELECT * FROM t", engine="arrow", output="arrow"), t.sql("SELECT * FROM t", output="arrow"), "sql")
-    assert _marks(ours.schema) == {
+    assert_same(ours, spark_arrow(spark, f"SELECT * FROM {CATALOG}.db.geo"), "geo")
+    assert_same(ours, t.read(engine="spark"), "geo, engine='spark'")
+    assert_same(
+        t.sql("SELECT * FROM t", engine="arrow", output="arrow"), t.sql("SELECT * FROM t", output="arrow"), "sql"
+    )
+    assert extension_marks(ours.schema) == {
         "g": (b"geoarrow.wkb", b'{"crs":"OGC:CRS84","crs_type":"authority_code"}'),
         "h": (b"geoarrow.wkb", b'{"crs":"OGC:CRS84","crs_type":"authority_code","edges":"spherical"}'),
         "p.at": (b"geoarrow.wkb", b'{"crs":"OGC:CRS84","crs_type":"authority_code"}'),
@@ -209,35 +192,23 @@ def test_unknown_is_an_all_null_column(spark: Any, v3: dict[str, str]) -> None:
     ours = t.read()
     assert ours.schema.field("u").type == pa.null()
     assert ours.column("u").null_count == ours.num_rows == 2
-    _same(ours, t.read(engine="spark"), "unknown")
-    _same(t.sql("SELECT * FROM t", engine="arrow", output="arrow"), t.sql("SELECT * FROM t", output="arrow"), "sql")
+    assert_same(ours, t.read(engine="spark"), "unknown")
+    assert_same(
+        t.sql("SELECT * FROM t", engine="arrow", output="arrow"), t.sql("SELECT * FROM t", output="arrow"), "sql"
+    )
 
 
 def test_nanosecond_timestamps_are_exact(spark: Any, v3: dict[str, str]) -> None:
     # Spark 4.1 has no nanosecond type: Iceberg's own Java reader is the reference.
-    jvm = spark._jvm
-    table = jvm.org.apache.iceberg.hadoop.HadoopTables(spark._jsc.hadoopConfiguration()).load(v3["nanos"])
-    util = jvm.org.apache.iceberg.util.DateTimeUtil
-    theirs = {}
-    records = jvm.org.apache.iceberg.data.IcebergGenerics.read(table).build()
-    iterator = records.iterator()
-    while iterator.hasNext():
-        r = iterator.next()
-        ts, tstz = r.getField("ts"), r.getField("tstz")
-        theirs[r.getField("id")] = (
-            None if ts is None else util.nanosFromTimestamp(ts),
-            None if tstz is None else util.nanosFromTimestamptz(tstz),
-        )
-    records.close()
     t = icebook.open(v3["nanos"])
+    assert t.current_snapshot is not None
+    theirs = java_rows(spark, v3["nanos"], t.current_snapshot.snapshot_id)
     for rows in (t.read(), t.sql("SELECT * FROM t", engine="arrow", output="arrow"), t.lazy().collect().to_arrow()):
         assert rows.schema.field("ts").type == pa.timestamp("ns")
         assert rows.schema.field("tstz").type == pa.timestamp("ns", tz="UTC")
-        ids = rows.column("id").to_pylist()
-        ts = rows.column("ts").cast(pa.int64()).to_pylist()
-        tstz = rows.column("tstz").cast(pa.int64()).to_pylist()
-        assert {i: (a, b) for i, a, b in zip(ids, ts, tstz, strict=True)} == theirs
-    assert theirs[1][0] % 1000 == 789 and theirs[2][1] == -1
+        assert_same(rows, theirs, "nanos")
+    nanos = dict(zip(theirs.column("id").to_pylist(), theirs.column("ts").cast(pa.int64()).to_pylist(), strict=True))
+    assert nanos[1] % 1000 == 789
     with pytest.raises(IcebookError, match="timestamp_ns"):
         t.read(engine="spark")
 
