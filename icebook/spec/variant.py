@@ -100,15 +100,16 @@ class VariantMetadata:
 
 
 def _uint(data: bytes, pos: int, size: int, part: str, what: str) -> int:
+    """The ``size``-byte unsigned little-endian number at ``pos``; ``what`` names it in the error."""
     end = pos + size
-    if pos < 0 or end > len(data):
-        raise VariantError(part, f"cut short: {what} needs bytes {pos}..{end - 1} of {len(data)}")
-    return int.from_bytes(data[pos:end], "little")
+    if end > len(data):
+        raise VariantError(part, f"cut short: {what} at byte {pos} needs bytes up to {end - 1} of {len(data)}")
+    return data[pos] if size == 1 else int.from_bytes(data[pos:end], "little")
 
 
 def _need(value: bytes, pos: int, size: int, what: str) -> None:
     if pos + size > len(value):
-        raise VariantError("value", f"cut short: {what} needs bytes up to {pos + size - 1} of {len(value)}")
+        raise VariantError("value", f"cut short: {what} at byte {pos} needs {size} bytes of {len(value)}")
 
 
 def parse_metadata(data: bytes) -> VariantMetadata:
@@ -161,25 +162,35 @@ def _container(value: bytes, pos: int, header: int, basic: int) -> _Container:
     else:
         offset_size, id_size, large = (header & 0x03) + 1, 0, (header >> 2) & 0x01
     count_size = 4 if large else 1
-    count = _uint(value, pos + 1, count_size, "value", f"the element count at byte {pos + 1}")
+    count = _uint(value, pos + 1, count_size, "value", "the element count")
     at = pos + 1 + count_size
     ids = None
     if basic == 2:
         if at + count * id_size > len(value):
             raise VariantError("value", f"cut short: {count} field ids at byte {at} overrun {len(value)} bytes")
-        ids = tuple(int.from_bytes(value[at + i * id_size : at + (i + 1) * id_size], "little") for i in range(count))
+        ids = _numbers(value, at, count, id_size)
         at += count * id_size
     end = at + (count + 1) * offset_size
     if end > len(value):
         raise VariantError("value", f"cut short: {count + 1} offsets at byte {at} overrun {len(value)} bytes")
-    offsets = tuple(
-        int.from_bytes(value[at + i * offset_size : at + (i + 1) * offset_size], "little") for i in range(count + 1)
-    )
+    offsets = _numbers(value, at, count + 1, offset_size)
     if end + offsets[-1] > len(value):
         raise VariantError("value", f"cut short: elements at byte {end} need {offsets[-1]} bytes of {len(value)}")
-    if any(o > offsets[-1] for o in offsets):
+    if max(offsets) > offsets[-1]:
         raise VariantError("value", f"an element offset at byte {at} lies past the container's end")
     return _Container(ids, offsets, end)
+
+
+_UNPACK = {2: "H", 4: "I"}
+
+
+def _numbers(value: bytes, at: int, count: int, size: int) -> tuple[int, ...]:
+    """``count`` unsigned little-endian numbers of ``size`` bytes at ``at`` (bounds already checked)."""
+    if size == 1:
+        return tuple(value[at : at + count])
+    if size in _UNPACK:
+        return struct.unpack_from(f"<{count}{_UNPACK[size]}", value, at)
+    return tuple(int.from_bytes(value[at + i * size : at + (i + 1) * size], "little") for i in range(count))
 
 
 def _primitive(value: bytes, pos: int, type_id: int) -> Any:
@@ -190,22 +201,22 @@ def _primitive(value: bytes, pos: int, type_id: int) -> Any:
     if type_id in (1, 2):
         return type_id == 1
     if type_id in _DECIMAL_SIZES:
-        scale = _uint(value, at, 1, "value", f"a decimal's scale at byte {at}")
+        scale = _uint(value, at, 1, "value", "a decimal's scale")
         if scale > 38:
             raise VariantError("value", f"decimal scale {scale} at byte {at} is above 38")
         size = _DECIMAL_SIZES[type_id]
-        _uint(value, at + 1, size, "value", f"a decimal at byte {at}")
+        _need(value, at + 1, size, "a decimal")
         unscaled = int.from_bytes(value[at + 1 : at + 1 + size], "little", signed=True)
         return Decimal(unscaled).scaleb(-scale)
     if type_id in (15, 16):
-        size = _uint(value, at, 4, "value", f"a length at byte {at}")
-        _need(value, at + 4, size, f"{size} bytes at byte {at + 4}")
+        size = _uint(value, at, 4, "value", "a length")
+        _need(value, at + 4, size, "a string or binary")
         raw = bytes(value[at + 4 : at + 4 + size])
         return raw if type_id == 15 else _utf8(raw, "value", f"the string at byte {pos}")
     if type_id not in _FIXED:
         raise VariantError("value", f"unknown primitive type {type_id} at byte {pos}")
     size = _FIXED[type_id]
-    _uint(value, at, size, "value", f"a {PRIMITIVE_NAMES[type_id]} at byte {at}")
+    _need(value, at, size, PRIMITIVE_NAMES[type_id])
     raw = value[at : at + size]
     if type_id == 7:
         return struct.unpack("<d", raw)[0]
@@ -249,12 +260,12 @@ class _Walk:
         """(basic type, type id or header, payload) at ``pos``: payload a Python primitive or a container."""
         if depth > MAX_DEPTH:
             raise VariantError("value", f"nested deeper than {MAX_DEPTH} levels")
-        first = _uint(self.value, pos, 1, "value", f"a header at byte {pos}")
+        first = _uint(self.value, pos, 1, "value", "a header")
         basic, header = first & 0x03, first >> 2
         if basic == 0:
             return basic, header, _primitive(self.value, pos, header)
         if basic == 1:
-            _need(self.value, pos + 1, header, f"a {header}-byte string at byte {pos}")
+            _need(self.value, pos + 1, header, "a short string")
             return basic, 16, _utf8(bytes(self.value[pos + 1 : pos + 1 + header]), "value", f"the string at byte {pos}")
         container = _container(self.value, pos, header, basic)
         if container.ids is not None:
@@ -312,13 +323,47 @@ def to_json(metadata: bytes | VariantMetadata, value: bytes) -> str:
 
 
 def check(metadata: bytes | VariantMetadata, value: bytes) -> None:
-    """Walk the whole value, checking every bound (raises ``VariantError``)."""
-    decode(metadata, value)
+    """Walk the whole value, checking every bound, key id, type id, decimal scale and string's UTF-8
+    (raises ``VariantError``) without building its Python value."""
+    meta = _meta(metadata)
+    _check(bytes(value), 0, len(meta.keys), 0)
+
+
+def _check(value: bytes, pos: int, keys: int, depth: int) -> None:
+    if depth > MAX_DEPTH:
+        raise VariantError("value", f"nested deeper than {MAX_DEPTH} levels")
+    if pos >= len(value):
+        raise VariantError("value", f"cut short: a header at byte {pos} lies past the end ({len(value)} bytes)")
+    first = value[pos]
+    basic, header = first & 0x03, first >> 2
+    if basic == 1:
+        _need(value, pos + 1, header, "a short string")
+        _utf8(value[pos + 1 : pos + 1 + header], "value", f"the string at byte {pos}")
+    elif basic == 0:
+        if header in (15, 16):
+            size = _uint(value, pos + 1, 4, "value", "a length")
+            _need(value, pos + 5, size, "a string or binary")
+            if header == 16:
+                _utf8(value[pos + 5 : pos + 5 + size], "value", f"the string at byte {pos}")
+        elif header in _DECIMAL_SIZES:
+            if _uint(value, pos + 1, 1, "value", "a decimal's scale") > 38:
+                raise VariantError("value", f"decimal scale at byte {pos + 1} is above 38")
+            _need(value, pos + 2, _DECIMAL_SIZES[header], "a decimal")
+        elif header in _FIXED:
+            _need(value, pos + 1, _FIXED[header], PRIMITIVE_NAMES[header])
+        elif header > 2:
+            raise VariantError("value", f"unknown primitive type {header} at byte {pos}")
+    else:
+        container = _container(value, pos, header, basic)
+        if container.ids is not None and container.ids and max(container.ids) >= keys:
+            raise VariantError("value", f"a field id at byte {pos} is outside the dictionary of {keys}")
+        for offset in container.offsets[:-1]:
+            _check(value, container.first + offset, keys, depth + 1)
 
 
 def value_size(value: bytes, pos: int = 0) -> int:
     """The number of bytes of the value whose header is at ``pos`` (checked against ``value``)."""
-    first = _uint(value, pos, 1, "value", f"a header at byte {pos}")
+    first = _uint(value, pos, 1, "value", "a header")
     basic, header = first & 0x03, first >> 2
     if basic == 1:
         size = 1 + header
@@ -328,7 +373,7 @@ def value_size(value: bytes, pos: int = 0) -> int:
         elif header in _DECIMAL_SIZES:
             size = 2 + _DECIMAL_SIZES[header]
         elif header in (15, 16):
-            size = 5 + _uint(value, pos + 1, 4, "value", f"a length at byte {pos + 1}")
+            size = 5 + _uint(value, pos + 1, 4, "value", "a length")
         elif header in _FIXED:
             size = 1 + _FIXED[header]
         else:

@@ -16,6 +16,7 @@ from icebook.spec.variant import (
     MAX_DEPTH,
     NanoTimestamp,
     VariantError,
+    check,
     decode,
     java_float_text,
     parse_metadata,
@@ -126,6 +127,8 @@ def test_every_cut_or_damaged_byte_is_one_variant_error() -> None:
     for n in range(len(value)):
         with pytest.raises(VariantError):
             decode(meta, value[:n])
+        with pytest.raises(VariantError):
+            check(meta, value[:n])
     for n in range(len(meta)):
         with pytest.raises(VariantError):
             to_json(meta[:n], value)
@@ -133,10 +136,11 @@ def test_every_cut_or_damaged_byte_is_one_variant_error() -> None:
     for _ in range(3000):
         broken = bytearray(value)
         broken[rng.randrange(len(broken))] = rng.randrange(256)
-        try:
-            to_json(meta, bytes(broken))
-        except VariantError as exc:
-            assert isinstance(exc, IcebookError) and str(exc).startswith("variant ")
+        for walk in (to_json, check):
+            try:
+                walk(meta, bytes(broken))
+            except VariantError as exc:
+                assert isinstance(exc, IcebookError) and str(exc).startswith("variant ")
 
 
 def test_malformed_pieces_are_named() -> None:
