@@ -125,7 +125,8 @@ def arrow_type(t: IcebergType) -> pa.DataType:
     if isinstance(t, ListType):
         return pa.list_(arrow_field("element", t.element.type, not t.element.required))
     if isinstance(t, MapType):
-        return pa.map_(arrow_type(t.key.type), arrow_type(t.value.type))
+        key = arrow_field("key", t.key.type, False)
+        return pa.map_(key, arrow_field("value", t.value.type, not t.value.required))
     raise UnsupportedFeature(f"no Arrow type for Iceberg type {t}")
 
 

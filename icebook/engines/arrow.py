@@ -29,7 +29,7 @@ from icebook.analysis.expr.nodes import AlwaysTrue, Expr, referenced_ids
 from icebook.analysis.scan.model import ScanFile, ScanTask
 from icebook.analysis.scan.planner import ScanPlan, plan_scan
 from icebook.analysis.store.table_like import TableLike
-from icebook.engines.arrow_v3_types import conform_v3, is_v3_value
+from icebook.engines.arrow_v3_types import conform_collection, conform_v3, holds_v3_value, is_v3_value
 from icebook.errors import EngineError, IcebookError, MetadataError, NotFound, UnsupportedFeature
 from icebook.io.datafiles import field_id, open_data_file
 from icebook.io.fileio import FileIO
@@ -388,6 +388,8 @@ def _conform(arr: pa.Array, t: IcebergType) -> pa.Array:
         mask = arr.is_null() if arr.null_count else None
         return pa.StructArray.from_arrays(children, fields=fields, mask=mask)
     if isinstance(t, (ListType, MapType)):
+        if holds_v3_value(t):
+            return conform_collection(arr, t, _conform)
         target = arrow_type(t)
         return arr if arr.type == target else arr.cast(target)
     target = arrow_type(t)

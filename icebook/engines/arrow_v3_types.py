@@ -15,9 +15,9 @@ from typing import Any
 
 import pyarrow as pa
 
-from icebook.analysis.arrow_types import VARIANT_STORAGE
+from icebook.analysis.arrow_types import VARIANT_STORAGE, arrow_type
 from icebook.spec import variant_encode as enc
-from icebook.spec.types import VARIANT, GeoType, IcebergType
+from icebook.spec.types import VARIANT, GeoType, IcebergType, ListType, MapType, StructType
 from icebook.spec.variant import VariantError, VariantMetadata, check, parse_metadata
 
 Rows = list[bytes | None]
@@ -26,6 +26,32 @@ Rows = list[bytes | None]
 
 def is_v3_value(t: IcebergType) -> bool:
     return t == VARIANT or isinstance(t, GeoType)
+
+
+def holds_v3_value(t: IcebergType) -> bool:
+    """Whether a list or map of type ``t`` holds a variant or geo value somewhere (its elements are then
+    conformed one by one, not cast)."""
+    if is_v3_value(t):
+        return True
+    if isinstance(t, StructType):
+        return any(holds_v3_value(f.type) for f in t.fields)
+    if isinstance(t, ListType):
+        return holds_v3_value(t.element.type)
+    if isinstance(t, MapType):
+        return holds_v3_value(t.key.type) or holds_v3_value(t.value.type)
+    return False
+
+
+def conform_collection(
+    arr: pa.Array, t: ListType | MapType, conform: Callable[[pa.Array, IcebergType], pa.Array]
+) -> pa.Array:
+    """A list or map column whose elements hold v3 values, each element conformed by ``conform``."""
+    mask = arr.is_null() if arr.null_count else None
+    if isinstance(t, ListType):
+        values = conform(arr.values, t.element.type)
+        return pa.ListArray.from_arrays(arr.offsets, values, type=arrow_type(t), mask=mask)
+    keys, items = conform(arr.keys, t.key.type), conform(arr.items, t.value.type)
+    return pa.MapArray.from_arrays(arr.offsets, keys, items, type=arrow_type(t), mask=mask)
 
 
 def conform_v3(arr: pa.Array, t: IcebergType) -> pa.Array:
@@ -195,4 +221,4 @@ def _scalar_encoder(t: pa.DataType) -> Callable[[Any], bytes]:
     raise VariantError("value", f"a shredded typed_value of Arrow type {t} is not a variant type")
 
 
-__all__ = ["conform_v3", "is_v3_value"]
+__all__ = ["conform_collection", "conform_v3", "holds_v3_value", "is_v3_value"]

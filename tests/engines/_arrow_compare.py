@@ -62,6 +62,10 @@ def extension_marks(schema: pa.Schema | pa.DataType, path: str = "") -> dict[str
             out[path + f.name] = (meta[b"ARROW:extension:name"], meta.get(b"ARROW:extension:metadata"))
         if pa.types.is_struct(f.type):
             out |= extension_marks(f.type, f"{path}{f.name}.")
+        elif pa.types.is_list(f.type) or pa.types.is_large_list(f.type):
+            out |= extension_marks(pa.struct([f.type.value_field]), f"{path}{f.name}[].")
+        elif pa.types.is_map(f.type):
+            out |= extension_marks(pa.struct([f.type.key_field, f.type.item_field]), f"{path}{f.name}{{}}.")
     return out
 
 

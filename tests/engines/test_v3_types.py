@@ -239,3 +239,24 @@ def test_a_variant_with_metadata_cut_short_is_one_error(v3: dict[str, str], tmp_
     finally:
         shutil.copy(backup, unshredded)
     assert icebook.open(v3["variants"]).read().num_rows == len(VARIANT_ROWS) + len(SHREDDED_ROWS)
+
+
+def test_variants_in_lists_and_maps_read_like_spark(spark: Any, v3: dict[str, str]) -> None:
+    spark.sql(
+        f"CREATE TABLE {CATALOG}.db.nested (id int, a array<variant>, m map<string, variant>) USING iceberg "
+        "TBLPROPERTIES ('format-version'='3', 'write.parquet.shred-variants'='true')"
+    )
+    spark.sql(
+        f"""INSERT INTO {CATALOG}.db.nested VALUES
+        (1, array(parse_json('{{"k": 1}}'), parse_json('[2]'), null), map('x', parse_json('"y"'), 'z', null)),
+        (2, null, null),
+        (3, array(), map())"""
+    )
+    t = icebook.open(
+        spark.sql(f"DESCRIBE TABLE EXTENDED {CATALOG}.db.nested").where("col_name = 'Location'").first()[1]
+    )
+    ours = t.read()
+    assert_same(ours, spark_arrow(spark, f"SELECT * FROM {CATALOG}.db.nested"), "nested")
+    assert_same(ours, t.read(engine="spark"), "nested, engine='spark'")
+    variant = (b"arrow.parquet.variant", b"")
+    assert extension_marks(ours.schema) == {"a[].element": variant, "m{}.value": variant}
