@@ -32,6 +32,15 @@ def open(
     return open_table(os.fspath(location), catalog=catalog, properties=properties)
 
 
+def variant_json(values: Any) -> Any:
+    """Each value of a ``variant`` column (as ``read()``, ``sql()`` and ``lazy()`` return it, from either
+    engine: ``struct<metadata, value>``; an Arrow array, a pandas or polars column) as the JSON text Spark's ``to_json`` gives, a ``pyarrow`` string
+    array (null where the variant is null). Malformed bytes are one ``icebook.errors.MetadataError``."""
+    from icebook.analysis.variant_text import variant_json as to_text
+
+    return to_text(values)
+
+
 def load_ipython_extension(ipython: Any) -> None:
     """``%load_ext icebook``: registers the ``%ice`` / ``%%ice`` magics."""
     from icebook.magics import load_ipython_extension as load
@@ -48,4 +57,4 @@ def __getattr__(name: str) -> Any:
     raise AttributeError(f"module 'icebook' has no attribute {name!r}")
 
 
-__all__ = ["__version__", "load_ipython_extension", "open"]
+__all__ = ["__version__", "load_ipython_extension", "open", "variant_json"]

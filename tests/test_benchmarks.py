@@ -32,6 +32,7 @@ SMOKED: dict[str, list[str]] = {
     "avro_decode": ["avro_decode.py", "--entries", "2000", "--repeat", "1"],
     "history": ["history.py", "--snapshots", "300", "--peer-timeout", "120"],
     "lake_browser": ["lake_browser.py", "--tables", "12", "--page", "5"],
+    "variant_columns": ["variant_columns.py", "--rows", "2000"],
 }
 NOT_SMOKED = {
     "read.py": "its table is written by Spark",

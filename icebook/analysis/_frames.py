@@ -33,8 +33,10 @@ def frame(rows: Iterable[Mapping[str, Any]], columns: Sequence[str], *, ints: It
 def exact_frame(rows: Any) -> pd.DataFrame:
     """Arrow rows as pandas that keep every value's type: each column a ``pd.ArrowDtype`` (a nullable
     long stays a 64-bit integer, a date a date, a map a map), never numpy's float64 or datetime64."""
+    from icebook.analysis.variant_text import mark_variant_columns
+
     frame: pd.DataFrame = rows.to_pandas(types_mapper=pd.ArrowDtype)
-    return frame
+    return mark_variant_columns(frame, rows.schema)  # shown as JSON text (frame_variants_as_json)
 
 
 Output = Literal["pandas", "arrow", "polars"]

@@ -107,8 +107,10 @@ def frame_table_html(df: pd.DataFrame, *, offset: int = 0, limit: int = 50, capt
     """One page of a DataFrame as an escaped HTML table, with the row range it shows."""
     import pandas as pd
 
+    from icebook.analysis.variant_text import frame_variants_as_json
+
     total = len(df)
-    page = df.iloc[offset : offset + limit]
+    page = frame_variants_as_json(df.iloc[offset : offset + limit])
     head = "<th>#</th>" + "".join(f"<th>{esc(c)}</th>" for c in df.columns)
     # NaN in a column that is not floating point is how pandas spells a missing value.
     objects = [not pd.api.types.is_float_dtype(dtype) for dtype in df.dtypes]

@@ -149,7 +149,11 @@ def with_field_types(df: pd.DataFrame, schemas: Iterable[Schema]) -> pd.DataFram
 
 
 def readable_frame(df: pd.DataFrame) -> pd.DataFrame:
-    """``df`` with its bounds maps decoded by their columns' types (known from ``with_field_types``)."""
+    """``df`` with its bounds maps decoded by their columns' types (known from ``with_field_types``) and
+    its variants as JSON text."""
+    from icebook.analysis.variant_text import frame_variants_as_json
+
+    df = frame_variants_as_json(df)
     present = [c for c in BOUNDS_COLUMNS if c in df.columns]
     fields = df.attrs.get(FIELDS_ATTR)
     if not present or not fields:

@@ -7,7 +7,8 @@ them (constants, even where the file's own column disagrees). Then position dele
 vectors and equality deletes that the plan matched to it are applied (spec: "Row-level
 Deletes"), in any of the three formats, then the residual filter. Output types follow Spark's
 read: ``timestamptz`` as ``timestamp[us, tz=UTC]``, decimals as ``decimal128``, ``uuid`` as its
-canonical string (``8-4-4-4-12`` hex, as Spark returns it). A missing file fails the whole read.
+canonical string (``8-4-4-4-12`` hex, as Spark returns it); the v3 types as docs/ARCHITECTURE.md
+"v3 types in Arrow" says (``arrow_v3_types``). A missing file fails the whole read.
 """
 
 from __future__ import annotations
@@ -21,13 +22,14 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from icebook.analysis.arrow_types import arrow_type, row_type, uuid_as_string
+from icebook.analysis.arrow_types import arrow_field, arrow_type, uuid_as_string
 from icebook.analysis.expr.binding import convert_literal
 from icebook.analysis.expr.filter_arrow import to_arrow
 from icebook.analysis.expr.nodes import AlwaysTrue, Expr, referenced_ids
 from icebook.analysis.scan.model import ScanFile, ScanTask
 from icebook.analysis.scan.planner import ScanPlan, plan_scan
 from icebook.analysis.store.table_like import TableLike
+from icebook.engines.arrow_v3_types import conform_collection, conform_v3, holds_v3_value, is_v3_value
 from icebook.errors import EngineError, IcebookError, MetadataError, NotFound, UnsupportedFeature
 from icebook.io.datafiles import field_id, open_data_file
 from icebook.io.fileio import FileIO
@@ -38,6 +40,7 @@ from icebook.spec.schema import DELETE_FILE_PATH_ID, DELETE_POS_ID, Schema
 from icebook.spec.snapshots import Snapshot
 from icebook.spec.transforms import IdentityTransform
 from icebook.spec.types import IcebergType, ListType, MapType, NestedField, StructType
+from icebook.spec.variant import VariantError
 
 _THREADS = 8
 
@@ -130,7 +133,7 @@ class _Reader:
         }
         for fid in referenced_ids(plan.filter):  # nested filter columns keep their dotted names
             self.names.setdefault(fid, schema.find_column_name(fid) or str(fid))
-        fields = [pa.field(f.name, row_type(f.type), nullable=not f.required) for f in self.output]
+        fields = [arrow_field(f.name, f.type, not f.required, rows=True) for f in self.output]
         if with_positions:
             fields += [pa.field("_file", pa.string()), pa.field("_pos", pa.int64())]
         self.output_schema = pa.schema(fields)
@@ -197,7 +200,10 @@ class _Reader:
             if fid in constants:
                 arr = _constant(constants[fid], field.type, n)
             elif fid in file_fields:
-                arr = _conform(raw.column(file_fields[fid].name).combine_chunks(), field.type)
+                try:
+                    arr = _conform(raw.column(file_fields[fid].name).combine_chunks(), field.type)
+                except VariantError as exc:  # bytes of a v3 value: name the file and the column
+                    raise MetadataError(f.file_path, field.name, str(exc), kind="data file") from None
             elif field.has_initial_default and field.initial_default is not None:
                 value = convert_literal(field.initial_default, field.type, field.name)
                 arr = pa.array([value] * n, arrow_type(field.type))
@@ -361,6 +367,8 @@ def _conform(arr: pa.Array, t: IcebergType) -> pa.Array:
     """A file column as Iceberg type ``t``: promoted types widened, nested fields matched by id."""
     if isinstance(arr, pa.ChunkedArray):
         arr = arr.combine_chunks()
+    if is_v3_value(t):
+        return conform_v3(arr, t)
     if isinstance(t, StructType):
         by_id: dict[int, int] = {}
         for i in range(arr.type.num_fields):
@@ -368,16 +376,20 @@ def _conform(arr: pa.Array, t: IcebergType) -> pa.Array:
             if fid is not None:
                 by_id[fid] = i
         children, fields = [], []
+        flat = arr.flatten() if arr.null_count else None  # a null struct's children are null (not whatever is stored)
         for child in t.fields:
             target = arrow_type(child.type)
             if child.field_id in by_id:
-                children.append(_conform(arr.field(by_id[child.field_id]), child.type))
+                source = flat[by_id[child.field_id]] if flat is not None else arr.field(by_id[child.field_id])
+                children.append(_conform(source, child.type))
             else:
                 children.append(pa.nulls(len(arr), target))
-            fields.append(pa.field(child.name, target, nullable=not child.required))
+            fields.append(arrow_field(child.name, child.type, not child.required))
         mask = arr.is_null() if arr.null_count else None
         return pa.StructArray.from_arrays(children, fields=fields, mask=mask)
     if isinstance(t, (ListType, MapType)):
+        if holds_v3_value(t):
+            return conform_collection(arr, t, _conform)
         target = arrow_type(t)
         return arr if arr.type == target else arr.cast(target)
     target = arrow_type(t)

@@ -101,7 +101,13 @@ def sql(tables: Mapping[str, pl.LazyFrame], query: str, *, sources: Sequence[pa.
     if names is None or len(names) != len(columns):
         names = [None] * len(columns)
     final = [spark or ours for spark, ours in zip(names, arrow.column_names, strict=True)]
-    return pa.Table.from_arrays(columns, names=final)
+    # A column read from a table keeps its field's metadata (the v3 types' extension names).
+    marks = {f.name: f.metadata for schema in sources for f in schema if f.metadata}
+    fields = [
+        pa.field(name, column.type, metadata=marks.get(ours) if column.type == known.get(ours) else None)
+        for name, ours, column in zip(final, arrow.column_names, columns, strict=True)
+    ]
+    return pa.Table.from_arrays(columns, schema=pa.schema(fields))
 
 
 def _conform(column: pa.ChunkedArray, source: pa.DataType | None) -> pa.ChunkedArray:

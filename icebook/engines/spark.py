@@ -297,11 +297,14 @@ def storage_problem(exc: EngineError, location: str) -> IcebookError:
 
 
 def to_arrow(df: Any) -> pa.Table:
-    """Collect a Spark DataFrame as Arrow, keeping Spark's types (timestamps in UTC)."""
+    """Collect a Spark DataFrame as Arrow, keeping Spark's types (timestamps in UTC), the v3 types in
+    icebook's Arrow form (``spark_v3_types``)."""
+    from icebook.engines.spark_v3_types import from_spark
+
     with spark_errors("collecting results"):
         batches = df._collect_as_arrow()
     schema = batches[0].schema if batches else _arrow_schema(df)
-    return pa.Table.from_batches(batches, schema=schema)
+    return from_spark(pa.Table.from_batches(batches, schema=schema))
 
 
 def _arrow_schema(df: Any) -> pa.Schema:

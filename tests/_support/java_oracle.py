@@ -29,3 +29,46 @@ def manifest_facts(spark: Any, table: Any) -> tuple[set[int], set[str]]:
                 formats.add(str(iterator.next().format()))
             reader.close()
     return spec_ids, formats
+
+
+def java_rows(spark: Any, location: Path | str, snapshot_id: int) -> Any:
+    """The rows Iceberg's Java generic reader (``IcebergGenerics``) reads at ``snapshot_id``, as Arrow in
+    the types icebook documents for each Iceberg type (``analysis/arrow_types.py``): the reference for
+    tables Spark cannot read. A type without a conversion here fails the test that asked."""
+    import pyarrow as pa
+    import pytest
+
+    import icebook
+    from icebook.analysis.arrow_types import arrow_field
+
+    iceberg = spark._jvm.org.apache.iceberg
+    util = iceberg.util.DateTimeUtil
+    table = java_table(spark, location)
+    schema = icebook.open(str(location)).read_schema(snapshot_id)
+    as_int = {
+        "timestamp_ns": util.nanosFromTimestamp,
+        "timestamptz_ns": util.nanosFromTimestamptz,
+        "timestamp": util.microsFromTimestamp,
+        "timestamptz": util.microsFromTimestamptz,
+        "date": util.daysFromDate,
+    }
+    plain = {"int", "long", "boolean", "string", "double", "float", "unknown"}
+    columns: dict[str, list[Any]] = {f.name: [] for f in schema.columns}
+    records = iceberg.data.IcebergGenerics.read(table).useSnapshot(snapshot_id).build()
+    try:
+        iterator = records.iterator()
+        while iterator.hasNext():
+            record = iterator.next()
+            for f in schema.columns:
+                value, kind = record.getField(f.name), str(f.type)
+                if kind not in plain and kind not in as_int:
+                    pytest.fail(f"java_rows has no conversion for {kind} (column {f.name})")
+                columns[f.name].append(None if value is None else as_int[kind](value) if kind in as_int else value)
+    finally:
+        records.close()
+    fields = [arrow_field(f.name, f.type, not f.required, rows=True) for f in schema.columns]
+    arrays = [
+        pa.array(columns[f.name], pa.int64() if str(c.type) in as_int else f.type).cast(f.type)
+        for f, c in zip(fields, schema.columns, strict=True)
+    ]
+    return pa.Table.from_arrays(arrays, schema=pa.schema(fields))
