@@ -24,6 +24,10 @@ DELETE_FILE_PATH_ID = 2147483546
 """``file_path``: path of a data file, in position delete files (string)."""
 DELETE_POS_ID = 2147483545
 """``pos``: ordinal position of a row in that data file, in position delete files (long)."""
+ROW_ID_ID = 2147483540
+"""``_row_id``: a row's unique id for row lineage (long, v3; spec: "Row Lineage")."""
+LAST_UPDATED_SEQUENCE_NUMBER_ID = 2147483539
+"""``_last_updated_sequence_number``: the sequence number that last updated a row (long, v3)."""
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -154,4 +158,12 @@ def parse_schema(raw: Any, *, file: str, where: str = "schema", default_schema_i
     return schema
 
 
-__all__ = ["DELETE_FILE_PATH_ID", "DELETE_POS_ID", "LAST_TABLE_FIELD_ID", "Schema", "parse_schema"]
+__all__ = [
+    "DELETE_FILE_PATH_ID",
+    "DELETE_POS_ID",
+    "LAST_TABLE_FIELD_ID",
+    "LAST_UPDATED_SEQUENCE_NUMBER_ID",
+    "ROW_ID_ID",
+    "Schema",
+    "parse_schema",
+]
