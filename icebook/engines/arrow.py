@@ -23,7 +23,6 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from icebook.analysis.arrow_types import arrow_type, row_type, uuid_as_string
-from icebook.analysis.expr.binding import convert_literal
 from icebook.analysis.expr.filter_arrow import to_arrow
 from icebook.analysis.expr.nodes import AlwaysTrue, Expr, referenced_ids
 from icebook.analysis.resolve import snapshot_schema
@@ -31,6 +30,7 @@ from icebook.analysis.scan.model import ScanFile, ScanTask
 from icebook.analysis.scan.planner import ScanPlan, plan_scan
 from icebook.analysis.store.table_like import TableLike
 from icebook.engines import arrow_lineage
+from icebook.engines.arrow_defaults import default_column
 from icebook.errors import EngineError, IcebookError, MetadataError, NotFound, UnsupportedFeature
 from icebook.io.datafiles import field_id, open_data_file
 from icebook.io.fileio import FileIO
@@ -233,11 +233,8 @@ class _Reader:
                 arr = _constant(constants[fid], field.type, n)
             elif fid in file_fields:
                 arr = _conform(raw.column(file_fields[fid].name).combine_chunks(), field.type)
-            elif field.has_initial_default and field.initial_default is not None:
-                value = convert_literal(field.initial_default, field.type, field.name)
-                arr = pa.array([value] * n, arrow_type(field.type))
             else:
-                arr = pa.nulls(n, arrow_type(field.type))
+                arr = default_column(field, n)
             arrays.append(arr)
             names.append(self.names[fid])
         return pa.Table.from_arrays(arrays, names=names)
@@ -408,7 +405,7 @@ def _conform(arr: pa.Array, t: IcebergType) -> pa.Array:
             if child.field_id in by_id:
                 children.append(_conform(arr.field(by_id[child.field_id]), child.type))
             else:
-                children.append(pa.nulls(len(arr), target))
+                children.append(default_column(child, len(arr)))
             fields.append(pa.field(child.name, target, nullable=not child.required))
         mask = arr.is_null() if arr.null_count else None
         return pa.StructArray.from_arrays(children, fields=fields, mask=mask)

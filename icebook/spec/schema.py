@@ -13,6 +13,7 @@ from typing import Any, ClassVar
 
 from icebook.errors import MetadataError
 from icebook.spec._json import Wire, empty_map
+from icebook.spec.defaults import check_defaults
 from icebook.spec.types import IcebergType, ListType, MapType, NestedField, StructType, parse_struct
 
 _SCHEMA_KEYS = ("type", "fields", "schema-id", "identifier-field-ids")
@@ -144,6 +145,7 @@ def parse_schema(raw: Any, *, file: str, where: str = "schema", default_schema_i
         schema_id = default_schema_id
     ids = w.int_list("identifier-field-ids") if w.has("identifier-field-ids") else ()
     struct = parse_struct(dict(w.obj), file=file, where=where)
+    check_defaults(struct.fields, file=file, where=where)
     schema = Schema(schema_id=schema_id, fields=struct, identifier_field_ids=ids, extras=w.extras(_SCHEMA_KEYS))
     seen: set[int] = set()
     for _, f in _walk(struct, ""):
