@@ -60,6 +60,12 @@ def split_columns(
     return [c for c in columns if c not in asked], lineage
 
 
+def lineage_columns(metadata: TableMetadata, schema: Schema) -> tuple[str, ...]:
+    """Both lineage columns (less any a table column's name hides); one ``UnsupportedFeature`` for a table
+    of format version 1 or 2."""
+    return split_columns(metadata, schema, list(LINEAGE_FIELDS))[1]
+
+
 def lineage_names(metadata: TableMetadata, schema: Schema) -> tuple[str, ...]:
     """The lineage columns a read of ``schema`` can select: both in a v3 table, unless a table column has the name."""
     if metadata.format_version < 3:
@@ -109,6 +115,7 @@ __all__ = [
     "ROW_ID",
     "check_first_row_id",
     "last_updated",
+    "lineage_columns",
     "lineage_names",
     "row_ids",
     "split_columns",
