@@ -217,6 +217,9 @@ class Table(TableMaintenance):
         from icebook.engines import spark as spark_engine
 
         if Engine.named(engine) == Engine.SPARK:
+            from icebook.engines.arrow_lineage import split_columns
+
+            split_columns(self.metadata, self.read_schema(at), columns)  # no row lineage before v3: one error
             point = self.spark_point(at)
             return spark_engine.read(
                 self.metadata_location, point, identifier=self._spark_identifier(), filter=filter, columns=columns
