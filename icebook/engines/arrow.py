@@ -99,7 +99,10 @@ def read_plan(
     out_schema = reader.output_schema
     if not parts:
         return out_schema.empty_table()
-    return pa.concat_tables(parts).combine_chunks() if len(parts) > 1 else parts[0]
+    rows = pa.concat_tables(parts).combine_chunks() if len(parts) > 1 else parts[0]
+    if arrow_lineage.ROW_ID in lineage:
+        arrow_lineage.check_unique(rows.column(arrow_lineage.ROW_ID), [t.file for t in tasks])
+    return rows
 
 
 def _field_for(metadata: TableMetadata, schema: Schema, field_id: int) -> NestedField | None:

@@ -88,6 +88,30 @@ def check_first_row_id(f: ScanFile, snapshot: Snapshot | None) -> None:
         )
 
 
+def check_unique(ids: pa.ChunkedArray | pa.Array, files: Sequence[ScanFile]) -> None:
+    """Row ids read from ``files`` are unique ("Row Lineage": a unique long identifier for every row): two
+    files whose id ranges overlap (damage: ``first_row_id`` written or inherited twice) give one
+    ``MetadataError`` naming the id and the files whose ranges hold it, never a read with repeated ids."""
+    present = pc.drop_null(ids)
+    if len(present) == 0 or pc.count_distinct(present).as_py() == len(present):
+        return
+    counts = pc.value_counts(present)
+    repeated = counts.filter(pc.greater(counts.field("counts"), 1))[0]["values"].as_py()
+    holders = [
+        f for f in files if f.first_row_id is not None and f.first_row_id <= repeated < f.first_row_id + f.record_count
+    ]
+    named = (
+        "; ".join(f"{f.file_path} (first_row_id {f.first_row_id}, {f.record_count} rows)" for f in holders)
+        or "files that write it themselves"
+    )
+    raise MetadataError(
+        holders[0].manifest_path if holders else files[0].manifest_path,
+        "first_row_id",
+        f"row id {repeated} is read more than once: the row-id ranges of the data files overlap ({named})",
+        kind="manifest",
+    )
+
+
 def row_ids(f: ScanFile, written: pa.Array, positions: np.ndarray) -> pa.Array:
     """``_row_id`` of the rows at ``positions`` of data file ``f``: the file's value where it has one, else
     ``first_row_id + _pos`` ("Row lineage assignment"); null throughout when the file has no first_row_id."""
@@ -114,6 +138,7 @@ __all__ = [
     "LINEAGE_FIELDS",
     "ROW_ID",
     "check_first_row_id",
+    "check_unique",
     "last_updated",
     "lineage_columns",
     "lineage_names",
