@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from icebook.display._base import TableLike, badge, esc, frame, human_count, kv_table
+from icebook.spec.defaults import default_text
 from icebook.spec.metadata import TableMetadata, main_first
 from icebook.spec.snapshots import Branch, Snapshot
 from icebook.text import byte_size, utc_text
@@ -35,7 +36,8 @@ def table_html(table: TableLike) -> str:
     schema = md.current_schema()
     columns = "".join(
         f"<tr><td>{esc(f.field_id)}</td><td><code>{esc(f.name)}</code></td><td>{esc(f.type)}</td>"
-        f'<td>{"required" if f.required else "optional"}</td><td class="ib-muted">{esc(f.doc or "")}</td></tr>'
+        f'<td>{"required" if f.required else "optional"}</td><td class="ib-muted">{esc(f.doc or "")}</td>'
+        f"<td><code>{esc(default_text(f))}</code></td></tr>"
         for f in schema.columns
     )
     props = "".join(
@@ -63,7 +65,7 @@ def table_html(table: TableLike) -> str:
         f'<div class="ib-cards">{fact_html}</div>'
         f"<div>refs {_refs_html(md)}</div>"
         f'<details open><summary class="ib-h">Schema {esc(schema.schema_id)} ({len(schema.columns)} columns)</summary>'
-        f'<table class="ib-grid"><thead><tr><th>id</th><th>name</th><th>type</th><th></th><th>doc</th></tr></thead>'
+        f'<table class="ib-grid"><thead><tr><th>id</th><th>name</th><th>type</th><th></th><th>doc</th><th>defaults</th></tr></thead>'
         f"<tbody>{columns}</tbody></table></details>"
         f'<div><span class="ib-h">Partitioning</span> <code>{esc(spec)}</code></div>'
         f'<div><span class="ib-h">Sort order</span> <code>{esc(order if order is not None else "unsorted")}</code></div>'

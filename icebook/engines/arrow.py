@@ -9,6 +9,7 @@ Deletes"), in any of the three formats, then the residual filter. Output types f
 read: ``timestamptz`` as ``timestamp[us, tz=UTC]``, decimals as ``decimal128``, ``uuid`` as its
 canonical string (``8-4-4-4-12`` hex, as Spark returns it); the v3 types as docs/ARCHITECTURE.md
 "v3 types in Arrow" says (``arrow_v3_types``). A missing file fails the whole read.
+The row-lineage metadata columns of a v3 table are read when asked for by name (``arrow_lineage``).
 """
 
 from __future__ import annotations
@@ -23,12 +24,14 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from icebook.analysis.arrow_types import arrow_field, arrow_type, uuid_as_string
-from icebook.analysis.expr.binding import convert_literal
 from icebook.analysis.expr.filter_arrow import to_arrow
 from icebook.analysis.expr.nodes import AlwaysTrue, Expr, referenced_ids
+from icebook.analysis.resolve import snapshot_schema
 from icebook.analysis.scan.model import ScanFile, ScanTask
 from icebook.analysis.scan.planner import ScanPlan, plan_scan
 from icebook.analysis.store.table_like import TableLike
+from icebook.engines import arrow_lineage
+from icebook.engines.arrow_defaults import default_column
 from icebook.engines.arrow_v3_types import conform_collection, conform_v3, holds_v3_value, is_v3_value
 from icebook.errors import EngineError, IcebookError, MetadataError, NotFound, UnsupportedFeature
 from icebook.io.datafiles import field_id, open_data_file
@@ -56,10 +59,17 @@ def read(
     """Rows of ``snapshot`` matching ``filter``, as Spark's ``SELECT <columns> ... VERSION AS OF`` reads them.
 
     ``schema`` defaults to the snapshot's schema (time travel by snapshot id); pass the table's
-    current schema to read a branch as Spark does.
+    current schema to read a branch as Spark does. ``columns`` may name the row-lineage metadata columns
+    ``_row_id`` and ``_last_updated_sequence_number`` (v3), returned where they are named.
     """
-    plan = plan_scan(table, snapshot, filter, columns, schema=schema)
-    return read_plan(table.fileio, table.metadata, plan)
+    schema = schema or snapshot_schema(table.metadata, snapshot)
+    data_columns, lineage = arrow_lineage.split_columns(table.metadata, schema, columns)
+    plan = plan_scan(table, snapshot, filter, data_columns, schema=schema)
+    rows = read_plan(table.fileio, table.metadata, plan, lineage=lineage)
+    if not lineage or columns is None:
+        return rows
+    names = iter(plan.columns)
+    return rows.select([c.lower() if c.lower() in lineage else next(names) for c in columns])
 
 
 def read_live_rows(
@@ -78,10 +88,12 @@ def read_plan(
     *,
     with_positions: bool = False,
     files: Collection[str] | None = None,
+    lineage: Sequence[str] = (),
 ) -> pa.Table:
-    """Execute a scan plan: read every task in parallel and concatenate in task order."""
+    """Execute a scan plan: read every task in parallel and concatenate in task order; the row-lineage
+    columns named in ``lineage`` follow the plan's columns."""
     tasks = tuple(plan.tasks_for(files))  # a read holds every task it reads; built once
-    reader = _Reader(fileio, metadata, plan, tasks, with_positions)
+    reader = _Reader(fileio, metadata, plan, tasks, with_positions, tuple(lineage))
     if len(tasks) <= 1:
         parts = [reader.task(t) for t in tasks]
     else:
@@ -90,7 +102,10 @@ def read_plan(
     out_schema = reader.output_schema
     if not parts:
         return out_schema.empty_table()
-    return pa.concat_tables(parts).combine_chunks() if len(parts) > 1 else parts[0]
+    rows = pa.concat_tables(parts).combine_chunks() if len(parts) > 1 else parts[0]
+    if arrow_lineage.ROW_ID in lineage:
+        arrow_lineage.check_unique(rows.column(arrow_lineage.ROW_ID), [t.file for t in tasks])
+    return rows
 
 
 def _field_for(metadata: TableMetadata, schema: Schema, field_id: int) -> NestedField | None:
@@ -106,7 +121,13 @@ def _field_for(metadata: TableMetadata, schema: Schema, field_id: int) -> Nested
 
 class _Reader:
     def __init__(
-        self, fileio: FileIO, metadata: TableMetadata, plan: ScanPlan, tasks: Sequence[ScanTask], with_positions: bool
+        self,
+        fileio: FileIO,
+        metadata: TableMetadata,
+        plan: ScanPlan,
+        tasks: Sequence[ScanTask],
+        with_positions: bool,
+        lineage: tuple[str, ...] = (),
     ) -> None:
         self.fileio = fileio
         self.metadata = metadata
@@ -127,13 +148,16 @@ class _Reader:
                     f = _field_for(metadata, schema, fid)
                     if f is not None:
                         needed.setdefault(fid, f)
+        self.lineage = [arrow_lineage.LINEAGE_FIELDS[name] for name in lineage]
+        self.snapshot = metadata.snapshot_by_id(plan.snapshot_id) if lineage else None
+        needed |= {f.field_id: f for f in self.lineage}
         self.needed = needed
-        self.names = {
-            fid: (f.name if fid in {o.field_id for o in self.output} else f"__id{fid}") for fid, f in needed.items()
-        }
+        shown = {o.field_id for o in self.output} | {f.field_id for f in self.lineage}
+        self.names = {fid: (f.name if fid in shown else f"__id{fid}") for fid, f in needed.items()}
         for fid in referenced_ids(plan.filter):  # nested filter columns keep their dotted names
             self.names.setdefault(fid, schema.find_column_name(fid) or str(fid))
         fields = [arrow_field(f.name, f.type, not f.required, rows=True) for f in self.output]
+        fields += [pa.field(f.name, pa.int64()) for f in self.lineage]
         if with_positions:
             fields += [pa.field("_file", pa.string()), pa.field("_pos", pa.int64())]
         self.output_schema = pa.schema(fields)
@@ -165,9 +189,23 @@ class _Reader:
             table = table.filter(to_arrow(self.filter, self.names))
             positions = table.column("__pos").to_numpy()
         arrays = [uuid_as_string(table.column(self.names[o.field_id]), o.type) for o in self.output]
+        if self.lineage:
+            arrays += self._lineage(f, table, positions)
         if self.with_positions:
             arrays += [pa.array([f.file_path] * table.num_rows, pa.string()), pa.array(positions, pa.int64())]
         return pa.Table.from_arrays(arrays, schema=self.output_schema)
+
+    def _lineage(self, f: ScanFile, table: pa.Table, positions: np.ndarray) -> list[pa.Array]:
+        """The row-lineage columns asked for, of the rows left of data file ``f`` at ``positions``."""
+        arrow_lineage.check_first_row_id(f, self.snapshot)
+        out = []
+        for field in self.lineage:
+            written = table.column(field.name).combine_chunks()
+            if field.name == arrow_lineage.ROW_ID:
+                out.append(arrow_lineage.row_ids(f, written, positions))
+            else:
+                out.append(arrow_lineage.last_updated(f, written))
+        return out
 
     def _file(self, owner: ScanFile, what: str, columns: Any) -> tuple[pa.Table, dict[int, pa.Field], int]:
         """Read the columns ``columns(fields by id)`` names of one data or delete file (Parquet, ORC
@@ -204,11 +242,8 @@ class _Reader:
                     arr = _conform(raw.column(file_fields[fid].name).combine_chunks(), field.type)
                 except VariantError as exc:  # bytes of a v3 value: name the file and the column
                     raise MetadataError(f.file_path, field.name, str(exc), kind="data file") from None
-            elif field.has_initial_default and field.initial_default is not None:
-                value = convert_literal(field.initial_default, field.type, field.name)
-                arr = pa.array([value] * n, arrow_type(field.type))
             else:
-                arr = pa.nulls(n, arrow_type(field.type))
+                arr = default_column(field, n)
             arrays.append(arr)
             names.append(self.names[fid])
         return pa.Table.from_arrays(arrays, names=names)
@@ -383,7 +418,7 @@ def _conform(arr: pa.Array, t: IcebergType) -> pa.Array:
                 source = flat[by_id[child.field_id]] if flat is not None else arr.field(by_id[child.field_id])
                 children.append(_conform(source, child.type))
             else:
-                children.append(pa.nulls(len(arr), target))
+                children.append(default_column(child, len(arr)))
             fields.append(arrow_field(child.name, child.type, not child.required))
         mask = arr.is_null() if arr.null_count else None
         return pa.StructArray.from_arrays(children, fields=fields, mask=mask)

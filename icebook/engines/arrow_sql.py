@@ -41,20 +41,28 @@ _COMPARE = {"Eq": "=", "NotEq": "!=", "Lt": "<", "LtEq": "<=", "Gt": ">", "GtEq"
 _UNIT = {"Nanoseconds": 1_000, "Microseconds": 1, "Milliseconds": 1 / 1_000}
 
 
-def scan_schema(table: TableLike, snapshot: Snapshot, *, schema: Schema | None = None) -> pa.Schema:
+def scan_schema(
+    table: TableLike, snapshot: Snapshot, *, schema: Schema | None = None, lineage: Sequence[str] = ()
+) -> pa.Schema:
     """The Arrow schema of ``lazy_scan``'s rows (no file is opened)."""
-    return read(table, snapshot, nodes.AlwaysFalse(), schema=schema or snapshot_schema(table.metadata, snapshot)).schema
+    read_schema = schema or snapshot_schema(table.metadata, snapshot)
+    columns = [f.name for f in read_schema.columns] + list(lineage) if lineage else None
+    return read(table, snapshot, nodes.AlwaysFalse(), columns, schema=read_schema).schema
 
 
-def lazy_scan(table: TableLike, snapshot: Snapshot, *, schema: Schema | None = None) -> pl.LazyFrame:
+def lazy_scan(
+    table: TableLike, snapshot: Snapshot, *, schema: Schema | None = None, lineage: Sequence[str] = ()
+) -> pl.LazyFrame:
     """``snapshot`` of ``table`` as a polars lazy frame that pushes projection and filters into icebook's scan.
 
-    ``schema`` defaults to the snapshot's own schema; ``Table.lazy`` passes the read schema of its ``at``."""
+    ``schema`` defaults to the snapshot's own schema; ``Table.lazy`` passes the read schema of its ``at``.
+    ``lineage``: row-lineage columns (``_row_id``, ``_last_updated_sequence_number``) the frame has after
+    the table's own, read only when a query uses them."""
     from polars.io.plugins import register_io_source
 
     read_schema = schema or snapshot_schema(table.metadata, snapshot)
-    names = [f.name for f in read_schema.columns]
-    arrow_schema = scan_schema(table, snapshot, schema=read_schema)
+    names = [f.name for f in read_schema.columns] + list(lineage)
+    arrow_schema = scan_schema(table, snapshot, schema=read_schema, lineage=lineage)
     polars_schema = pl.from_arrow(arrow_schema.empty_table()).schema  # type: ignore[union-attr]
 
     def source(
@@ -66,7 +74,7 @@ def lazy_scan(table: TableLike, snapshot: Snapshot, *, schema: Schema | None = N
             columns += [c for c in predicate.meta.root_names() if c not in columns]
         if columns == []:
             columns = names[:1]  # no column asked for (count(*)): one, for the number of rows
-        chosen = None if columns is None else [c for c in names if c in columns]
+        chosen = (names if lineage else None) if columns is None else [c for c in names if c in columns]
         rows = read(table, snapshot, pushed, chosen, schema=read_schema)
         frame = pl.from_arrow(rows)
         assert isinstance(frame, pl.DataFrame)

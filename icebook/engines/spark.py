@@ -11,7 +11,7 @@ from __future__ import annotations
 import datetime as _dt
 import hashlib
 import re
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Any
@@ -334,12 +334,23 @@ def read(
         raise storage_problem(exc, location) from exc
 
 
-def sql(location: str, query: str, point: SparkPoint, *, identifier: str | None = None, as_spark: bool = False) -> Any:
+def sql(
+    location: str,
+    query: str,
+    point: SparkPoint,
+    *,
+    identifier: str | None = None,
+    as_spark: bool = False,
+    lineage: Sequence[str] = (),
+) -> Any:
     """Run ``query`` with the table bound as the temporary view ``t``, pinned to ``point``: Spark's result
-    collected as Arrow (Spark's own types and names), or the Spark DataFrame with ``as_spark``."""
+    collected as Arrow (Spark's own types and names), or the Spark DataFrame with ``as_spark``. ``lineage``:
+    metadata columns ``t`` has after the table's own (a view hides a table's metadata columns from SQL)."""
     spark = get_session()
     df = dataframe(location, point, identifier=identifier)
     with spark_errors(f"running {query.strip()[:80]!r}"):
+        if lineage:
+            df = df.select("*", *lineage)
         df.createOrReplaceTempView(VIEW_NAME)
         result = spark.sql(query)
         if as_spark:

@@ -67,6 +67,21 @@ def _tokens(query: str) -> list[_SqlToken]:
     return out
 
 
+def token_spans(query: str) -> list[tuple[str, str, int, int]] | None:
+    """Every token of ``query`` as (kind, text, start, end), kinds as ``_SqlToken``'s (None: a character
+    no SQL token starts with)."""
+    out: list[tuple[str, str, int, int]] = []
+    pos = 0
+    while pos < len(query):
+        m = _TOKEN.match(query, pos)
+        if m is None:
+            return None
+        pos = m.end()
+        if m.lastgroup is not None:
+            out.append((m.lastgroup, m.group(m.lastgroup), m.start(), m.end()))
+    return out
+
+
 def select_items(query: str) -> list[list[_SqlToken]] | None:
     """The items of the first select list at the top level of ``query`` (None: no such list)."""
     try:
@@ -242,4 +257,4 @@ class _Printer:
         return f"{function.lower()}({prefix}{', '.join(args)})"
 
 
-__all__ = ["select_items", "spark_names"]
+__all__ = ["select_items", "spark_names", "token_spans"]

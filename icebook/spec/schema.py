@@ -13,6 +13,7 @@ from typing import Any, ClassVar
 
 from icebook.errors import MetadataError
 from icebook.spec._json import Wire, empty_map
+from icebook.spec.defaults import check_defaults
 from icebook.spec.types import IcebergType, ListType, MapType, NestedField, StructType, parse_struct
 
 _SCHEMA_KEYS = ("type", "fields", "schema-id", "identifier-field-ids")
@@ -24,6 +25,10 @@ DELETE_FILE_PATH_ID = 2147483546
 """``file_path``: path of a data file, in position delete files (string)."""
 DELETE_POS_ID = 2147483545
 """``pos``: ordinal position of a row in that data file, in position delete files (long)."""
+ROW_ID_ID = 2147483540
+"""``_row_id``: a row's unique id for row lineage (long, v3; spec: "Row Lineage")."""
+LAST_UPDATED_SEQUENCE_NUMBER_ID = 2147483539
+"""``_last_updated_sequence_number``: the sequence number that last updated a row (long, v3)."""
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -140,6 +145,7 @@ def parse_schema(raw: Any, *, file: str, where: str = "schema", default_schema_i
         schema_id = default_schema_id
     ids = w.int_list("identifier-field-ids") if w.has("identifier-field-ids") else ()
     struct = parse_struct(dict(w.obj), file=file, where=where)
+    check_defaults(struct.fields, file=file, where=where)
     schema = Schema(schema_id=schema_id, fields=struct, identifier_field_ids=ids, extras=w.extras(_SCHEMA_KEYS))
     seen: set[int] = set()
     for _, f in _walk(struct, ""):
@@ -154,4 +160,12 @@ def parse_schema(raw: Any, *, file: str, where: str = "schema", default_schema_i
     return schema
 
 
-__all__ = ["DELETE_FILE_PATH_ID", "DELETE_POS_ID", "LAST_TABLE_FIELD_ID", "Schema", "parse_schema"]
+__all__ = [
+    "DELETE_FILE_PATH_ID",
+    "DELETE_POS_ID",
+    "LAST_TABLE_FIELD_ID",
+    "LAST_UPDATED_SEQUENCE_NUMBER_ID",
+    "ROW_ID_ID",
+    "Schema",
+    "parse_schema",
+]

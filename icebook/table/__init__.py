@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import dataclasses
 import datetime as _dt
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from functools import cached_property
 from typing import TYPE_CHECKING, Any, Literal
 
@@ -217,6 +217,9 @@ class Table(TableMaintenance):
         from icebook.engines import spark as spark_engine
 
         if Engine.named(engine) == Engine.SPARK:
+            from icebook.engines.arrow_lineage import split_columns
+
+            split_columns(self.metadata, self.read_schema(at), columns)  # no row lineage before v3: one error
             point = self.spark_point(at)
             return spark_engine.read(
                 self.metadata_location, point, identifier=self._spark_identifier(), filter=filter, columns=columns
@@ -291,31 +294,47 @@ class Table(TableMaintenance):
         JVM) that reads only the columns the query uses and only the files its filters can match."""
         from icebook.analysis._frames import query_result
         from icebook.engines import spark as spark_engine
+        from icebook.engines import sql_lineage
 
+        # A query naming _row_id or _last_updated_sequence_number (v3) reads them through t, as Spark on the table.
+        query, lineage = sql_lineage.prepare(query, self.metadata, self.read_schema(at))
         if Engine.named(engine) == Engine.ARROW:
             from icebook.engines import arrow_sql  # polars: imported when first used
 
-            frame, schema = self.sql_source(at)
+            frame, schema = self.sql_source(at, lineage=lineage)
             return query_result(arrow_sql.sql({"t": frame}, query, sources=[schema]), output)
         result = spark_engine.sql(
-            self.metadata_location, query, self.spark_point(at), identifier=self._spark_identifier(), as_spark=as_spark
+            self.metadata_location,
+            query,
+            self.spark_point(at),
+            identifier=self._spark_identifier(),
+            as_spark=as_spark,
+            lineage=lineage,
         )
         return result if as_spark else query_result(result, output)
 
-    def sql_source(self, at: At = None) -> tuple[Any, pa.Schema]:
+    def sql_source(self, at: At = None, *, lineage: Sequence[str] = ()) -> tuple[Any, pa.Schema]:
         """The Arrow engine's SQL source for the table at ``at``: a polars lazy scan with the schema of
-        a read at ``at``, and its rows' Arrow schema."""
+        a read at ``at`` (and the row-lineage columns ``lineage``), and its rows' Arrow schema."""
         from icebook.engines import arrow_sql
 
         snapshot, schema = self.snapshot(at), self.read_schema(at)
-        return arrow_sql.lazy_scan(self, snapshot, schema=schema), arrow_sql.scan_schema(self, snapshot, schema=schema)
+        return (
+            arrow_sql.lazy_scan(self, snapshot, schema=schema, lineage=lineage),
+            arrow_sql.scan_schema(self, snapshot, schema=schema, lineage=lineage),
+        )
 
-    def lazy(self, at: At = None) -> Any:
+    def lazy(self, at: At = None, *, row_lineage: bool = False) -> Any:
         """The table at ``at`` as a polars ``LazyFrame`` read by the Arrow engine: projections and
-        filters of the query are pushed into the scan (pruned by partition values and column stats)."""
+        filters of the query are pushed into the scan (pruned by partition values and column stats).
+        ``row_lineage``: with ``_row_id`` and ``_last_updated_sequence_number`` after the table's columns
+        (v3; read only when selected)."""
         from icebook.engines import arrow_sql
+        from icebook.engines.arrow_lineage import lineage_columns
 
-        return arrow_sql.lazy_scan(self, self.snapshot(at), schema=self.read_schema(at))
+        schema = self.read_schema(at)
+        lineage = lineage_columns(self.metadata, schema) if row_lineage else ()
+        return arrow_sql.lazy_scan(self, self.snapshot(at), schema=schema, lineage=lineage)
 
     # ------------------------------------------------------------------ changes (only when asked)
 

@@ -271,6 +271,7 @@ _SCALARS = (
     "referenced_data_file",
     "content_offset",
     "content_size_in_bytes",
+    "first_row_id",
 )
 
 
@@ -332,6 +333,7 @@ class FileBuilder:
             "referenced_data_file": cols["referenced_data_file"],
             "content_offset": cols["content_offset"],
             "content_size_in_bytes": cols["content_size_in_bytes"],
+            "first_row_id": cols["first_row_id"],
         }
         constants: dict[str, Any] = {"spec_id": spec_id, "manifest_path": m.manifest_path}
         if is_deletes:

@@ -37,6 +37,8 @@ class ScanFile:
     referenced_data_file: str | None = None
     content_offset: int | None = None
     content_size_in_bytes: int | None = None
+    first_row_id: int | None = None
+    """The ``_row_id`` of the file's first row (inherited where the manifest left it null; v3 data files)."""
     file_path_bounds: tuple[str | None, str | None] = (None, None)
     partition_text: str = ""
     """The partition as the reference implementation prints it (``region=us/ts_day=2024-01-05``)."""
