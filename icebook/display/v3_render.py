@@ -1,0 +1,307 @@
+"""How the v3 inspector is shown: each section (deletion vectors, row lineage, defaults, variant shredding,
+geo bounds) as text for the terminal and as static, escaped HTML, with small SVG drawings: a data file's
+deleted positions as marks along its rows, and geo bounds as boxes."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from icebook.display._base import base_name, esc, frame, frame_table_html
+from icebook.display.terminal import frame_text
+
+_ROWS = 200  # rows each HTML table shows (the result holds them all)
+_WIDTH, _HEIGHT = 360, 220  # the geo drawing
+_STRIP = 160  # a deletion vector's strip
+
+
+def _findings_text(findings: Any) -> list[str]:
+    return [f"  {f}" for f in findings] or ["  none"]
+
+
+def _findings_html(findings: Any) -> str:
+    if not findings:
+        return '<div class="ib-muted">no findings</div>'
+    items = "".join(f'<li class="{"ib-removed" if f.level == "error" else "ib-muted"}">{esc(f)}</li>' for f in findings)
+    return f"<ul>{items}</ul>"
+
+
+def _section(title: str, body: str, *, open_: bool = False) -> str:
+    return (
+        f'<details class="ib-health-section"{" open" if open_ else ""}><summary>{esc(title)}</summary>{body}</details>'
+    )
+
+
+# ------------------------------------------------------------------ deletion vectors
+
+
+def _strip(record_count: int, ranges: Any) -> str:
+    """The file's rows as a bar, deleted ranges marked (a range of one row still gets a pixel)."""
+    if record_count <= 0:
+        return ""
+    scale = _STRIP / record_count
+    marks = "".join(
+        f'<rect x="{a * scale:.2f}" y="0" width="{max((b - a + 1) * scale, 1):.2f}" height="10" fill="#cf222e">'
+        f"<title>{esc(f'{a}' if a == b else f'{a}-{b}')}</title></rect>"
+        for a, b in ranges
+    )
+    return (
+        f'<svg width="{_STRIP}" height="10" role="img" aria-label="deleted positions">'
+        f'<rect x="0" y="0" width="{_STRIP}" height="10" fill="#e6ffec"/>{marks}</svg>'
+    )
+
+
+def dv_text(result: Any) -> str:
+    lines = [repr(result)]
+    for f in result.files:
+        v = f.vector
+        if v is None:
+            lines.append(f"  {base_name(f.file_path)}  {f.record_count} rows, no deletion vector")
+            continue
+        lines.append(
+            f"  {base_name(f.file_path)}  {f.record_count} rows, {v.cardinality} deleted by "
+            f"{base_name(v.puffin_path)} @{v.content_offset}+{v.content_size_in_bytes}: {v.ranges_text()}"
+        )
+    for d in result.dangling:
+        lines.append(
+            f"  dangling: {base_name(d.puffin_path)} @{d.content_offset} -> {base_name(d.referenced_data_file)}"
+        )
+    return "\n".join([*lines, "findings:", *_findings_text(result.findings)])
+
+
+def dv_body(result: Any) -> str:
+    rows = []
+    for f in result.files[:_ROWS]:
+        v = f.vector
+        cells = (
+            f'<td title="{esc(f.file_path)}"><code>{esc(base_name(f.file_path))}</code></td>'
+            f"<td>{esc(f.partition)}</td><td>{esc(f.record_count)}</td>"
+        )
+        if v is None:
+            cells += '<td colspan="5" class="ib-muted">no deletion vector</td>'
+        else:
+            cells += (
+                f'<td title="{esc(v.puffin_path)}"><code>{esc(base_name(v.puffin_path))}</code></td>'
+                f"<td>{esc(v.content_offset)}</td><td>{esc(v.content_size_in_bytes)}</td><td>{esc(v.cardinality)}</td>"
+                f"<td>{_strip(f.record_count, v.ranges)}<br><code>{esc(v.ranges_text())}</code></td>"
+            )
+        extra = f" + {len(f.position_delete_files)} position delete files" if f.position_delete_files else ""
+        rows.append(f"<tr>{cells}<td>{esc(f.live_rows)}{esc(extra)}</td></tr>")
+    more = (
+        f'<div class="ib-muted">and {len(result.files) - _ROWS:,} more data files</div>'
+        if len(result.files) > _ROWS
+        else ""
+    )
+    dangling = "".join(
+        f'<li title="{esc(d.puffin_path)}"><code>{esc(base_name(d.puffin_path))}</code> at {esc(d.content_offset)}: '
+        f"{esc(d.cardinality)} positions of <code>{esc(base_name(d.referenced_data_file))}</code></li>"
+        for d in result.dangling
+    )
+    return (
+        '<table class="ib-grid"><thead><tr><th>data file</th><th>partition</th><th>records</th><th>Puffin file</th>'
+        "<th>content_offset</th><th>content_size_in_bytes</th><th>cardinality</th><th>deleted positions</th>"
+        f"<th>live rows</th></tr></thead><tbody>{''.join(rows)}</tbody></table>{more}"
+        + (f"<div>dangling deletion vectors:</div><ul>{dangling}</ul>" if dangling else "")
+        + _findings_html(result.findings)
+    )
+
+
+def dv_html(result: Any) -> str:
+    return frame(f"<div>{esc(repr(result))}</div>{dv_body(result)}", cls="ib-result")
+
+
+# ------------------------------------------------------------------ row lineage
+
+
+def lineage_text(result: Any) -> str:
+    return "\n".join(
+        [
+            repr(result),
+            "snapshots:",
+            frame_text(result.snapshots_frame()),
+            "data files:",
+            frame_text(result.to_pandas()),
+            "findings:",
+            *_findings_text(result.findings),
+        ]
+    )
+
+
+def lineage_body(result: Any) -> str:
+    return (
+        f"<div>table next-row-id: <code>{esc(result.next_row_id)}</code></div>"
+        + frame_table_html(result.snapshots_frame(), limit=_ROWS, caption="snapshots: [first_row_id, end_row_id)")
+        + frame_table_html(result.to_pandas(), limit=_ROWS, caption="live data files: [first_row_id, end_row_id)")
+        + _findings_html(result.findings)
+    )
+
+
+def lineage_html(result: Any) -> str:
+    return frame(f"<div>{esc(repr(result))}</div>{lineage_body(result)}", cls="ib-result")
+
+
+# ------------------------------------------------------------------ defaults, variants
+
+
+def _columns_frame(result: Any) -> Any:
+    import pandas as pd
+
+    return pd.DataFrame(
+        [
+            (
+                c.name,
+                c.field_id,
+                c.type,
+                repr(c.initial_default) if c.has_initial_default else "(none)",
+                repr(c.write_default) if c.has_write_default else "(none)",
+            )
+            for c in result.columns
+        ],
+        columns=["column", "field_id", "type", "initial-default", "write-default"],
+    )
+
+
+def defaults_text(result: Any) -> str:
+    return "\n".join([repr(result), frame_text(_columns_frame(result)), frame_text(result.to_pandas())])
+
+
+def defaults_body(result: Any) -> str:
+    if not result.columns:
+        return '<div class="ib-muted">no column has a default value</div>'
+    return frame_table_html(_columns_frame(result), limit=_ROWS, caption="columns with defaults") + frame_table_html(
+        result.to_pandas(), limit=_ROWS, caption="what a reader takes, per data file"
+    )
+
+
+def defaults_html(result: Any) -> str:
+    return frame(f"<div>{esc(repr(result))}</div>{defaults_body(result)}", cls="ib-result")
+
+
+def variants_text(result: Any) -> str:
+    return "\n".join([repr(result), frame_text(result.to_pandas())])
+
+
+def variants_body(result: Any) -> str:
+    if not result.columns:
+        return '<div class="ib-muted">no variant column</div>'
+    return frame_table_html(result.to_pandas(), limit=_ROWS, caption="shredded paths per data file")
+
+
+def variants_html(result: Any) -> str:
+    return frame(f"<div>{esc(repr(result))}</div>{variants_body(result)}", cls="ib-result")
+
+
+# ------------------------------------------------------------------ geo
+
+
+def _geo_svg(boxes: Any) -> str:
+    """Every box in one drawing, scaled to the boxes' extent (y up); a geography box crossing the
+    antimeridian is drawn as its two parts."""
+    parts: list[tuple[float, float, float, float, Any]] = []
+    for b in boxes:
+        if b.crosses_antimeridian:
+            parts += [(b.xmin, b.ymin, 180.0, b.ymax, b), (-180.0, b.ymin, b.xmax, b.ymax, b)]
+        else:
+            parts.append((b.xmin, b.ymin, b.xmax, b.ymax, b))
+    xs = [v for p in parts for v in (p[0], p[2])]
+    ys = [v for p in parts for v in (p[1], p[3])]
+    x0, x1, y0, y1 = min(xs), max(xs), min(ys), max(ys)
+    pad = 10
+    sx = (_WIDTH - 2 * pad) / ((x1 - x0) or 1.0)
+    sy = (_HEIGHT - 2 * pad) / ((y1 - y0) or 1.0)
+    rects = "".join(
+        f'<rect x="{pad + (a - x0) * sx:.2f}" y="{_HEIGHT - pad - (d - y0) * sy:.2f}" '
+        f'width="{max((c - a) * sx, 2):.2f}" height="{max((d - b_) * sy, 2):.2f}" '
+        'fill="#0969da" fill-opacity="0.15" stroke="#0969da">'
+        f"<title>{esc(f'{b.column}: {base_name(b.file_path)} [{b.xmin}, {b.ymin}] - [{b.xmax}, {b.ymax}]')}</title></rect>"
+        for a, b_, c, d, b in parts
+    )
+    caption = f"x {x0} to {x1}, y {y0} to {y1}"
+    return (
+        f'<svg width="{_WIDTH}" height="{_HEIGHT}" role="img" aria-label="{esc("geo bounds: " + caption)}">'
+        f'<rect x="0" y="0" width="{_WIDTH}" height="{_HEIGHT}" fill="none" stroke="#d0d7de"/>{rects}</svg>'
+        f'<div class="ib-muted">{esc(caption)}</div>'
+    )
+
+
+def geo_text(result: Any) -> str:
+    lines = [repr(result), frame_text(result.to_pandas())]
+    lines += [f"  no bounds: {base_name(p)} {c}" for p, c in result.without_bounds[:20]]
+    return "\n".join(lines)
+
+
+def geo_body(result: Any) -> str:
+    if not result.columns:
+        return '<div class="ib-muted">no geometry or geography column</div>'
+    drawing = _geo_svg(result.boxes) if result.boxes else ""
+    missing = (
+        f'<div class="ib-muted">{esc(len(result.without_bounds))} (file, column) pairs have no bounds in their '
+        "manifest (Spark writes none for geo columns)</div>"
+        if result.without_bounds
+        else ""
+    )
+    return drawing + frame_table_html(result.to_pandas(), limit=_ROWS, caption="boxes") + missing
+
+
+def geo_html(result: Any) -> str:
+    return frame(f"<div>{esc(repr(result))}</div>{geo_body(result)}", cls="ib-result")
+
+
+# ------------------------------------------------------------------ the whole inspection
+
+
+def v3_text(result: Any) -> str:
+    sections = [
+        repr(result),
+        "findings:",
+        *_findings_text(result.findings),
+        "",
+        "deletion vectors:",
+        dv_text(result.deletion_vectors),
+        "",
+        "row lineage:",
+        lineage_text(result.row_lineage),
+        "",
+        "defaults:",
+        defaults_text(result.defaults) if result.defaults.columns else "  no column has a default value",
+        "",
+        "variant shredding:",
+        variants_text(result.variants) if result.variants.columns else "  no variant column",
+        "",
+        "geo bounds:",
+        geo_text(result.geo) if result.geo.columns else "  no geometry or geography column",
+    ]
+    return "\n".join(sections)
+
+
+def v3_html(result: Any) -> str:
+    body = (
+        f"<div><b>{esc(result.location)}</b> format v{esc(result.format_version)}, snapshot "
+        f"<code>{esc(result.snapshot_id)}</code></div>"
+        + _section("Findings", _findings_html(result.findings), open_=True)
+        + _section(
+            f"Deletion vectors ({len(result.deletion_vectors.vectors)})",
+            dv_body(result.deletion_vectors),
+            open_=bool(result.deletion_vectors.vectors),
+        )
+        + _section("Row lineage", lineage_body(result.row_lineage))
+        + _section(f"Defaults ({len(result.defaults.columns)} columns)", defaults_body(result.defaults))
+        + _section(f"Variant shredding ({len(result.variants.columns)} columns)", variants_body(result.variants))
+        + _section(f"Geo bounds ({len(result.geo.boxes)} boxes)", geo_body(result.geo), open_=bool(result.geo.boxes))
+    )
+    return frame(body, cls="ib-result")
+
+
+__all__ = [
+    "defaults_html",
+    "defaults_text",
+    "dv_html",
+    "dv_text",
+    "geo_html",
+    "geo_text",
+    "lineage_html",
+    "lineage_text",
+    "v3_html",
+    "v3_text",
+    "variants_html",
+    "variants_text",
+]
