@@ -120,8 +120,6 @@ def _parquet_paths(fields: list[pa.Field], prefix: str, out: dict[int, str]) -> 
 def _variant_path(parts: list[str]) -> tuple[str, bool] | None:
     """The variant path of a leaf below a variant group (``parts`` after the group's name) and whether it is
     a typed column; None for the group's own ``metadata`` and ``value``."""
-    if len(parts) < 2:
-        return None
     path, i = "$", 0
     while i < len(parts):
         if parts[i] != TYPED:
