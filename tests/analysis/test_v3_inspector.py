@@ -14,7 +14,7 @@ import pytest
 import icebook
 from icebook.analysis.v3.defaults import Source
 from icebook.analysis.v3.file_fields import file_field_ids
-from icebook.analysis.v3.findings import Level
+from icebook.analysis.v3.findings import Severity
 from icebook.display.registry import render_html, render_text
 from icebook.errors import MetadataError
 from icebook.scenarios import SCENARIOS
@@ -180,7 +180,7 @@ def test_overlapping_row_id_ranges_are_a_finding_naming_both_files(scenario_loca
 
     t = open_table(str(location), fileio=with_edited_entry(location, 0, overlap))
     lineage = t.v3().row_lineage
-    errors = [f for f in lineage.findings if f.level == Level.ERROR and f.field == "first_row_id"]
+    errors = [f for f in lineage.findings if f.level == Severity.ERROR and f.field == "first_row_id"]
     assert len(errors) == 1, lineage.findings
     assert first.file_path in errors[0].message or first.file_path == errors[0].subject
     other = errors[0].subject if errors[0].subject != first.file_path else errors[0].message

@@ -18,7 +18,7 @@ import pandas as pd
 from icebook.analysis.scan.model import ScanFile
 from icebook.analysis.scan.planner import plan_scan
 from icebook.analysis.store.table_like import TableLike
-from icebook.analysis.v3.findings import Level, V3Finding
+from icebook.analysis.v3.findings import Severity, V3Finding
 from icebook.analysis.v3.ranges import position_ranges, ranges_text
 from icebook.errors import MetadataError
 from icebook.io.puffin import PuffinFile, read_deletion_vector_blob, read_puffin_footer
@@ -210,7 +210,7 @@ def deletion_vector_map(table: TableLike, snapshot: Snapshot | None) -> Deletion
         if len(vectors) > 1:  # spec: at most one deletion vector per data file in a snapshot
             findings.append(
                 V3Finding(
-                    level=Level.ERROR,
+                    level=Severity.ERROR,
                     subject=task.file.file_path,
                     field="referenced_data_file",
                     message=f"{len(vectors)} deletion vectors apply ("
@@ -238,7 +238,7 @@ def deletion_vector_map(table: TableLike, snapshot: Snapshot | None) -> Deletion
     )
     findings.extend(
         V3Finding(
-            level=Level.NOTE,
+            level=Severity.NOTE,
             subject=f"{d.puffin_path} at {d.content_offset}",
             field="referenced_data_file",
             message=f"dangling: no live data file takes this vector ({d.referenced_data_file}); readers ignore it",

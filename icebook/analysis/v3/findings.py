@@ -6,7 +6,7 @@ from dataclasses import dataclass
 from enum import StrEnum
 
 
-class Level(StrEnum):
+class Severity(StrEnum):
     """How serious a finding is: ``error`` breaks a rule of the spec; ``note`` is allowed but worth a look."""
 
     ERROR = "error"
@@ -17,7 +17,7 @@ class Level(StrEnum):
 class V3Finding:
     """One finding, naming the file (or snapshot) and the field it is about."""
 
-    level: Level
+    level: Severity
     subject: str
     """The file path, or ``snapshot <id>`` / ``table metadata``."""
     field: str
@@ -28,4 +28,4 @@ class V3Finding:
         return f"{self.level}: {self.subject}: {self.field}: {self.message}"
 
 
-__all__ = ["Level", "V3Finding"]
+__all__ = ["Severity", "V3Finding"]

@@ -24,7 +24,7 @@ import pyarrow.compute as pc
 
 from icebook.analysis.store.entries import Entries
 from icebook.analysis.store.table_like import TableLike
-from icebook.analysis.v3.findings import Level, V3Finding
+from icebook.analysis.v3.findings import Severity, V3Finding
 from icebook.spec.manifest import FileContent, ManifestContent
 from icebook.spec.snapshots import Snapshot, snapshot_sequence_number
 
@@ -113,11 +113,15 @@ class RowLineage:
         )
 
     def __repr__(self) -> str:
-        errors = sum(f.level == Level.ERROR for f in self.findings)
+        errors = sum(f.level == Severity.ERROR for f in self.findings)
         return (
             f"<RowLineage snapshot {self.snapshot_id}: next-row-id {self.next_row_id}, {len(self.snapshots)} snapshots, "
             f"{len(self.files)} data files, {errors} errors>"
         )
+
+
+def _finding(level: Severity, subject: str, field: str, message: str) -> V3Finding:
+    return V3Finding(level=level, subject=subject, field=field, message=message)
 
 
 def _snapshot_ranges(snapshots: tuple[Snapshot, ...]) -> tuple[SnapshotRowIds, ...]:
@@ -169,21 +173,21 @@ def _snapshot_findings(ranges: list[SnapshotRowIds], next_row_id: int | None) ->
         if previous is not None and previous.end is not None:
             if s.first_row_id < previous.end and s.end > s.first_row_id:
                 findings.append(
-                    V3Finding(
-                        level=Level.ERROR,
-                        subject=f"snapshot {s.snapshot_id}",
-                        field="first-row-id",
-                        message=f"its row ids [{s.first_row_id}, {s.end}) overlap those of snapshot "
+                    _finding(
+                        Severity.ERROR,
+                        f"snapshot {s.snapshot_id}",
+                        "first-row-id",
+                        f"its row ids [{s.first_row_id}, {s.end}) overlap those of snapshot "
                         f"{previous.snapshot_id} [{previous.first_row_id}, {previous.end})",
                     )
                 )
             elif s.first_row_id > previous.end:
                 findings.append(
-                    V3Finding(
-                        level=Level.NOTE,
-                        subject=f"snapshot {s.snapshot_id}",
-                        field="first-row-id",
-                        message=f"row ids [{previous.end}, {s.first_row_id}) belong to no retained snapshot "
+                    _finding(
+                        Severity.NOTE,
+                        f"snapshot {s.snapshot_id}",
+                        "first-row-id",
+                        f"row ids [{previous.end}, {s.first_row_id}) belong to no retained snapshot "
                         "(an expired snapshot or a retried commit claimed them)",
                     )
                 )
@@ -192,11 +196,11 @@ def _snapshot_findings(ranges: list[SnapshotRowIds], next_row_id: int | None) ->
     ends = [s.end for s in ranges if s.end is not None]
     if next_row_id is not None and ends and next_row_id < max(ends):
         findings.append(
-            V3Finding(
-                level=Level.ERROR,
-                subject="table metadata",
-                field="next-row-id",
-                message=f"{next_row_id} is below the end of the ids snapshots claim ({max(ends)}): "
+            _finding(
+                Severity.ERROR,
+                "table metadata",
+                "next-row-id",
+                f"{next_row_id} is below the end of the ids snapshots claim ({max(ends)}): "
                 "the next commit would reuse row ids",
             )
         )
@@ -244,23 +248,22 @@ def _file_findings(
     unassigned = [f for f in files if f.first_row_id is None]
     if unassigned and snapshot.first_row_id is not None:
         findings.extend(
-            V3Finding(
-                level=Level.ERROR,
-                subject=f.file_path,
-                field="first_row_id",
-                message=f"null at snapshot {snapshot.snapshot_id}, which has a first-row-id: inheritance must "
+            _finding(
+                Severity.ERROR,
+                f.file_path,
+                "first_row_id",
+                f"null at snapshot {snapshot.snapshot_id}, which has a first-row-id: inheritance must "
                 "assign every live data file one",
             )
             for f in unassigned
         )
     elif unassigned:
         findings.append(
-            V3Finding(
-                level=Level.NOTE,
-                subject=f"snapshot {snapshot.snapshot_id}",
-                field="first-row-id",
-                message=f"none (written before the table was v3): the _row_id of {len(unassigned)} data files "
-                "reads as null",
+            _finding(
+                Severity.NOTE,
+                f"snapshot {snapshot.snapshot_id}",
+                "first-row-id",
+                f"none (written before the table was v3): the _row_id of {len(unassigned)} data files reads as null",
             )
         )
     previous: FileRowIds | None = None
@@ -269,22 +272,22 @@ def _file_findings(
             continue
         if previous is not None and previous.end is not None and f.first_row_id < previous.end and f.record_count:
             findings.append(
-                V3Finding(
-                    level=Level.ERROR,
-                    subject=f.file_path,
-                    field="first_row_id",
-                    message=f"its row ids [{f.first_row_id}, {f.end}) overlap those of {previous.file_path} "
+                _finding(
+                    Severity.ERROR,
+                    f.file_path,
+                    "first_row_id",
+                    f"its row ids [{f.first_row_id}, {f.end}) overlap those of {previous.file_path} "
                     f"[{previous.first_row_id}, {previous.end})",
                 )
             )
         owner = _containing(claimed, starts, f.first_row_id)
         if owner is not None and owner.end is not None and f.end > owner.end:
             findings.append(
-                V3Finding(
-                    level=Level.ERROR,
-                    subject=f.file_path,
-                    field="first_row_id",
-                    message=f"its row ids [{f.first_row_id}, {f.end}) run past the range of snapshot "
+                _finding(
+                    Severity.ERROR,
+                    f.file_path,
+                    "first_row_id",
+                    f"its row ids [{f.first_row_id}, {f.end}) run past the range of snapshot "
                     f"{owner.snapshot_id} [{owner.first_row_id}, {owner.end}) that holds its first id",
                 )
             )
