@@ -4,10 +4,11 @@ deleted positions as marks along its rows, and geo bounds as boxes."""
 
 from __future__ import annotations
 
+import textwrap
 from typing import Any
 
 from icebook.display._base import base_name, esc, frame, frame_table_html
-from icebook.display.terminal import frame_text
+from icebook.display.terminal import terminal_width
 
 _ROWS = 200  # rows each HTML table shows (the result holds them all)
 _WIDTH, _HEIGHT = 360, 220  # the geo drawing
@@ -15,7 +16,7 @@ _STRIP = 160  # a deletion vector's strip
 
 
 def _findings_text(findings: Any) -> list[str]:
-    return [f"  {f}" for f in findings] or ["  none"]
+    return [line for f in findings for line in _wrap(str(f), "  ")] or ["  none"]
 
 
 def _findings_html(findings: Any) -> str:
@@ -50,21 +51,43 @@ def _strip(record_count: int, ranges: Any) -> str:
     )
 
 
+def _wrap(text: str, indent: str = "    ") -> list[str]:
+    """``text`` in lines that fit the terminal (100 columns when the output is not one)."""
+    width = max(terminal_width() or 100, 40)
+    return textwrap.wrap(
+        text,
+        width,
+        initial_indent=indent,
+        subsequent_indent=indent + "  ",
+        break_on_hyphens=False,
+        break_long_words=False,
+    ) or [indent]
+
+
+def _dv_headline(result: Any) -> str:
+    return (
+        f"{len(result.files)} live data files, {len(result.vectors)} with a deletion vector, "
+        f"{len(result.dangling)} dangling vectors"
+    )
+
+
+def _vector_lines(v: Any) -> list[str]:
+    return [
+        *_wrap(f"{v.cardinality} deleted: {v.ranges_text()}"),
+        *_wrap(f"Puffin {base_name(v.puffin_path)}"),
+        *_wrap(f"content_offset {v.content_offset}, content_size_in_bytes {v.content_size_in_bytes}"),
+    ]
+
+
 def dv_text(result: Any) -> str:
-    lines = [repr(result)]
+    lines = _wrap(f"deletion vectors at snapshot {result.snapshot_id}: {_dv_headline(result)}", "")
     for f in result.files:
-        v = f.vector
-        if v is None:
-            lines.append(f"  {base_name(f.file_path)}  {f.record_count} rows, no deletion vector")
-            continue
-        lines.append(
-            f"  {base_name(f.file_path)}  {f.record_count} rows, {v.cardinality} deleted by "
-            f"{base_name(v.puffin_path)} @{v.content_offset}+{v.content_size_in_bytes}: {v.ranges_text()}"
-        )
+        lines += _wrap(f"{base_name(f.file_path)}  {f.record_count} rows, {f.live_rows} live", "  ")
+        lines += _vector_lines(f.vector) if f.vector else _wrap("no deletion vector")
+        if f.position_delete_files:
+            lines += _wrap(f"and {len(f.position_delete_files)} position delete files (v2)")
     for d in result.dangling:
-        lines.append(
-            f"  dangling: {base_name(d.puffin_path)} @{d.content_offset} -> {base_name(d.referenced_data_file)}"
-        )
+        lines += _wrap(f"dangling, for {base_name(d.referenced_data_file)}:", "  ") + _vector_lines(d)
     return "\n".join([*lines, "findings:", *_findings_text(result.findings)])
 
 
@@ -112,18 +135,24 @@ def dv_html(result: Any) -> str:
 # ------------------------------------------------------------------ row lineage
 
 
+def _ids(first: int | None, end: int | None) -> str:
+    if first is None or end is None:
+        return "no row ids (written before v3)"
+    return f"ids {first}-{end - 1}" if end > first else f"no ids (first-row-id {first})"
+
+
 def lineage_text(result: Any) -> str:
-    return "\n".join(
-        [
-            repr(result),
-            "snapshots:",
-            frame_text(result.snapshots_frame()),
-            "data files:",
-            frame_text(result.to_pandas()),
-            "findings:",
-            *_findings_text(result.findings),
-        ]
-    )
+    lines = [
+        *_wrap(f"row lineage at snapshot {result.snapshot_id}: table next-row-id {result.next_row_id}", ""),
+        "  snapshots:",
+    ]
+    for s in result.snapshots:
+        lines += _wrap(f"{s.snapshot_id} {s.operation or ''}: {_ids(s.first_row_id, s.end)}, added-rows {s.added_rows}")
+    lines.append("  live data files:")
+    for f in result.files:
+        how = "inherited" if f.inherited else "written"
+        lines += _wrap(f"{base_name(f.file_path)}: {_ids(f.first_row_id, f.end)} ({how})")
+    return "\n".join([*lines, "findings:", *_findings_text(result.findings)])
 
 
 def lineage_body(result: Any) -> str:
@@ -146,22 +175,23 @@ def _columns_frame(result: Any) -> Any:
     import pandas as pd
 
     return pd.DataFrame(
-        [
-            (
-                c.name,
-                c.field_id,
-                c.type,
-                repr(c.initial_default) if c.has_initial_default else "(none)",
-                repr(c.write_default) if c.has_write_default else "(none)",
-            )
-            for c in result.columns
-        ],
+        [(c.name, c.field_id, c.type, c.initial_default_text, c.write_default_text) for c in result.columns],
         columns=["column", "field_id", "type", "initial-default", "write-default"],
     )
 
 
 def defaults_text(result: Any) -> str:
-    return "\n".join([repr(result), frame_text(_columns_frame(result)), frame_text(result.to_pandas())])
+    lines = [f"defaults at snapshot {result.snapshot_id}:"]
+    for c in result.columns:
+        lines += _wrap(
+            f"{c.name} ({c.type}, field id {c.field_id}): initial-default {c.initial_default_text}, "
+            f"write-default {c.write_default_text}",
+            "  ",
+        )
+        for f in result.files:
+            if f.field_id == c.field_id:
+                lines += _wrap(f"{base_name(f.file_path)}: {f.source.value} {f.value_text}")
+    return "\n".join(lines)
 
 
 def defaults_body(result: Any) -> str:
@@ -177,7 +207,13 @@ def defaults_html(result: Any) -> str:
 
 
 def variants_text(result: Any) -> str:
-    return "\n".join([repr(result), frame_text(result.to_pandas())])
+    lines = [f"variant shredding at snapshot {result.snapshot_id}:"]
+    for f in result.files:
+        head = "not in the file" if f.parquet_path is None else ("shredded" if f.is_shredded else "not shredded")
+        lines += _wrap(f"{base_name(f.file_path)} {f.column}: {head}", "  ")
+        for p in f.shredded:
+            lines += _wrap(f"{p.path} -> {p.column} ({p.physical_type} {p.logical_type}".rstrip() + ")")
+    return "\n".join(lines)
 
 
 def variants_body(result: Any) -> str:
@@ -224,8 +260,14 @@ def _geo_svg(boxes: Any) -> str:
 
 
 def geo_text(result: Any) -> str:
-    lines = [repr(result), frame_text(result.to_pandas())]
-    lines += [f"  no bounds: {base_name(p)} {c}" for p, c in result.without_bounds[:20]]
+    lines = [f"geo bounds at snapshot {result.snapshot_id}:"]
+    for b in result.boxes:
+        across = ", across the antimeridian" if b.crosses_antimeridian else ""
+        lines += _wrap(
+            f"{base_name(b.file_path)} {b.column}: [{b.xmin}, {b.ymin}] - [{b.xmax}, {b.ymax}]{across}", "  "
+        )
+    if result.without_bounds:
+        lines += _wrap(f"{len(result.without_bounds)} (file, column) pairs have no bounds in their manifest", "  ")
     return "\n".join(lines)
 
 
@@ -251,24 +293,19 @@ def geo_html(result: Any) -> str:
 
 def v3_text(result: Any) -> str:
     sections = [
-        repr(result),
+        *_wrap(f"v3 inspector: {result.location} (format v{result.format_version}), snapshot {result.snapshot_id}", ""),
         "findings:",
         *_findings_text(result.findings),
         "",
-        "deletion vectors:",
         dv_text(result.deletion_vectors),
         "",
-        "row lineage:",
         lineage_text(result.row_lineage),
         "",
-        "defaults:",
-        defaults_text(result.defaults) if result.defaults.columns else "  no column has a default value",
+        defaults_text(result.defaults) if result.defaults.columns else "defaults: no column has a default value",
         "",
-        "variant shredding:",
-        variants_text(result.variants) if result.variants.columns else "  no variant column",
+        variants_text(result.variants) if result.variants.columns else "variant shredding: no variant column",
         "",
-        "geo bounds:",
-        geo_text(result.geo) if result.geo.columns else "  no geometry or geography column",
+        geo_text(result.geo) if result.geo.columns else "geo bounds: no geometry or geography column",
     ]
     return "\n".join(sections)
 

@@ -22,7 +22,8 @@ from icebook.analysis.v3.file_fields import file_field_ids
 from icebook.errors import IcebookError, MetadataError
 from icebook.spec.schema import Schema
 from icebook.spec.snapshots import Snapshot
-from icebook.spec.types import NestedField, StructType
+from icebook.spec.types import NestedField, StructType, is_primitive
+from icebook.spec.values import to_human
 
 
 class Source(StrEnum):
@@ -45,6 +46,9 @@ class ColumnDefaults:
     has_initial_default: bool
     write_default: Any
     has_write_default: bool
+    initial_default_text: str = "(none)"
+    """The initial default as Spark shows a value of the type (``spec.values.to_human``)."""
+    write_default_text: str = "(none)"
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -58,6 +62,7 @@ class FileDefault:
     source: Source
     value: Any
     """The constant a reader fills (for ``initial-default`` and ``null``); None when read from the file."""
+    value_text: str
     reason: str
 
 
@@ -109,23 +114,43 @@ def _value(raw: Any, f: NestedField, name: str, which: str, metadata_location: s
         ) from None
 
 
+def _text(value: Any, present: bool, f: NestedField) -> str:
+    if not present:
+        return "(none)"
+    if value is None:
+        return "null"
+    if is_primitive(f.type):
+        try:
+            return to_human(value, f.type)
+        except (TypeError, ValueError, OverflowError):
+            return str(value)
+    return str(value)
+
+
 def column_defaults(schema: Schema, metadata_location: str) -> tuple[ColumnDefaults, ...]:
     """Fields of ``schema`` with an initial or write default; a default that is not a value of the field's
     type is one ``MetadataError`` naming the metadata file and the field."""
-    return tuple(
-        ColumnDefaults(
-            field_id=f.field_id,
-            name=name,
-            type=str(f.type),
-            required=f.required,
-            initial_default=_value(f.initial_default, f, name, "initial-default", metadata_location),
-            has_initial_default=f.has_initial_default,
-            write_default=_value(f.write_default, f, name, "write-default", metadata_location),
-            has_write_default=f.has_write_default,
+    out = []
+    for name, f in _fields(schema.fields):
+        if not (f.has_initial_default or f.has_write_default):
+            continue
+        initial = _value(f.initial_default, f, name, "initial-default", metadata_location)
+        write = _value(f.write_default, f, name, "write-default", metadata_location)
+        out.append(
+            ColumnDefaults(
+                field_id=f.field_id,
+                name=name,
+                type=str(f.type),
+                required=f.required,
+                initial_default=initial,
+                has_initial_default=f.has_initial_default,
+                write_default=write,
+                has_write_default=f.has_write_default,
+                initial_default_text=_text(initial, f.has_initial_default, f),
+                write_default_text=_text(write, f.has_write_default, f),
+            )
         )
-        for name, f in _fields(schema.fields)
-        if f.has_initial_default or f.has_write_default
-    )
+    return tuple(out)
 
 
 def _provenance(column: ColumnDefaults, held: frozenset[int]) -> tuple[Source, Any, str]:
@@ -164,6 +189,11 @@ def defaults(table: TableLike, snapshot: Snapshot | None, schema: Schema) -> Def
                         record_count=f.record_count,
                         source=source,
                         value=value,
+                        value_text={
+                            Source.FILE: "(the file's values)",
+                            Source.INITIAL_DEFAULT: column.initial_default_text,
+                            Source.NULL: "null",
+                        }[source],
                         reason=reason,
                     )
                 )
