@@ -17,11 +17,13 @@ import pandas as pd
 
 from icebook.analysis.scan.model import ScanFile
 from icebook.analysis.scan.planner import plan_scan
+from icebook.analysis.store.manifests import read_ahead
 from icebook.analysis.store.table_like import TableLike
 from icebook.analysis.v3.findings import Severity, V3Finding
 from icebook.analysis.v3.ranges import position_ranges, ranges_text
 from icebook.errors import MetadataError
 from icebook.io.puffin import PuffinFile, read_deletion_vector_blob, read_puffin_footer
+from icebook.spec.manifest import FileContent
 from icebook.spec.snapshots import Snapshot
 
 RANGES_SHOWN = 50
@@ -202,10 +204,11 @@ def deletion_vector_map(table: TableLike, snapshot: Snapshot | None) -> Deletion
         return DeletionVectorMap(location=table.location, snapshot_id=None, files=(), dangling=())
     plan = plan_scan(table, snapshot)
     footers = _Footers(table)
-    files: list[DataFileVector] = []
+    tasks = list(plan.tasks)
+    chosen: list[ScanFile | None] = []
     taken: set[tuple[str, int | None]] = set()
     findings: list[V3Finding] = []
-    for task in plan.tasks:
+    for task in tasks:
         vectors = [d for d in task.deletes if d.is_deletion_vector]
         if len(vectors) > 1:  # spec: at most one deletion vector per data file in a snapshot
             findings.append(
@@ -219,23 +222,29 @@ def deletion_vector_map(table: TableLike, snapshot: Snapshot | None) -> Deletion
                 )
             )
         taken.update((d.file_path, d.content_offset) for d in vectors)
-        files.append(
-            DataFileVector(
-                file_path=task.file.file_path,
-                partition=task.file.partition_text,
-                record_count=task.file.record_count,
-                sequence_number=task.file.sequence_number,
-                vector=read_vector(table, vectors[-1], footers) if vectors else None,
-                position_delete_files=tuple(
-                    d.file_path for d in task.deletes if d.equality_ids is None and not d.is_deletion_vector
-                ),
-            )
+        chosen.append(vectors[-1] if vectors else None)
+    unclaimed = [
+        d for d in plan.kept_delete_files() if d.is_deletion_vector and (d.file_path, d.content_offset) not in taken
+    ]
+    # Each vector is a small ranged read: a few in flight, in order.
+    wanted = [d for d in chosen if d is not None] + unclaimed
+    read = iter(list(read_ahead(lambda d: read_vector(table, d, footers), wanted)))
+    files = [
+        DataFileVector(
+            file_path=task.file.file_path,
+            partition=task.file.partition_text,
+            record_count=task.file.record_count,
+            sequence_number=task.file.sequence_number,
+            vector=next(read) if dv is not None else None,
+            position_delete_files=tuple(
+                d.file_path
+                for d in task.deletes
+                if d.content == FileContent.POSITION_DELETES and not d.is_deletion_vector
+            ),
         )
-    dangling = tuple(
-        read_vector(table, d, footers)
-        for d in plan.kept_delete_files()
-        if d.is_deletion_vector and (d.file_path, d.content_offset) not in taken
-    )
+        for task, dv in zip(tasks, chosen, strict=True)
+    ]
+    dangling = tuple(read)
     findings.extend(
         V3Finding(
             level=Severity.NOTE,
