@@ -16,6 +16,7 @@ from icebook.analysis.v3.defaults import Source
 from icebook.analysis.v3.file_fields import file_field_ids
 from icebook.analysis.v3.findings import Severity
 from icebook.display.registry import render_html, render_text
+from icebook.engines.spark_session import add_catalog
 from icebook.errors import MetadataError
 from icebook.scenarios import SCENARIOS
 from icebook.table import open_table
@@ -245,3 +246,40 @@ def test_a_default_of_the_wrong_type_names_the_metadata_file_and_field(
         MetadataError, match=r"table metadata .*metadata\.json: schema field 91 \(level\) initial-default"
     ):
         t.v3()
+
+
+# ------------------------------------------------------------------ variant shredding written by Spark
+
+
+def test_variant_shredding_of_files_spark_wrote_before_and_after_shredding(spark: Any, tmp_path: Path) -> None:
+    add_catalog("v3shred", tmp_path)
+    spark.sql("CREATE NAMESPACE IF NOT EXISTS v3shred.db")
+    spark.sql(
+        "CREATE TABLE v3shred.db.var (id BIGINT, v VARIANT, s STRUCT<inner: VARIANT>) USING iceberg "
+        "TBLPROPERTIES ('format-version'='3')"
+    )
+    insert = (
+        "INSERT INTO v3shred.db.var SELECT id, parse_json(format_string("
+        '\'{"a": %d, "b": "x%d", "tags": ["p", "q"]}\', id, id)), '
+        "named_struct('inner', parse_json('{\"k\": 1.5}')) FROM range({lo}, {hi}) AS r(id)"
+    )
+    spark.sql(insert.replace("{lo}", "0").replace("{hi}", "5"))
+    spark.sql("ALTER TABLE v3shred.db.var SET TBLPROPERTIES ('write.parquet.shred-variants'='true')")
+    spark.sql(insert.replace("{lo}", "5").replace("{hi}", "10"))
+    t = icebook.open(tmp_path / "db" / "var")
+    first, second = (s.snapshot_id for s in t.snapshots)
+    before = t.v3(first).variants
+    assert before.columns == ("v", "s.inner") and before.files
+    assert not any(f.is_shredded for f in before.files)
+    after = t.v3(second).variants
+    new_files = {f.file_path for f in after.files} - {f.file_path for f in before.files}
+    shredded = {(f.file_path, f.column): f for f in after.files if f.file_path in new_files}
+    assert {c for _, c in shredded} == {"v", "s.inner"}
+    for (_, column), f in shredded.items():
+        if column == "v":
+            assert [p.path for p in f.shredded] == ["$.a", "$.b", "$.tags[*]"]
+            assert [p.column for p in f.shredded][1] == "v.typed_value.b.typed_value"
+            assert f.shredded[1].logical_type == "String"
+    spark_files = {r.file_path for r in spark.sql("SELECT file_path FROM v3shred.db.var.data_files").collect()}
+    assert {f.file_path for f in after.files} == spark_files
+    assert "$.tags[*]" in render_text(after)
