@@ -15,8 +15,10 @@ _WIDTH, _HEIGHT = 360, 220  # the geo drawing
 _STRIP = 160  # a deletion vector's strip
 
 
-def _findings_text(findings: Any) -> list[str]:
-    return [line for f in findings for line in _wrap(str(f), "  ")] or ["  none"]
+def _findings_text(findings: Any, location: str) -> list[str]:
+    """Each finding, paths under the table's location written from there."""
+    prefix = location.rstrip("/") + "/"
+    return [line for f in findings for line in _wrap(str(f).replace(prefix, ""), "  ")] or ["  none"]
 
 
 def _findings_html(findings: Any) -> str:
@@ -88,7 +90,7 @@ def dv_text(result: Any) -> str:
             lines += _wrap(f"and {len(f.position_delete_files)} position delete files (v2)")
     for d in result.dangling:
         lines += _wrap(f"dangling, for {base_name(d.referenced_data_file)}:", "  ") + _vector_lines(d)
-    return "\n".join([*lines, "findings:", *_findings_text(result.findings)])
+    return "\n".join([*lines, "findings:", *_findings_text(result.findings, result.location)])
 
 
 def dv_body(result: Any) -> str:
@@ -150,9 +152,10 @@ def lineage_text(result: Any) -> str:
         lines += _wrap(f"{s.snapshot_id} {s.operation or ''}: {_ids(s.first_row_id, s.end)}, added-rows {s.added_rows}")
     lines.append("  live data files:")
     for f in result.files:
-        how = "inherited" if f.inherited else "written"
-        lines += _wrap(f"{base_name(f.file_path)}: {_ids(f.first_row_id, f.end)} ({how})")
-    return "\n".join([*lines, "findings:", *_findings_text(result.findings)])
+        how = "inherited" if f.inherited else "in the manifest"
+        own = "; rows carry their own _row_id" if f.row_ids_written else ""
+        lines += _wrap(f"{base_name(f.file_path)}: {_ids(f.first_row_id, f.end)} ({how}{own})")
+    return "\n".join([*lines, "findings:", *_findings_text(result.findings, result.location)])
 
 
 def lineage_body(result: Any) -> str:
@@ -295,7 +298,7 @@ def v3_text(result: Any) -> str:
     sections = [
         *_wrap(f"v3 inspector: {result.location} (format v{result.format_version}), snapshot {result.snapshot_id}", ""),
         "findings:",
-        *_findings_text(result.findings),
+        *_findings_text(result.findings, result.location),
         "",
         dv_text(result.deletion_vectors),
         "",

@@ -76,6 +76,7 @@ def test_row_ids_spark_reads_lie_in_the_ranges(spark: Any, scenario_locations: d
     t = icebook.open(scenario_locations[name])
     ranges = {f.file_path: f for f in t.v3().row_lineage.files}
     physical = {p for p in ranges if ROW_ID in file_field_ids(t.fileio, p, "PARQUET", None)}
+    assert {p for p, f in ranges.items() if f.row_ids_written} == physical
     checked = 0
     for r in _rows(spark, f"SELECT _file, _pos, _row_id FROM {SCENARIOS[name].table}"):
         f = ranges[r._file]

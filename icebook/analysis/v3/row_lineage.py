@@ -23,12 +23,26 @@ import pandas as pd
 import pyarrow.compute as pc
 
 from icebook.analysis.store.entries import Entries
+from icebook.analysis.store.manifests import read_ahead
 from icebook.analysis.store.table_like import TableLike
+from icebook.analysis.v3.file_fields import file_field_ids
 from icebook.analysis.v3.findings import Severity, V3Finding
 from icebook.spec.manifest import FileContent, ManifestContent
 from icebook.spec.snapshots import Snapshot, snapshot_sequence_number
 
-_COLUMNS = ("status", "snapshot_id", "content", "file_path", "record_count", "first_row_id", "first_row_id_inherited")
+ROW_ID_FIELD_ID = 2147483540
+"""The ``_row_id`` metadata column's field id (spec: "Reserved Field IDs")."""
+_COLUMNS = (
+    "status",
+    "snapshot_id",
+    "content",
+    "file_path",
+    "file_format",
+    "file_size_in_bytes",
+    "record_count",
+    "first_row_id",
+    "first_row_id_inherited",
+)
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -61,6 +75,9 @@ class FileRowIds:
     added_snapshot_id: int | None
     assigned_by: int | None
     """The snapshot whose range holds the file's first id (None when no retained snapshot's does)."""
+    row_ids_written: bool = False
+    """The file holds a ``_row_id`` column (an UPDATE, MERGE or compaction kept rows' ids): a row reads its
+    own id there, and ``first_row_id + _pos`` only where that is null."""
 
     @property
     def end(self) -> int | None:
@@ -95,7 +112,16 @@ class RowLineage:
         """The files' ranges: ``[first_row_id, end_row_id)``."""
         frame = pd.DataFrame(
             [
-                (f.file_path, f.record_count, f.first_row_id, f.end, f.inherited, f.added_snapshot_id, f.assigned_by)
+                (
+                    f.file_path,
+                    f.record_count,
+                    f.first_row_id,
+                    f.end,
+                    f.inherited,
+                    f.row_ids_written,
+                    f.added_snapshot_id,
+                    f.assigned_by,
+                )
                 for f in self.files
             ],
             columns=[
@@ -104,6 +130,7 @@ class RowLineage:
                 "first_row_id",
                 "end_row_id",
                 "inherited",
+                "row_ids_written",
                 "added_snapshot_id",
                 "assigned_by_snapshot",
             ],
@@ -137,24 +164,37 @@ def _snapshot_ranges(snapshots: tuple[Snapshot, ...]) -> tuple[SnapshotRowIds, .
     )
 
 
-def _live_files(table: TableLike, snapshot: Snapshot) -> list[tuple[str, int, int | None, bool, int | None]]:
-    out: list[tuple[str, int, int | None, bool, int | None]] = []
+@dataclass(frozen=True, slots=True)
+class _Live:
+    path: str
+    file_format: str
+    size: int
+    record_count: int
+    first_row_id: int | None
+    inherited: bool
+    added_by: int | None
+
+
+def _live_files(table: TableLike, snapshot: Snapshot) -> list[_Live]:
+    out: list[_Live] = []
     for manifest in table.store.manifest_list(snapshot):
         if (manifest.content or ManifestContent.DATA) != ManifestContent.DATA:
             continue
         entries = Entries(table.store.entries(manifest, _COLUMNS)).alive()
         data = entries.table.filter(pc.equal(pc.fill_null(entries.column("content"), int(FileContent.DATA)), 0))
+        columns = [data.column(c).to_pylist() for c in _COLUMNS[3:]]
         out.extend(
-            zip(
-                data.column("file_path").to_pylist(),
-                data.column("record_count").to_pylist(),
-                data.column("first_row_id").to_pylist(),
-                [bool(v) for v in data.column("first_row_id_inherited").to_pylist()],
-                data.column("snapshot_id").to_pylist(),
-                strict=True,
+            _Live(path, str(fmt), size, count, first, bool(inherited), added_by)
+            for (path, fmt, size, count, first, inherited), added_by in zip(
+                zip(*columns, strict=True), data.column("snapshot_id").to_pylist(), strict=True
             )
         )
     return out
+
+
+def _writes_row_ids(table: TableLike, f: _Live) -> bool:
+    """Whether the file holds a ``_row_id`` column of its own (read from its schema; footers are cached)."""
+    return ROW_ID_FIELD_ID in file_field_ids(table.fileio, f.path, f.file_format, f.size)
 
 
 def _containing(ranges: list[SnapshotRowIds], starts: np.ndarray, value: int) -> SnapshotRowIds | None:
@@ -216,16 +256,23 @@ def row_lineage(table: TableLike, snapshot: Snapshot | None) -> RowLineage:
     starts = np.array([s.first_row_id for s in claimed], dtype=np.int64)
     files: list[FileRowIds] = []
     if snapshot is not None:
-        for path, count, first, inherited, added_by in _live_files(table, snapshot):
-            owner = _containing(claimed, starts, first) if first is not None else None
+        live = _live_files(table, snapshot)
+        # Only a file with row ids can hold them; each check is a (cached) footer read, a few in flight.
+        assigned = [f for f in live if f.first_row_id is not None]
+        written = dict(
+            zip((f.path for f in assigned), read_ahead(lambda f: _writes_row_ids(table, f), assigned), strict=True)
+        )
+        for f in live:
+            owner = _containing(claimed, starts, f.first_row_id) if f.first_row_id is not None else None
             files.append(
                 FileRowIds(
-                    file_path=path,
-                    record_count=count,
-                    first_row_id=first,
-                    inherited=inherited,
-                    added_snapshot_id=added_by,
+                    file_path=f.path,
+                    record_count=f.record_count,
+                    first_row_id=f.first_row_id,
+                    inherited=f.inherited,
+                    added_snapshot_id=f.added_by,
                     assigned_by=owner.snapshot_id if owner else None,
+                    row_ids_written=written.get(f.path, False),
                 )
             )
         files.sort(key=lambda f: (f.first_row_id is None, f.first_row_id or 0, f.file_path))
