@@ -93,7 +93,7 @@ def dv_text(result: Any) -> str:
     return "\n".join([*lines, "findings:", *_findings_text(result.findings, result.location)])
 
 
-def dv_body(result: Any) -> str:
+def dv_body(result: Any, *, findings: bool = True) -> str:
     rows = []
     for f in result.files[:_ROWS]:
         v = f.vector
@@ -126,7 +126,7 @@ def dv_body(result: Any) -> str:
         "<th>content_offset</th><th>content_size_in_bytes</th><th>cardinality</th><th>deleted positions</th>"
         f"<th>live rows</th></tr></thead><tbody>{''.join(rows)}</tbody></table>{more}"
         + (f"<div>dangling deletion vectors:</div><ul>{dangling}</ul>" if dangling else "")
-        + _findings_html(result.findings)
+        + (_findings_html(result.findings) if findings else "")
     )
 
 
@@ -158,12 +158,49 @@ def lineage_text(result: Any) -> str:
     return "\n".join([*lines, "findings:", *_findings_text(result.findings, result.location)])
 
 
-def lineage_body(result: Any) -> str:
+def _lineage_svg(result: Any) -> str:
+    """Row ids on one axis: each snapshot's claimed range on the top band, each live data file's below it
+    (orange where the file's rows carry their own _row_id, red where two files' ranges overlap)."""
+    snaps = [s for s in result.snapshots if s.first_row_id is not None and s.end is not None and s.end > s.first_row_id]
+    files = [f for f in result.files if f.first_row_id is not None and f.end is not None][:_ROWS]
+    ends = [s.end for s in snaps] + [f.end for f in files] + [result.next_row_id or 0]
+    top = max(ends) if ends else 0
+    if top <= 0:
+        return ""
+    overlapping = {x.subject for x in result.findings if x.level == "error" and x.field == "first_row_id"}
+    scale, row = (_WIDTH - 20) / top, 14
+    height = row * (len(files) + 2) + 16
+
+    def bar(y: int, lo: int, hi: int, colour: str, title: str) -> str:
+        width = max((hi - lo) * scale, 1)
+        return (
+            f'<rect x="{10 + lo * scale:.2f}" y="{y}" width="{width:.2f}" height="{row - 3}" fill="{colour}">'
+            f"<title>{esc(title)}</title></rect>"
+        )
+
+    bars = [
+        bar(4, s.first_row_id, s.end, "#8c959f", f"snapshot {s.snapshot_id}: [{s.first_row_id}, {s.end})")
+        for s in snaps
+    ]
+    for i, f in enumerate(files):
+        colour = "#cf222e" if f.file_path in overlapping else "#bc4c00" if f.row_ids_written else "#0969da"
+        title = f"{base_name(f.file_path)}: [{f.first_row_id}, {f.end})"
+        bars.append(bar(4 + row * (i + 1), f.first_row_id, f.end or 0, colour, title))
+    axis = f'<text x="10" y="{height - 2}" font-size="10">0</text><text x="{_WIDTH - 10}" y="{height - 2}" font-size="10" text-anchor="end">{esc(top)}</text>'
+    return (
+        f'<svg width="{_WIDTH}" height="{height}" role="img" aria-label="row-id ranges">{"".join(bars)}{axis}</svg>'
+        '<div class="ib-muted">grey: snapshots\' claimed ids; blue: data files; orange: rows carry their own _row_id; '
+        "red: overlapping</div>"
+    )
+
+
+def lineage_body(result: Any, *, findings: bool = True) -> str:
     return (
         f"<div>table next-row-id: <code>{esc(result.next_row_id)}</code></div>"
+        + _lineage_svg(result)
         + frame_table_html(result.snapshots_frame(), limit=_ROWS, caption="snapshots: [first_row_id, end_row_id)")
         + frame_table_html(result.to_pandas(), limit=_ROWS, caption="live data files: [first_row_id, end_row_id)")
-        + _findings_html(result.findings)
+        + (_findings_html(result.findings) if findings else "")
     )
 
 
@@ -244,9 +281,11 @@ def _geo_svg(boxes: Any) -> str:
     xs = [v for p in parts for v in (p[0], p[2])]
     ys = [v for p in parts for v in (p[1], p[3])]
     x0, x1, y0, y1 = min(xs), max(xs), min(ys), max(ys)
+    # A margin of a tenth of the extent around the boxes, and one scale for both axes (shapes keep their form).
+    margin = max(x1 - x0, y1 - y0, 1e-9) / 10
+    x0, x1, y0, y1 = x0 - margin, x1 + margin, y0 - margin, y1 + margin
     pad = 10
-    sx = (_WIDTH - 2 * pad) / ((x1 - x0) or 1.0)
-    sy = (_HEIGHT - 2 * pad) / ((y1 - y0) or 1.0)
+    sx = sy = min((_WIDTH - 2 * pad) / (x1 - x0), (_HEIGHT - 2 * pad) / (y1 - y0))
     rects = "".join(
         f'<rect x="{pad + (a - x0) * sx:.2f}" y="{_HEIGHT - pad - (d - y0) * sy:.2f}" '
         f'width="{max((c - a) * sx, 2):.2f}" height="{max((d - b_) * sy, 2):.2f}" '
@@ -254,7 +293,7 @@ def _geo_svg(boxes: Any) -> str:
         f"<title>{esc(f'{b.column}: {base_name(b.file_path)} [{b.xmin}, {b.ymin}] - [{b.xmax}, {b.ymax}]')}</title></rect>"
         for a, b_, c, d, b in parts
     )
-    caption = f"x {x0} to {x1}, y {y0} to {y1}"
+    caption = f"x {min(xs)} to {max(xs)}, y {min(ys)} to {max(ys)}"
     return (
         f'<svg width="{_WIDTH}" height="{_HEIGHT}" role="img" aria-label="{esc("geo bounds: " + caption)}">'
         f'<rect x="0" y="0" width="{_WIDTH}" height="{_HEIGHT}" fill="none" stroke="#d0d7de"/>{rects}</svg>'
@@ -280,7 +319,7 @@ def geo_body(result: Any) -> str:
     drawing = _geo_svg(result.boxes) if result.boxes else ""
     missing = (
         f'<div class="ib-muted">{esc(len(result.without_bounds))} (file, column) pairs have no bounds in their '
-        "manifest (Spark writes none for geo columns)</div>"
+        "manifest: writers need not record them (Spark records none)</div>"
         if result.without_bounds
         else ""
     )
@@ -320,10 +359,10 @@ def v3_html(result: Any) -> str:
         + _section("Findings", _findings_html(result.findings), open_=True)
         + _section(
             f"Deletion vectors ({len(result.deletion_vectors.vectors)})",
-            dv_body(result.deletion_vectors),
+            dv_body(result.deletion_vectors, findings=False),
             open_=bool(result.deletion_vectors.vectors),
         )
-        + _section("Row lineage", lineage_body(result.row_lineage))
+        + _section("Row lineage", lineage_body(result.row_lineage, findings=False))
         + _section(f"Defaults ({len(result.defaults.columns)} columns)", defaults_body(result.defaults))
         + _section(f"Variant shredding ({len(result.variants.columns)} columns)", variants_body(result.variants))
         + _section(f"Geo bounds ({len(result.geo.boxes)} boxes)", geo_body(result.geo), open_=bool(result.geo.boxes))
