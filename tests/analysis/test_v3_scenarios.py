@@ -39,6 +39,8 @@ def test_every_snapshot_of_every_v3_scenario(spark: Any, scenario_locations: dic
         result = t.v3(sid)
         assert not [f for f in result.findings if f.level == Severity.ERROR], (sid, result.findings)
         assert render_text(result) and render_html(result)
+        if not SCENARIOS[name].spark_reads:
+            continue  # Spark cannot load this table (its scenario says so): icebook's answers stand alone
         dv_map = result.deletion_vectors
         vectors = (*dv_map.vectors, *dv_map.dangling)
         ours = {(v.referenced_data_file, p) for v in vectors for a, b in v.ranges for p in range(a, b + 1)}
