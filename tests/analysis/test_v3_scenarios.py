@@ -165,3 +165,21 @@ def test_geo_boxes_are_the_envelopes_of_the_files_shapes(scenario_locations: dic
         )
         assert (box.xmin, box.ymin, box.xmax, box.ymax) == expected, box
     assert "<svg" in render_html(geo)
+
+
+def test_a_manifest_from_before_the_upgrade_inherits_row_ids_only_where_its_list_assigns_them(
+    scenario_locations: dict[str, Path],
+) -> None:
+    """The same manifest file has no first_row_id in the lists before the upgrade and one after: its data files'
+    inherited first_row_id follows the list read, whichever snapshot is read first (and from the disk cache)."""
+    t = icebook.open(scenario_locations["upgrade_v3"])
+    before, after = t.snapshots[0], t.snapshots[-1]
+    for order in ((after, before), (before, after)):
+        fresh = icebook.open(scenario_locations["upgrade_v3"])
+        seen = {
+            s.snapshot_id: {f.file_path: f.first_row_id for f in fresh.v3(s.snapshot_id).row_lineage.files}
+            for s in order
+        }
+        old_files = set(seen[before.snapshot_id])
+        assert set(seen[before.snapshot_id].values()) == {None}
+        assert all(seen[after.snapshot_id][p] is not None for p in old_files), seen

@@ -51,6 +51,14 @@ class _LRU(OrderedDict[str, T]):
             self.popitem(last=False)
 
 
+def _entries_key(manifest: ManifestFile) -> str:
+    """A decoded manifest's key: its path and what inheritance takes from the manifest list that can differ
+    between lists naming the same file. A manifest written before a table's upgrade to v3 has no
+    ``first_row_id`` in the older lists and one in every list after (spec: "Row Lineage for Upgraded
+    Tables"), and its data files' ``first_row_id`` is inherited from it."""
+    return f"{manifest.manifest_path}#{manifest.first_row_id}"
+
+
 class ManifestStore:
     """Reads (and caches) the manifest lists and manifests of one table."""
 
@@ -105,8 +113,9 @@ class ManifestStore:
         decoder; the checks cover the columns left out all the same (``check_entry_values``).
         ``keep=False``: not kept in memory afterwards (a streamed listing holds a few manifests at a time)."""
         wanted = frozenset(ENTRY_TABLE_COLUMNS if columns is None else (*columns, *CHECKED_COLUMNS))
+        key = _entries_key(manifest)
         with self._lock:
-            cached = self._entries.get(manifest.manifest_path)
+            cached = self._entries.get(key)
         if cached is not None and wanted <= set(cached.column_names):
             return cached
         if cached is not None:  # the cached table grows: what was asked before is asked again
@@ -120,7 +129,7 @@ class ManifestStore:
         with self._lock:
             self.reads += 1
             if keep:
-                self._entries.put(manifest.manifest_path, table)
+                self._entries.put(key, table)
             self._counts[manifest.manifest_path] = counts
         return table
 
@@ -140,6 +149,7 @@ class ManifestStore:
             manifest.min_sequence_number,
             manifest.partition_spec_id,
             manifest.content,
+            manifest.first_row_id,
             decoder_fingerprint(),
             mtime_ns=local_mtime_ns(manifest.manifest_path),
         )
