@@ -7,7 +7,6 @@ written into a private copy of a scenario table.
 
 from __future__ import annotations
 
-import io
 import json
 import os
 import shutil
@@ -16,38 +15,16 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-import fastavro
-import pyarrow as pa
 import pytest
 
 import icebook
 from icebook.display.registry import render_html, render_text
 from icebook.errors import EnvironmentProblem, IcebookError, MetadataError, UnsupportedFeature
 from icebook.io.avro_header import parse_container_header
-from icebook.io.fileio import ArrowFileIO
 from icebook.table import open_table
+from tests._support.damaged import ServingFileIO, rewrite_avro, with_edited_entry
 
 LIMIT = 60.0  # seconds: anything slower is treated as a hang
-
-
-class ServingFileIO(ArrowFileIO):
-    """Serves replacement bytes for some paths, or redirects them to another file; the rest from disk."""
-
-    def __init__(self, files: dict[str, bytes] | None = None, redirect: dict[str, str] | None = None) -> None:
-        super().__init__()
-        self.files = files or {}
-        self.redirect = redirect or {}
-
-    def read_bytes(self, path: str) -> bytes:
-        return self.files[path] if path in self.files else super().read_bytes(self.redirect.get(path, path))
-
-    def open_input(self, path: str) -> Any:
-        if path in self.files:
-            return pa.BufferReader(self.files[path])
-        return super().open_input(self.redirect.get(path, path))
-
-    def size(self, path: str) -> int:
-        return len(self.files[path]) if path in self.files else super().size(self.redirect.get(path, path))
 
 
 def within_limit(call: Callable[[], Any]) -> Any:
@@ -84,19 +61,6 @@ def edit_metadata(table: Path, edit: Callable[[dict[str, Any]], None]) -> Path:
     edit(doc)
     current.write_text(json.dumps(doc))
     return current
-
-
-def rewrite_avro(path: str, edit: Callable[[list[dict[str, Any]]], list[dict[str, Any]]]) -> bytes:
-    """The Avro file at ``path`` with its records edited: same schema, metadata and codec."""
-    with open(path, "rb") as f:
-        reader = fastavro.reader(f)
-        schema = reader.writer_schema
-        codec = reader.codec
-        meta = {k: v for k, v in reader.metadata.items() if not k.startswith("avro.")}
-        records = list(reader)
-    out = io.BytesIO()
-    fastavro.writer(out, schema, edit(records), codec=codec, metadata=meta)
-    return out.getvalue()
 
 
 def header_only(path: str) -> bytes:
@@ -251,7 +215,7 @@ def test_metric_maps_are_checked_whether_or_not_a_read_needs_them(
     """A plan without a filter is sent no metric maps, only their facts: it fails like a listing does."""
     location = scenario_locations["orders_cow"]
     for read in (lambda t: t.scan(), lambda t: t.inspect.files(), lambda t: t.scan(filter="total > 0")):
-        t = open_table(str(location), fileio=_with_edited_entry(location, 0, damage))
+        t = open_table(str(location), fileio=with_edited_entry(location, 0, damage))
         with pytest.raises(MetadataError, match=says):
             within_limit(lambda t=t, read=read: read(t))
 
@@ -278,31 +242,7 @@ def test_summary_totals_are_checked_against_what_was_read(scenario_locations: di
 def _with_dv_entry(location: Path, edit: Callable[[dict[str, Any]], None]) -> ServingFileIO:
     """Serve the current delete manifest of dv_v3 with its first entry edited (and the manifest list
     re-written with the edited manifest's length)."""
-    return _with_edited_entry(location, 1, edit)
-
-
-def _with_edited_entry(location: Path, content: int, edit: Callable[[dict[str, Any]], None]) -> ServingFileIO:
-    """Serve the first current manifest of ``content`` (0 data, 1 deletes) with its first entry's data_file
-    edited, and the manifest list re-written with the edited manifest's length."""
-    t = icebook.open(location)
-    snapshot = t.current_snapshot
-    assert snapshot is not None and snapshot.manifest_list is not None
-    manifests = t.inspect.manifests()
-    victim = manifests[manifests["content"] == content]["path"].iloc[0]
-
-    def edit_entries(records: list[dict[str, Any]]) -> list[dict[str, Any]]:
-        edit(records[0]["data_file"])
-        return records
-
-    manifest = rewrite_avro(victim, edit_entries)
-
-    def fix_length(records: list[dict[str, Any]]) -> list[dict[str, Any]]:
-        for r in records:
-            if r["manifest_path"] == victim:
-                r["manifest_length"] = len(manifest)
-        return records
-
-    return ServingFileIO({victim: manifest, snapshot.manifest_list: rewrite_avro(snapshot.manifest_list, fix_length)})
+    return with_edited_entry(location, 1, edit)
 
 
 @pytest.mark.spark

@@ -42,6 +42,7 @@ ANALYSIS_LAYERS: dict[str, int] = {
     "store": 2,
     "scan": 3,
     "tables": 4,
+    "v3": 4,  # the v3 inspector: beside tables, below history and maintenance (which show its findings)
     "history": 5,
     "maintenance": 6,
     "cost": 7,

@@ -335,6 +335,12 @@ COMMANDS: tuple[Command, ...] = (
     ),
     Command(name="files", help="a snapshot's live data and delete files", run=_files, arguments=_files_arguments),
     Command(
+        name="v3",
+        help="the v3 inspector: deletion vectors, row-id ranges, defaults, variant shredding, geo bounds",
+        run=lambda c: c.table.v3(at=c.args.at),
+        arguments=at_argument,
+    ),
+    Command(
         name="diff",
         help="what changed between two points",
         run=lambda c: c.table.diff(c.args.a, c.args.b),

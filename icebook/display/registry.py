@@ -188,6 +188,17 @@ _BUILTIN: tuple[tuple[str, str, str, str, str, str | None], ...] = (
             ("icebook.analysis.maintenance.before_after", "MaintenanceDiff", "maintenance_diff"),
         )
     ),
+    *(
+        (module, name, "icebook.display.v3_render", f"{stem}_text", f"{stem}_html", None)
+        for module, name, stem in (
+            ("icebook.analysis.v3.inspection", "V3Inspection", "v3"),
+            ("icebook.analysis.v3.deletion_vectors", "DeletionVectorMap", "dv"),
+            ("icebook.analysis.v3.row_lineage", "RowLineage", "lineage"),
+            ("icebook.analysis.v3.defaults", "Defaults", "defaults"),
+            ("icebook.analysis.v3.variants", "VariantShredding", "variants"),
+            ("icebook.analysis.v3.geo", "GeoBounds", "geo"),
+        )
+    ),
     (
         "icebook.analysis.history.timelapse",
         "Timelapse",

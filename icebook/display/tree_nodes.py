@@ -252,6 +252,13 @@ class TreeSource:
             facts.append(["bounds", bounds, ""])
         if row.get("referenced_data_file"):
             facts.append(["refers to", base_name(row["referenced_data_file"]), ""])
+        if row.get("content_offset") is not None:  # a deletion vector: its blob in the Puffin file
+            where = f"offset {row['content_offset']}, {byte_size(row.get('content_size_in_bytes'))}"
+            facts.append(["vector", where, f"{human_count(row['record_count'])} deleted"])
+        if row.get("first_row_id") is not None and row["content"] == FileContent.DATA and row["record_count"]:
+            first = row["first_row_id"]
+            inherited = "inherited" if row.get("first_row_id_inherited") else ""
+            facts.append(["row ids", f"{first}-{first + row['record_count'] - 1}", inherited])
         return {
             "id": str(node),
             "kind": "delete_file" if row["content"] != FileContent.DATA else "data_file",

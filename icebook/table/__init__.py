@@ -39,6 +39,7 @@ if TYPE_CHECKING:
     from icebook.analysis.scan.summary import ScanSummary
     from icebook.analysis.store.manifests import ManifestStore
     from icebook.analysis.tables.inspect import Inspector
+    from icebook.analysis.v3.inspection import V3Inspection
     from icebook.engines import spark as spark_engine
     from icebook.engines.spark_aggregates import SparkMetadataTables
 
@@ -264,6 +265,17 @@ class Table(TableMaintenance):
 
         current = self.current_snapshot if at is None else self.snapshot(at)
         return storage(self, current)
+
+    def v3(self, at: At = None) -> V3Inspection:
+        """The v3 inspector at ``at`` (default: current): each live data file's deletion vector (Puffin blob,
+        cardinality, deleted positions as ranges), row-id ranges per snapshot and per data file with the spec's
+        rules checked, default values and what a reader takes for each older file, variant shredding per file
+        and geo bounds as boxes. Sections: ``.deletion_vectors``, ``.row_lineage``, ``.defaults``,
+        ``.variants``, ``.geo``; ``.findings``."""
+        from icebook.analysis.v3.inspection import inspect_v3
+
+        snapshot = self.current_snapshot if at is None else self.snapshot(at)
+        return inspect_v3(self, snapshot, self.read_schema(at))
 
     def changes(self, a: At, b: At = None, *, identifier_columns: list[str] | None = None) -> Any:
         """Rows inserted and deleted after ``a`` up to ``b`` (default: current), as pandas with

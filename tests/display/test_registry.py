@@ -61,8 +61,22 @@ def results(events: icebook.Table) -> dict[type, Any]:
         events.query_cost("region = 'eu'"),
         events.storage(),
         events.compare_plans("region = 'eu'"),
+        *_v3(events),
     ]
     return {type(r): r for r in made}
+
+
+def _v3(table: icebook.Table) -> list[Any]:
+    """The v3 inspector and each of its sections (empty on a v2 table, and shown all the same)."""
+    inspection = table.v3()
+    return [
+        inspection,
+        inspection.deletion_vectors,
+        inspection.row_lineage,
+        inspection.defaults,
+        inspection.variants,
+        inspection.geo,
+    ]
 
 
 def _lake_health(table: icebook.Table) -> LakeHealth:
