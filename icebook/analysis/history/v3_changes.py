@@ -238,7 +238,7 @@ def merge_ranges(ranges: Iterable[tuple[int, int]]) -> tuple[RowIdRange, ...]:
 # ---------------------------------------------------------------- from entry tables
 
 
-def _vector_mask(files: pa.Table) -> np.ndarray:
+def vector_mask(files: pa.Table) -> np.ndarray:
     """Deletion vectors: position deletes in a Puffin file (the scan planner's rule)."""
     if not files.num_rows:
         return np.zeros(0, bool)
@@ -253,20 +253,21 @@ def _scoped_mask(files: pa.Table) -> np.ndarray:
         return np.zeros(0, bool)
     content = pc.equal(files.column("content"), int(FileContent.POSITION_DELETES))
     scoped = pc.and_(content, pc.is_valid(files.column("referenced_data_file")))
-    return np.asarray(scoped.fill_null(False).to_numpy(zero_copy_only=False), bool) & ~_vector_mask(files)
+    return np.asarray(scoped.fill_null(False).to_numpy(zero_copy_only=False), bool) & ~vector_mask(files)
 
 
-def delete_refs(files: pa.Table, *, vectors_only: bool) -> dict[str, DeleteFileRef]:
-    """Data file -> its deletion vector (and, unless ``vectors_only``, its file-scoped position delete file)
-    among ``files``. A vector without ``referenced_data_file`` is damaged (spec: required for vectors)."""
-    vectors = _vector_mask(files)
+def file_deletes(files: pa.Table, *, vectors_only: bool = True) -> list[tuple[str, DeleteFileRef]]:
+    """(data file, delete file) for every deletion vector among ``files`` (and, unless ``vectors_only``, every
+    position delete file scoped to one data file), in order. A vector without ``referenced_data_file`` is
+    damaged (spec: required for vectors): one ``MetadataError`` naming its Puffin file and the field."""
+    vectors = vector_mask(files)
     chosen = vectors if vectors_only else vectors | _scoped_mask(files)
     if not chosen.any():
-        return {}
+        return []
     picked = files.filter(pa.array(chosen)).select(
         ["file_path", "referenced_data_file", "content_offset", "record_count"]
     )
-    out: dict[str, DeleteFileRef] = {}
+    out: list[tuple[str, DeleteFileRef]] = []
     for path, data_file, offset, rows, vector in zip(
         *(picked.column(c).to_pylist() for c in picked.column_names), vectors[chosen].tolist(), strict=True
     ):
@@ -277,7 +278,17 @@ def delete_refs(files: pa.Table, *, vectors_only: bool) -> dict[str, DeleteFileR
                 f"the deletion vector at content_offset {offset} names no data file (required for a deletion vector)",
                 kind="deletion vector in",
             )
-        ref = DeleteFileRef(path=path, offset=offset if vector else None, deleted_rows=int(rows or 0))
+        out.append(
+            (data_file, DeleteFileRef(path=path, offset=offset if vector else None, deleted_rows=int(rows or 0)))
+        )
+    return out
+
+
+def delete_refs(files: pa.Table, *, vectors_only: bool) -> dict[str, DeleteFileRef]:
+    """Data file -> its deletion vector (and, unless ``vectors_only``, its file-scoped position delete file)
+    among ``files`` (``file_deletes``)."""
+    out: dict[str, DeleteFileRef] = {}
+    for data_file, ref in file_deletes(files, vectors_only=vectors_only):
         # A vector wins over a position delete file for the same data file (readers ignore the latter).
         if data_file not in out or ref.is_vector:
             out[data_file] = ref
@@ -348,6 +359,8 @@ __all__ = [
     "commit_row_ids",
     "delete_refs",
     "dv_changes",
+    "file_deletes",
     "merge_ranges",
     "v3_changes",
+    "vector_mask",
 ]
