@@ -63,6 +63,8 @@ _ENTRY_COLUMNS = (
     "content_size_in_bytes",
 )
 
+_DELETE_BOUNDS = ("lower_bounds", "upper_bounds")
+
 FRAME_COLUMNS = (
     "frame",
     "snapshot_id",
@@ -187,7 +189,9 @@ def _change_columns(status: EntryStatus, data: bool) -> tuple[str, str]:
 
 
 def _manifest_sums(store: ManifestStore, manifest: ManifestFile, v3: bool) -> _ManifestSums:
-    columns = (*_ENTRY_COLUMNS, *V3_COLUMNS) if v3 else _ENTRY_COLUMNS
+    columns: tuple[str, ...] = (*_ENTRY_COLUMNS, *V3_COLUMNS) if v3 else _ENTRY_COLUMNS
+    if v3 and manifest.content == ManifestContent.DELETES:
+        columns += _DELETE_BOUNDS  # a v2 position delete file for one data file may say so by them alone
     view = Entries(store.entries(manifest, columns, keep=False))  # reduced here: the store keeps no files
     changes = np.zeros(len(CHANGE_COLUMNS), np.int64)
     own_entries: pa.Table | None = None
@@ -197,7 +201,8 @@ def _manifest_sums(store: ManifestStore, manifest: ManifestFile, v3: bool) -> _M
         )
         if v3:
             written = own & ~view.status_is(EntryStatus.EXISTING)
-            own_entries = view.table.filter(pa.array(written)).select(["status", *V3_COLUMNS])
+            kept = ["status", *V3_COLUMNS, *(c for c in _DELETE_BOUNDS if c in view.table.column_names)]
+            own_entries = view.table.filter(pa.array(written)).select(kept)
         for status in (EntryStatus.ADDED, EntryStatus.DELETED):
             for data in (True, False):
                 mask = own & view.status_is(status) & (view.content_is(FileContent.DATA) == data)

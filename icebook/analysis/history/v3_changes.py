@@ -28,8 +28,11 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from icebook.analysis._frames import frame
+from icebook.analysis.scan.columns import utf8_column
+from icebook.analysis.store.metrics import MapColumn
 from icebook.errors import MetadataError
 from icebook.spec.manifest import FileContent, FileFormat
+from icebook.spec.schema import DELETE_FILE_PATH_ID
 from icebook.spec.snapshots import Snapshot
 
 V3_COLUMNS = (
@@ -41,7 +44,8 @@ V3_COLUMNS = (
     "content_offset",
     "first_row_id",
 )
-"""The entry columns this module reads."""
+"""The entry columns this module reads (and, of delete files, ``lower_bounds`` and ``upper_bounds`` when
+present: a v2 position delete file for one data file may say so by its ``file_path`` bounds alone)."""
 
 
 class DvChangeKind(StrEnum):
@@ -247,40 +251,58 @@ def vector_mask(files: pa.Table) -> np.ndarray:
     return np.asarray(pc.and_(content, puffin).fill_null(False).to_numpy(zero_copy_only=False), bool)
 
 
-def _scoped_mask(files: pa.Table) -> np.ndarray:
-    """Position delete files scoped to one data file by ``referenced_data_file`` (v2 files a vector merges)."""
-    if not files.num_rows:
-        return np.zeros(0, bool)
-    content = pc.equal(files.column("content"), int(FileContent.POSITION_DELETES))
-    scoped = pc.and_(content, pc.is_valid(files.column("referenced_data_file")))
-    return np.asarray(scoped.fill_null(False).to_numpy(zero_copy_only=False), bool) & ~vector_mask(files)
+def one_data_file(files: pa.Table) -> pa.Array:
+    """The one data file each delete file is for, else null: ``referenced_data_file``, or the ``file_path``
+    bounds of a position delete file when they are equal (the reference implementation's "file-scoped")."""
+    named = files.column("referenced_data_file").combine_chunks()
+    if "lower_bounds" not in files.column_names or not files.num_rows:
+        return named
+    low, high = (
+        utf8_column(MapColumn(files.column(name)).lookup(DELETE_FILE_PATH_ID))
+        for name in ("lower_bounds", "upper_bounds")
+    )
+    position = pc.equal(files.column("content"), int(FileContent.POSITION_DELETES)).fill_null(False)
+    bound = pc.if_else(pc.and_(position, pc.equal(low, high).fill_null(False)), low, pa.scalar(None, pa.string()))
+    return pc.coalesce(named, bound)
 
 
 def file_deletes(files: pa.Table, *, vectors_only: bool = True) -> list[tuple[str, DeleteFileRef]]:
     """(data file, delete file) for every deletion vector among ``files`` (and, unless ``vectors_only``, every
-    position delete file scoped to one data file), in order. A vector without ``referenced_data_file`` is
-    damaged (spec: required for vectors): one ``MetadataError`` naming its Puffin file and the field."""
+    position delete file for one data file, ``one_data_file``), in order. A vector without
+    ``referenced_data_file`` is damaged (spec: required for vectors): one ``MetadataError`` naming its Puffin
+    file and the field."""
+    if not files.num_rows:
+        return []
     vectors = vector_mask(files)
-    chosen = vectors if vectors_only else vectors | _scoped_mask(files)
+    targets = one_data_file(files)
+    chosen = vectors.copy()
+    if not vectors_only:
+        position = pc.equal(files.column("content"), int(FileContent.POSITION_DELETES)).fill_null(False)
+        scoped = pc.and_(position, pc.is_valid(targets))
+        chosen |= np.asarray(scoped.to_numpy(zero_copy_only=False), bool)
     if not chosen.any():
         return []
-    picked = files.filter(pa.array(chosen)).select(
-        ["file_path", "referenced_data_file", "content_offset", "record_count"]
-    )
+    mask = pa.array(chosen)
+    picked = files.filter(mask).select(["file_path", "referenced_data_file", "content_offset", "record_count"])
     out: list[tuple[str, DeleteFileRef]] = []
-    for path, data_file, offset, rows, vector in zip(
-        *(picked.column(c).to_pylist() for c in picked.column_names), vectors[chosen].tolist(), strict=True
+    for path, named, target, offset, rows, vector in zip(
+        picked.column("file_path").to_pylist(),
+        picked.column("referenced_data_file").to_pylist(),
+        targets.filter(mask).to_pylist(),
+        picked.column("content_offset").to_pylist(),
+        picked.column("record_count").to_pylist(),
+        vectors[chosen].tolist(),
+        strict=True,
     ):
-        if data_file is None:
+        if vector and named is None:
             raise MetadataError(
                 path,
                 "referenced_data_file",
                 f"the deletion vector at content_offset {offset} names no data file (required for a deletion vector)",
                 kind="deletion vector in",
             )
-        out.append(
-            (data_file, DeleteFileRef(path=path, offset=offset if vector else None, deleted_rows=int(rows or 0)))
-        )
+        ref = DeleteFileRef(path=path, offset=offset if vector else None, deleted_rows=int(rows or 0))
+        out.append((named if vector else target, ref))
     return out
 
 
@@ -361,6 +383,7 @@ __all__ = [
     "dv_changes",
     "file_deletes",
     "merge_ranges",
+    "one_data_file",
     "v3_changes",
     "vector_mask",
 ]

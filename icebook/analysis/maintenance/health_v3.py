@@ -26,14 +26,11 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from icebook.analysis.history.v3_changes import file_deletes, vector_mask
-from icebook.analysis.scan.columns import utf8_column
+from icebook.analysis.history.v3_changes import file_deletes, one_data_file, vector_mask
 from icebook.analysis.store.entries import Entries
 from icebook.analysis.store.manifests import parallel_map
-from icebook.analysis.store.metrics import MapColumn
 from icebook.analysis.store.table_like import TableLike
 from icebook.spec.manifest import EntryStatus, FileContent, ManifestContent, ManifestFile
-from icebook.spec.schema import DELETE_FILE_PATH_ID
 from icebook.text import spark_string
 
 MANY_DV_REPLACEMENTS = 3
@@ -137,7 +134,7 @@ class DeleteCollector:
         table = live.table
         vectors = [(data, (ref.path, ref.offset, ref.deleted_rows)) for data, ref in file_deletes(table)]
         position = (content == int(FileContent.POSITION_DELETES)) & ~vector_mask(table)
-        scoped = position & _one_data_file(table)
+        scoped = position & np.asarray(pc.is_valid(one_data_file(table)).to_numpy(zero_copy_only=False), bool)
         with self._lock:
             self.vectors.extend(vectors)
             self.position_files += int(position.sum())
@@ -156,19 +153,6 @@ class DeleteCollector:
 
 VectorHistory = dict[str, dict[tuple[str, int | None], tuple[int, int]]]
 """Data file -> (Puffin file, offset) of each vector written for it -> (sequence number, cardinality)."""
-
-
-def _one_data_file(deletes: pa.Table) -> np.ndarray:
-    """Delete files for one data file (``compaction.file_scoped``, column-wise): ``referenced_data_file``
-    set, or equal ``file_path`` bounds."""
-    named = pc.is_valid(deletes.column("referenced_data_file"))
-    if "lower_bounds" in deletes.column_names:
-        low, high = (
-            utf8_column(MapColumn(deletes.column(name)).lookup(DELETE_FILE_PATH_ID))
-            for name in ("lower_bounds", "upper_bounds")
-        )
-        named = pc.or_(named, pc.equal(low, high).fill_null(False))
-    return np.asarray(named.to_numpy(zero_copy_only=False), bool)
 
 
 def vector_history(table: TableLike) -> VectorHistory:
