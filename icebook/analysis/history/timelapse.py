@@ -250,7 +250,14 @@ class _SumsCache:
         self.sums: dict[str, _ManifestSums] = {}
 
     def ensure(self, manifests: Iterable[ManifestFile]) -> None:
-        missing = list({m.manifest_path: m for m in manifests if m.manifest_path not in self.sums}.values())
+        """Reduce the manifests not yet reduced. Given in commit order, a manifest is read as its first list
+        lists it: the list of the commit that wrote it, whose ``first_row_id`` its ADDED files inherit (a
+        later v3 list may assign one to a manifest written before an upgrade, where its files had none)."""
+        first: dict[str, ManifestFile] = {}
+        for m in manifests:
+            if m.manifest_path not in self.sums:
+                first.setdefault(m.manifest_path, m)
+        missing = list(first.values())
         if not missing:
             return
         results = parallel_map(
