@@ -91,6 +91,14 @@ class ProcedureCall:
         return spark_call(identifier, self.name, self.args)
 
 
+_APPLY_DELETES = ProcedureCall(
+    name="rewrite_data_files",
+    args=(("options", "map('delete-file-threshold', '1')"),),
+    icebook="t.rewrite_data_files(options={'delete-file-threshold': 1})",
+)
+"""Rewrite every data file a delete file applies to: the deletes are applied and drop out."""
+
+
 class Area(StrEnum):
     """What a finding is about."""
 
@@ -376,11 +384,7 @@ def _v3_findings(v3: V3Health) -> list[Finding]:
                     "positions again, and every old vector's Puffin file stays until its snapshots expire. "
                     "Rewriting the data files applies the deletes; expiring snapshots then frees the old vectors."
                 ),
-                procedure=ProcedureCall(
-                    name="rewrite_data_files",
-                    args=(("options", "map('delete-file-threshold', '1')"),),
-                    icebook="t.rewrite_data_files(options={'delete-file-threshold': 1})",
-                ),
+                procedure=_APPLY_DELETES,
             )
         )
     return out
@@ -454,11 +458,7 @@ def _findings(
                     f"{debt.partition}: {debt.delete_records} delete records against {debt.records} rows. "
                     "Rewriting those data files applies the deletes."
                 ),
-                procedure=ProcedureCall(
-                    name="rewrite_data_files",
-                    args=(("options", "map('delete-file-threshold', '1')"),),
-                    icebook="t.rewrite_data_files(options={'delete-file-threshold': 1})",
-                ),
+                procedure=_APPLY_DELETES,
             )
         )
     out.extend(_v3_findings(v3))

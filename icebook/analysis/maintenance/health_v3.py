@@ -125,8 +125,10 @@ class DeleteCollector:
             records = int(live.records()[is_data].sum())
             with self._lock:
                 wanted = self.watch | {data_file for data_file, _ in self.vectors}
-            paths = live.column("file_path").filter(pa.array(is_data))
-            found = paths.filter(pc.is_in(paths, value_set=pa.array(sorted(wanted), pa.string()))).to_pylist()
+            found: list[str] = []
+            if wanted:  # a table without vectors has no data file to watch
+                paths = live.column("file_path").filter(pa.array(is_data))
+                found = paths.filter(pc.is_in(paths, value_set=pa.array(sorted(wanted), pa.string()))).to_pylist()
             with self._lock:
                 self.data_files.update(found)
                 self.records += records
