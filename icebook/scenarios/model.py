@@ -89,6 +89,9 @@ class Scenario:
     steps: tuple[Step, ...]
     claims: Claims
     tags: tuple[str, ...] = field(default_factory=tuple)
+    spark_reads: bool = True
+    """False when Spark cannot read the table's rows (a type it lacks, such as ``timestamp_ns`` in Spark 4.1):
+    the tests then read it with Iceberg's Java generic reader instead."""
 
     @property
     def table(self) -> str:
