@@ -17,7 +17,7 @@ from icebook.table import Table
 
 pytestmark = pytest.mark.spark
 
-V3 = [name for name, s in SCENARIOS.items() if s.claims.format_version >= 3]
+V3 = [name for name, s in SCENARIOS.items() if s.claims.format_version >= 3 and s.spark_reads]
 V2 = [name for name in ("debt", "equality_deletes", "orders_cow") if SCENARIOS[name].claims.format_version == 2]
 _PUFFIN = "upper(file_format) = 'PUFFIN'"
 
@@ -84,3 +84,12 @@ def test_a_v2_table_is_told_what_an_upgrade_changes(spark: Any, tables_by_name: 
     assert advice.sql(report.identifier) in text
     assert f"the {advice.position_delete_files} live position delete files" in text
     assert "next-row-id 0" in render_html(report)
+
+
+def test_dv_lifecycle_v3_has_a_dangling_vector_and_one_replaced_too_often(tables_by_name: dict[str, Table]) -> None:
+    report = tables_by_name["dv_lifecycle_v3"].health(list_files=False)
+    assert len(report.v3.dangling) == 1
+    assert [c.vectors for c in report.v3.many_replacements] == [4]  # three replacements
+    procedures = {f.title: f.procedure for f in report.findings if "deletion vector" in f.title}
+    assert len(procedures) == 2, [f.title for f in report.findings]
+    assert {p.name for p in procedures.values() if p} == {"rewrite_data_files"}
