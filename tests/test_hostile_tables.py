@@ -440,3 +440,26 @@ def test_exploring_a_hostile_table_still_writes_nothing(scenario_locations: dict
     render_html(t)
     after = {p: (p.stat().st_mtime_ns, p.stat().st_size) for p in location.rglob("*")}
     assert before == after
+
+
+@pytest.mark.spark
+def test_a_deletion_vector_naming_no_data_file_is_one_error_in_diff_timelapse_and_health(
+    scenario_locations: dict[str, Path],
+) -> None:
+    location = scenario_locations["dv_v3"]
+
+    def unnamed(df: dict[str, Any]) -> None:
+        df["referenced_data_file"] = None
+
+    t = open_table(str(location), fileio=_with_dv_entry(location, unnamed))
+    current = t.current_snapshot
+    assert current is not None
+    for view in (
+        lambda: t.diff(t.snapshots[0].snapshot_id, current.snapshot_id),
+        t.timelapse,
+        lambda: t.health(list_files=False),
+    ):
+        with pytest.raises(MetadataError) as raised:
+            within_limit(view)
+        assert raised.value.field == "referenced_data_file", raised.value
+        assert raised.value.file.endswith(".puffin")

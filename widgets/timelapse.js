@@ -187,6 +187,7 @@ function render({ model, el }) {
       h("li", "ib-changed", `delete files +${fmtCount(f.added_delete_files)} / -${fmtCount(f.removed_delete_files)}`),
       h("li", null, `manifests: ${f.manifests} (+${f.manifests_added} / -${f.manifests_removed})`),
     );
+    for (const line of f.v3 || []) diff.append(h("li", "ib-tl-v3", line));
     parts.push(diff);
     parts.push(h("div", "ib-h", `Schema ${f.schema_id === null ? "?" : f.schema_id}`));
     parts.push(h("code", "ib-tl-schema", (p.schemas || {})[String(f.schema_id)] || "unknown"));

@@ -18,6 +18,7 @@ from icebook.display._base import (
     human_count,
     short_path,
 )
+from icebook.display.v3_changes_render import v3_html, v3_lines
 from icebook.spec.snapshots import Snapshot
 from icebook.text import byte_size
 
@@ -68,6 +69,7 @@ def diff_text(d: SnapshotDiff) -> str:
         ("properties", d.property_changes),
     ):
         lines.extend(f"  {what}: {change}" for change in changes)
+    lines.extend(f"  v3: {line}" for line in v3_lines(d.v3))
     lines.extend(f"  note: {n}" for n in d.notes)
     return "\n".join(lines)
 
@@ -168,6 +170,7 @@ def diff_html(d: SnapshotDiff, location: str = "") -> str:
         f'<div class="ib-cards">{cards}</div>'
         f'<div class="ib-h">Files</div>{_files_table(d, location)}'
         f"{_partitions_table(d.partition_changes)}"
+        f"{v3_html(d.v3, location)}"
         f'<div class="ib-h">Schema, partition spec, sort order and properties</div>{_changes_table(d)}{notes}'
     )
     return frame(body, cls="ib-diff")

@@ -4,6 +4,7 @@ addresses it), then the measurements behind them. Every table string is escaped.
 from __future__ import annotations
 
 from icebook.analysis.maintenance.health import Finding, HealthReport
+from icebook.analysis.maintenance.health_v3 import MANY_DV_REPLACEMENTS
 from icebook.display._base import badge, esc, frame, frame_table_html, human_count, kv_table
 from icebook.display.frames import frame_text
 from icebook.spec import properties
@@ -84,7 +85,73 @@ def health_text(r: HealthReport) -> str:
     if r.orphans is not None:
         o = r.orphans
         lines += ["", f"Orphans: {o.summary()}", *(f"  {f.path}" for f in (*o.files, *o.too_recent)[:ROWS])]
-    return "\n".join(lines)
+    return "\n".join([*lines, "", *v3_text(r)])
+
+
+def v3_text(r: HealthReport) -> list[str]:
+    """The format version 3 section: deletion vectors at v3, what an upgrade changes at v2."""
+    v3 = r.v3
+    if v3.upgrade is not None:
+        return [
+            f"Format version {v3.format_version}; upgrading to 3 ({v3.upgrade.sql(r.identifier)}) would change:",
+            *(f"  - {change}" for change in v3.upgrade.changes),
+        ]
+    if v3.format_version < 3:
+        return [f"Format version {v3.format_version}"]
+    return [
+        f"Format version {v3.format_version}: {v3.deletion_vectors} live deletion vectors, "
+        f"{len(v3.dangling)} dangling, {len(v3.churn)} data files whose vector was replaced "
+        f"({len(v3.many_replacements)} of them {MANY_DV_REPLACEMENTS} times or more)",
+        *(f"  dangling: {d.path} @ {d.offset} names {d.data_file} ({d.deleted_rows} rows)" for d in v3.dangling[:ROWS]),
+        *(
+            f"  replaced {c.replacements}x: {c.data_file} ({c.vectors} vectors, {c.deleted_rows} rows deleted now"
+            + ("" if c.live else "; the data file is no longer live")
+            + ")"
+            for c in v3.churn[:ROWS]
+        ),
+    ]
+
+
+def v3_html(r: HealthReport) -> str:
+    """The format version 3 section as escaped HTML."""
+    v3 = r.v3
+    if v3.upgrade is not None:
+        items = "".join(f"<li>{esc(change)}</li>" for change in v3.upgrade.changes)
+        return (
+            f'<div class="ib-muted">Format version {esc(v3.format_version)}. Upgrading to 3 '
+            f"(<code>{esc(v3.upgrade.sql(r.identifier))}</code>) would change:</div>"
+            f'<ul class="ib-health-upgrade">{items}</ul>'
+        )
+    if v3.format_version < 3:
+        return f'<div class="ib-muted">Format version {esc(v3.format_version)}.</div>'
+    dangling = "".join(
+        f"<tr><td><code>{esc(d.path)}</code></td><td>{esc(d.offset)}</td><td><code>{esc(d.data_file)}</code></td>"
+        f"<td>{esc(human_count(d.deleted_rows))}</td></tr>"
+        for d in v3.dangling[:ROWS]
+    )
+    churn = "".join(
+        f"<tr><td><code>{esc(c.data_file)}</code></td><td>{esc(c.vectors)}</td><td>{esc(c.replacements)}</td>"
+        f"<td>{esc(human_count(c.deleted_rows))}</td><td>{'yes' if c.live else 'no'}</td></tr>"
+        for c in v3.churn[:ROWS]
+    )
+    return (
+        f'<div class="ib-muted">Format version {esc(v3.format_version)}: {esc(v3.deletion_vectors)} live deletion '
+        f"vectors; a data file whose vector was replaced {esc(MANY_DV_REPLACEMENTS)} times or more is a finding.</div>"
+        + (
+            '<table class="ib-grid ib-health-dangling"><caption>dangling deletion vectors</caption><thead><tr>'
+            "<th>Puffin file</th><th>offset</th><th>data file (not live)</th><th>rows</th></tr></thead>"
+            f"<tbody>{dangling}</tbody></table>"
+            if dangling
+            else ""
+        )
+        + (
+            '<table class="ib-grid ib-health-churn"><caption>deletion vectors replaced, per data file</caption>'
+            "<thead><tr><th>data file</th><th>vectors</th><th>replacements</th><th>rows deleted now</th>"
+            f"<th>live</th></tr></thead><tbody>{churn}</tbody></table>"
+            if churn
+            else ""
+        )
+    )
 
 
 def _finding_html(f: Finding, identifier: str) -> str:
@@ -165,6 +232,7 @@ def sections_html(r: HealthReport) -> dict[str, str]:
             f"<th>max ref age</th><th></th></tr></thead><tbody>{refs}</tbody></table>"
         ),
         "Orphans": orphans,
+        "Format v3": v3_html(r),
     }
 
 

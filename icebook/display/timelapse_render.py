@@ -16,6 +16,7 @@ import numpy as np
 from icebook.analysis.history.timelapse import Timelapse
 from icebook.display._base import cell_text, esc, frame, human_count
 from icebook.display.lineage_render import operation_class
+from icebook.display.v3_changes_render import v3_lines
 from icebook.text import byte_size, utc_text
 
 METRICS = ("files", "records", "bytes")
@@ -82,10 +83,12 @@ def timelapse_payload(lapse: Timelapse) -> dict[str, Any]:
             for k, metric in enumerate(METRICS):
                 maxima[metric] = max(maxima[metric], cell[2 + k])
     out_frames = []
-    for f in frames:
+    for i, f in enumerate(frames):
         out_frames.append(
             {
                 **{k: v for k, v in f.items() if k not in _IDS},
+                "first_row_id": None if f["first_row_id"] is None else str(f["first_row_id"]),  # 64 bits
+                "v3": v3_lines(lapse.v3[i]) if lapse.v3 else [],
                 "id": str(f["snapshot_id"]),
                 "parent": None if f["parent_id"] is None else str(f["parent_id"]),
                 "base": None if f["base_snapshot_id"] is None else str(f["base_snapshot_id"]),
@@ -151,7 +154,7 @@ def chosen_frames(payload: dict[str, Any], limit: int = SMALL_MULTIPLES) -> list
 def timelapse_text(lapse: Timelapse) -> str:
     """A heading, then one line per frame: totals and what the commit changed."""
     lines = [repr(lapse)]
-    for f in lapse.frames.to_pylist():
+    for i, f in enumerate(lapse.frames.to_pylist()):
         change = (
             f"+{f['added_data_files']}/-{f['removed_data_files']} files, "
             f"+{f['added_records']}/-{f['removed_records']} records, "
@@ -168,6 +171,8 @@ def timelapse_text(lapse: Timelapse) -> str:
         if f["afresh"]:
             line += f" [afresh: {f['afresh_reason']}]"
         lines.append(line)
+        if lapse.v3:
+            lines.extend(f"       v3: {text}" for text in v3_lines(lapse.v3[i]))
     return "\n".join(lines)
 
 
@@ -259,7 +264,26 @@ def _frame_caption(f: dict[str, Any], payload: dict[str, Any]) -> str:
         f'<br><span class="ib-muted">{esc(f["when"])}</span><br>'
         f"{esc(human_count(f['records']))} records · {esc(human_count(f['data_files']))} files · "
         f"{esc(human_count(f['delete_files']))} delete files<br>"
-        f'<span class="ib-muted">schema {esc(f["schema_id"])} · spec {esc(f["spec_id"])} {esc(spec)}</span></div>'
+        + "".join(f'<span class="ib-tl-v3">{esc(line)}</span><br>' for line in f["v3"])
+        + f'<span class="ib-muted">schema {esc(f["schema_id"])} · spec {esc(f["spec_id"])} {esc(spec)}</span></div>'
+    )
+
+
+def _v3_html(frames: list[dict[str, Any]]) -> str:
+    """Every commit's deletion vectors and row ids (v3), one list item per sentence."""
+    items = [
+        f"<li><b>frame {esc(f['frame'])}</b> <code>{esc(f['id'])}</code> {esc(f['op'])}: "
+        + "; ".join(esc(line) for line in f["v3"])
+        + "</li>"
+        for f in frames
+        if f["v3"]
+    ]
+    if not items:
+        return ""
+    return (
+        '<div class="ib-h">Format version 3: deletion vectors and row ids by commit</div><ul class="ib-tl-v3-list">'
+        + "".join(items)
+        + "</ul>"
     )
 
 
@@ -285,6 +309,7 @@ def timelapse_html(lapse: Timelapse, metric: str = "records") -> str:
         f"{_legend(payload)}{growth_svg(payload, None)}"
         f'<div class="ib-muted ib-caption">{axes}</div>'
         f'<div class="ib-tl-multiples">{multiples}</div>'
+        f"{_v3_html(frames)}"
     )
     return frame(body, cls="ib-timelapse-static")
 

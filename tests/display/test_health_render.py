@@ -56,6 +56,7 @@ def test_live_view_has_the_findings_tabs_and_a_chart(debt_report: HealthReport) 
         "Manifests",
         "History & refs",
         "Orphans",
+        "Format v3",
     ]
     assert "rewrite_data_files" in view.header.value
     sizes = partition_sizes(debt_report)

@@ -23,7 +23,7 @@ are checked against b's summary, and any doubt falls back to the set difference.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
@@ -44,6 +44,7 @@ from icebook.analysis.history.field_changes import (
 )
 from icebook.analysis.history.lineage import HistoryPath, history_path
 from icebook.analysis.history.metadata_history import MetadataHistory
+from icebook.analysis.history.v3_changes import V3Changes, v3_changes
 from icebook.analysis.resolve import At, resolve_snapshot
 from icebook.analysis.store.entries import Entries
 from icebook.analysis.store.manifests import ManifestStore
@@ -100,6 +101,9 @@ class SnapshotDiff:
     """What could not be known, and why (e.g. an earlier metadata file was deleted)."""
     manifests_read: int
     """Manifests decoded for this diff (cached ones not counted)."""
+    v3: V3Changes = field(default_factory=V3Changes)
+    """Format version 3: deletion vectors replaced, added and dropped, and the row ids the added data files
+    and the commits from a to b hold (``icebook.analysis.history.v3_changes``); empty before v3."""
 
     # ------------------------------------------------------------ views
 
@@ -433,6 +437,7 @@ def diff(
         added = _minus(live_b, live_a)
         removed = _minus(live_a, live_b)
     manifests_read = store.reads - reads_before
+    path = history_path(metadata, snap_a.snapshot_id if snap_a else None, snap_b.snapshot_id if snap_b else None)
 
     notes: list[str] = []
     history = MetadataHistory(metadata, getattr(store, "fileio", None)) if read_history else None
@@ -453,7 +458,7 @@ def diff(
         removed_files=_with_metrics(removed, metadata),
         partition_changes=_partition_changes(added, removed),
         summary_deltas=_summary_deltas(snap_a, snap_b),
-        path=history_path(metadata, snap_a.snapshot_id if snap_a else None, snap_b.snapshot_id if snap_b else None),
+        path=path,
         schema_ids=(snap_a.schema_id if snap_a else None, snap_b.schema_id if snap_b else None),
         schema_changes=schema_changes(state_a.schema, state_b.schema),
         spec_ids=in_use,
@@ -462,4 +467,5 @@ def diff(
         property_changes=property_changes(state_a.properties, state_b.properties),
         notes=tuple(dict.fromkeys(notes)),
         manifests_read=manifests_read,
+        v3=v3_changes(added, removed, path.b_side) if metadata.format_version >= 3 else V3Changes(),
     )

@@ -28,6 +28,7 @@ import pyarrow.compute as pc
 from icebook.analysis.ancestry import ancestry
 from icebook.analysis.arrow_types import arrow_type
 from icebook.analysis.history.diff import CHANGE_COLUMNS
+from icebook.analysis.history.v3_changes import V3_COLUMNS, V3Changes, v3_changes
 from icebook.analysis.resolve import At, AtTime, parse_at, resolve_snapshot
 from icebook.analysis.store.entries import Entries
 from icebook.analysis.store.manifests import ManifestStore, parallel_map, table_partition_type, unify_partition
@@ -62,6 +63,8 @@ _ENTRY_COLUMNS = (
     "content_size_in_bytes",
 )
 
+_DELETE_BOUNDS = ("lower_bounds", "upper_bounds")
+
 FRAME_COLUMNS = (
     "frame",
     "snapshot_id",
@@ -81,6 +84,9 @@ FRAME_COLUMNS = (
     "delete_bytes",
     "partitions",
     *CHANGE_COLUMNS,
+    "first_row_id",
+    "added_rows",
+    "dv_replacements",
     "manifests",
     "manifests_added",
     "manifests_removed",
@@ -99,6 +105,9 @@ class _ManifestSums:
 
     live: State
     changes: np.ndarray  # CHANGE_COLUMNS, counting only entries of the manifest's own snapshot
+    own: pa.Table | None = None
+    """v3: the entries the manifest's own snapshot ADDED and DELETED (``V3_COLUMNS`` and ``status``), for
+    the deletion vectors it replaced and the row ids it assigned; None before v3."""
 
 
 @dataclass(frozen=True, slots=True, kw_only=True, eq=False)
@@ -125,6 +134,9 @@ class Timelapse:
     where only manifests know (bytes, partitions, delete kinds, what each commit changed)."""
     source: TableLike | None = field(default=None, repr=False, compare=False)
     """The table replayed, when known (``Table.timelapse`` sets it): views open a frame's snapshot in it."""
+    v3: tuple[V3Changes, ...] = ()
+    """Format version 3, one per frame: the deletion vectors its commit replaced, added and dropped, and
+    the row ids it assigned (``icebook.analysis.history.v3_changes``); empty before v3 and from lists only."""
 
     def to_pandas(self) -> pd.DataFrame:
         return to_pandas(self.frames)
@@ -176,13 +188,21 @@ def _change_columns(status: EntryStatus, data: bool) -> tuple[str, str]:
     return (f"{side}_data_files", f"{side}_records") if data else (f"{side}_delete_files", f"{side}_delete_records")
 
 
-def _manifest_sums(store: ManifestStore, manifest: ManifestFile) -> _ManifestSums:
-    view = Entries(store.entries(manifest, _ENTRY_COLUMNS, keep=False))  # reduced here: the store keeps no files
+def _manifest_sums(store: ManifestStore, manifest: ManifestFile, v3: bool) -> _ManifestSums:
+    columns: tuple[str, ...] = (*_ENTRY_COLUMNS, *V3_COLUMNS) if v3 else _ENTRY_COLUMNS
+    if v3 and manifest.content == ManifestContent.DELETES:
+        columns += _DELETE_BOUNDS  # a v2 position delete file for one data file may say so by them alone
+    view = Entries(store.entries(manifest, columns, keep=False))  # reduced here: the store keeps no files
     changes = np.zeros(len(CHANGE_COLUMNS), np.int64)
+    own_entries: pa.Table | None = None
     if view.num_rows:
         own = np.asarray(
             pc.equal(view.column("snapshot_id"), manifest.added_snapshot_id).fill_null(False).to_numpy(), bool
         )
+        if v3:
+            written = own & ~view.status_is(EntryStatus.EXISTING)
+            kept = ["status", *V3_COLUMNS, *(c for c in _DELETE_BOUNDS if c in view.table.column_names)]
+            own_entries = view.table.filter(pa.array(written)).select(kept)
         for status in (EntryStatus.ADDED, EntryStatus.DELETED):
             for data in (True, False):
                 mask = own & view.status_is(status) & (view.content_is(FileContent.DATA) == data)
@@ -217,23 +237,31 @@ def _manifest_sums(store: ManifestStore, manifest: ManifestFile) -> _ManifestSum
             vector[_STATE[files]] += row["count_all"]
             vector[_STATE[rows]] += row["records_sum"] or 0
             vector[_STATE[size]] += row["bytes_sum"] or 0
-    return _ManifestSums(sums, changes)
+    return _ManifestSums(sums, changes, own_entries)
 
 
 class _SumsCache:
     """Each manifest reduced once, by path (manifests are immutable)."""
 
-    def __init__(self, store: ManifestStore, progress: bool) -> None:
+    def __init__(self, store: ManifestStore, progress: bool, v3: bool) -> None:
         self.store = store
         self.progress = progress
+        self.v3 = v3
         self.sums: dict[str, _ManifestSums] = {}
 
     def ensure(self, manifests: Iterable[ManifestFile]) -> None:
-        missing = list({m.manifest_path: m for m in manifests if m.manifest_path not in self.sums}.values())
+        """Reduce the manifests not yet reduced. Given in commit order, a manifest is read as its first list
+        lists it: the list of the commit that wrote it, whose ``first_row_id`` its ADDED files inherit (a
+        later v3 list may assign one to a manifest written before an upgrade, where its files had none)."""
+        first: dict[str, ManifestFile] = {}
+        for m in manifests:
+            if m.manifest_path not in self.sums:
+                first.setdefault(m.manifest_path, m)
+        missing = list(first.values())
         if not missing:
             return
         results = parallel_map(
-            lambda m: _manifest_sums(self.store, m), missing, progress=self.progress, label="manifests"
+            lambda m: _manifest_sums(self.store, m, self.v3), missing, progress=self.progress, label="manifests"
         )
         for manifest, result in zip(missing, results, strict=True):
             self.sums[manifest.manifest_path] = result
@@ -307,7 +335,9 @@ def _from_manifests(
     progress: bool,
 ) -> Timelapse:
     """The frames, each from its parent's and the manifests the two lists do not share (module docstring)."""
-    cache = _SumsCache(store, progress)
+    v3 = metadata.format_version >= 3
+    cache = _SumsCache(store, progress, v3)
+    commits_v3: list[V3Changes] = []
     reads_before = store.reads
     lists = [store.manifest_list(s) for s in snapshots]
     # Everything at once: the union of all lists is exactly what the incremental rule reads.
@@ -368,6 +398,8 @@ def _from_manifests(
                 default=None,
             )
         spec_in_force[snapshot.snapshot_id] = spec_id
+        if v3:
+            commits_v3.append(_commit_v3(snapshot, [cache.sums[m.manifest_path] for m in written]))
 
         values: dict[str, Any] = {
             "frame": index,
@@ -388,6 +420,9 @@ def _from_manifests(
             "delete_bytes": totals["delete_file_size_in_bytes"],
             "partitions": sum(1 for v in state.values() if v[_STATE["file_count"]] > 0),
             **{name: int(changes[i]) for i, name in enumerate(CHANGE_COLUMNS)},
+            "first_row_id": snapshot.first_row_id,
+            "added_rows": snapshot.added_rows,
+            "dv_replacements": len(commits_v3[-1].replacements) if v3 else None,
             "manifests": len(manifests),
             "manifests_added": added_manifests,
             "manifests_removed": removed_manifests,
@@ -407,7 +442,23 @@ def _from_manifests(
         schemas=_texts(metadata.schemas, rows["schema_id"]),
         specs=_texts(metadata.partition_specs, rows["spec_id"]),
         manifests_read=store.reads - reads_before,
+        v3=tuple(commits_v3),
     )
+
+
+def _commit_v3(snapshot: Snapshot, written: list[_ManifestSums]) -> V3Changes:
+    """What one commit did to deletion vectors and row ids, from the entries of the manifests it wrote."""
+    own = [s.own for s in written if s.own is not None and s.own.num_rows]
+    if not own:
+        return v3_changes(_NO_ENTRIES, _NO_ENTRIES, [snapshot])
+    entries = pa.concat_tables(own, promote_options="permissive")
+    view = Entries(entries)
+    added = entries.filter(pa.array(view.status_is(EntryStatus.ADDED)))
+    removed = entries.filter(pa.array(view.status_is(EntryStatus.DELETED)))
+    return v3_changes(added, removed, [snapshot])
+
+
+_NO_ENTRIES = pa.table({})  # no columns: every rule of v3_changes reads an empty side as nothing
 
 
 def _from_lists(
@@ -461,6 +512,8 @@ def _from_lists(
     rows["committed_at"] = [s.timestamp_ms for s in snapshots]
     rows["operation"] = [s.operation for s in snapshots]
     rows["schema_id"] = [s.schema_id for s in snapshots]
+    rows["first_row_id"] = [s.first_row_id for s in snapshots]
+    rows["added_rows"] = [s.added_rows for s in snapshots]
     rows["base_snapshot_id"] = [p if p in in_lapse else None for p in rows["parent_id"]]
     rows["afresh"] = [False] * n
     unified = table_partition_type(metadata)

@@ -7,6 +7,10 @@ Findings, each naming the procedure (with its arguments) that addresses it:
 - delete debt: data files that delete files apply to, so every read merges them (equality deletes
   that still apply included) -> ``rewrite_data_files`` with ``delete-file-threshold`` 1;
 - dangling deletes: position delete files that apply to no live data file -> ``rewrite_position_delete_files``;
+- dangling deletion vectors (v3): vectors whose data file is not live -> ``rewrite_data_files`` with
+  ``remove-dangling-deletes``;
+- deletion vector churn (v3): data files whose vector was replaced at least ``MANY_DV_REPLACEMENTS`` times in
+  the kept snapshots -> ``rewrite_data_files`` with ``delete-file-threshold`` 1, which applies the deletes;
 - manifests: at least ``MANY_MANIFESTS`` manifests, at least twice what ``rewrite_manifests`` would
   write -> ``rewrite_manifests``;
 - history: snapshots the table's own retention would expire now (``expire_preview`` with the
@@ -17,6 +21,9 @@ Findings, each naming the procedure (with its arguments) that addresses it:
 - properties: a table property icebook reads whose value cannot be used (``spec/properties.py``).
   The report still answers: measurements use the property's default, and the preview that needs it
   (compaction, manifest rewrite, expiry) is left out, as the procedure would fail or misread it.
+
+A v2 table's report also says what upgrading it to v3 would change (``HealthReport.v3.upgrade``, not a
+finding: a v2 table is not in debt for being v2).
 
 The thresholds are conventions of this report, named here; the procedures' own rules decide what
 they do.
@@ -46,6 +53,13 @@ from icebook.analysis.maintenance.health_sections import (
     history_health,
 )
 from icebook.analysis.maintenance.health_stream import measure_snapshot
+from icebook.analysis.maintenance.health_v3 import (
+    MANY_DV_REPLACEMENTS,
+    DeleteCollector,
+    V3Health,
+    v3_health,
+    vector_history,
+)
 from icebook.analysis.maintenance.orphans import DEFAULT_AGE_MS, OrphanReport, PendingOrphans
 from icebook.analysis.maintenance.rewrite_previews import ManifestRewritePreview, manifest_rewrite_preview
 from icebook.analysis.store.metrics import invalid_bounds
@@ -75,6 +89,14 @@ class ProcedureCall:
 
     def sql(self, identifier: str) -> str:
         return spark_call(identifier, self.name, self.args)
+
+
+_APPLY_DELETES = ProcedureCall(
+    name="rewrite_data_files",
+    args=(("options", "map('delete-file-threshold', '1')"),),
+    icebook="t.rewrite_data_files(options={'delete-file-threshold': 1})",
+)
+"""Rewrite every data file a delete file applies to: the deletes are applied and drop out."""
 
 
 class Area(StrEnum):
@@ -137,6 +159,9 @@ class HealthReport:
     notes: tuple[str, ...] = ()
     invalid_properties: tuple[PropertyError, ...] = ()
     """Table properties icebook reads whose values cannot be used; each is also a finding."""
+    v3: V3Health
+    """Format version 3: dangling deletion vectors and vector churn, or, for a v2 table, what upgrading it
+    would change (``icebook.analysis.maintenance.health_v3``)."""
 
     @property
     def healthy(self) -> bool:
@@ -208,11 +233,14 @@ def health(
     searching = PendingOrphans(metadata, metadata_location, store, fileio, now_ms=now) if list_files else None
     visitors = [v.visit for v in (pending, searching) if v is not None]
     schema = metadata.current_schema()
+    vectors = vector_history(table) if metadata.format_version >= 3 else {}
+    deletes = DeleteCollector(watch=set(vectors))
     bad_bounds: list[IcebookError] = []  # appended from the pass's worker threads (list.extend is atomic)
 
     def visit(manifest: ManifestFile, entries: pa.Table) -> None:
         live_entries = entries.filter(pc.not_equal(entries.column("status"), 2))  # a deleted entry is history
         bad_bounds.extend(invalid_bounds(live_entries, schema, manifest.manifest_path))
+        deletes.visit(manifest, entries)
         live = live_files(entries)
         for one in visitors:
             one(manifest, live)
@@ -236,8 +264,9 @@ def health(
     history = history_health(metadata, expirable, metadata_bytes, now)
     refs = _refs(metadata, expirable, now)
     orphans = searching.report() if searching is not None else None
+    v3 = v3_health(table, deletes, vectors)
     findings = [
-        *_findings(metadata, files, compaction, manifests, rewrite, history, refs, orphans),
+        *_findings(metadata, files, compaction, manifests, rewrite, history, refs, orphans, v3),
         *(_property_finding(e) for e in invalid),
         *_bounds_finding(bad_bounds),
     ]
@@ -256,6 +285,7 @@ def health(
         findings=tuple(findings),
         notes=tuple(notes),
         invalid_properties=invalid,
+        v3=v3,
     )
 
 
@@ -321,6 +351,45 @@ def _bounds_finding(errors: Sequence[IcebookError]) -> tuple[Finding, ...]:
     )
 
 
+def _v3_findings(v3: V3Health) -> list[Finding]:
+    out: list[Finding] = []
+    if v3.dangling:
+        shown = "; ".join(f"{d.path} @ {d.offset} names {d.data_file}" for d in v3.dangling[:5])
+        more = f" (and {len(v3.dangling) - 5} more)" if len(v3.dangling) > 5 else ""
+        out.append(
+            Finding(
+                area=Area.DELETE_DEBT,
+                title=f"{len(v3.dangling)} deletion vectors name a data file that is not live",
+                detail=(
+                    f"{shown}{more}. They delete nothing, yet every scan plan reads them and their Puffin files stay "
+                    "referenced. Removing dangling deletes drops them."
+                ),
+                procedure=ProcedureCall(
+                    name="rewrite_data_files",
+                    args=(("options", "map('remove-dangling-deletes', 'true')"),),
+                    icebook="t.rewrite_data_files(options={'remove-dangling-deletes': 'true'})",
+                ),
+            )
+        )
+    many = v3.many_replacements
+    if many:
+        worst = many[0]
+        out.append(
+            Finding(
+                area=Area.DELETE_DEBT,
+                title=f"{len(many)} data files had their deletion vector replaced {MANY_DV_REPLACEMENTS} times or more",
+                detail=(
+                    f"most: {worst.data_file}, {worst.vectors} vectors ({worst.replacements} replacements), "
+                    f"{worst.deleted_rows} rows deleted now. Each delete on such a file writes all of its deleted "
+                    "positions again, and every old vector's Puffin file stays until its snapshots expire. "
+                    "Rewriting the data files applies the deletes; expiring snapshots then frees the old vectors."
+                ),
+                procedure=_APPLY_DELETES,
+            )
+        )
+    return out
+
+
 def _path_identifier(location: str) -> str:
     parts = location.rstrip("/").split("/")
     return f"<catalog>.{parts[-2]}.{parts[-1]}" if len(parts) >= 2 else "<catalog>.<db>.<table>"
@@ -358,6 +427,7 @@ def _findings(
     history: HistoryHealth,
     refs: tuple[RefHealth, ...],
     orphans: OrphanReport | None,
+    v3: V3Health,
 ) -> list[Finding]:
     out: list[Finding] = []
     if compaction is not None and compaction.groups:
@@ -388,18 +458,16 @@ def _findings(
                     f"{debt.partition}: {debt.delete_records} delete records against {debt.records} rows. "
                     "Rewriting those data files applies the deletes."
                 ),
-                procedure=ProcedureCall(
-                    name="rewrite_data_files",
-                    args=(("options", "map('delete-file-threshold', '1')"),),
-                    icebook="t.rewrite_data_files(options={'delete-file-threshold': 1})",
-                ),
+                procedure=_APPLY_DELETES,
             )
         )
-    if files.dangling_deletes:
+    out.extend(_v3_findings(v3))
+    dangling = files.dangling_deletes - len(v3.dangling)  # vectors have their own finding
+    if dangling > 0:
         out.append(
             Finding(
                 area=Area.DELETE_DEBT,
-                title=f"{files.dangling_deletes} delete files apply to no live data file",
+                title=f"{dangling} delete files apply to no live data file",
                 detail="Their data files were rewritten or removed; readers still open them while planning. "
                 "Rewriting position delete files drops them.",
                 procedure=ProcedureCall(
