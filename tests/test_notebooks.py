@@ -53,6 +53,13 @@ KEY_VIEWS: dict[str, list[tuple[str, str]]] = {
         ("statistics file", ".stats"),
         ("provenance", "names agree"),
     ],
+    "90_format_v3": [
+        ("a deletion vector's positions", "1-3, 10, 20-24, 40"),
+        ("a replaced vector", "replaced: 4 → 9 deleted rows"),
+        ("row ids", "_last_updated_sequence_number"),
+        ("a variant as JSON", "extra_field"),
+        ("nanoseconds", "23:47:16.854775807"),
+    ],
     "80_time_lapse": [
         ("the growth chart", "ib-tl-growth"),
         ("heatmap small multiples", "ib-tl-multiple"),
