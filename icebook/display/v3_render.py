@@ -81,13 +81,18 @@ def _vector_lines(v: Any) -> list[str]:
     ]
 
 
+def _live(f: Any) -> str:
+    """The rows left after the vector; with v2 position delete files applying too, what counts them."""
+    if f.position_delete_files:
+        return f", {len(f.position_delete_files)} position delete files (v2) apply too"
+    return f", {f.live_rows} live"
+
+
 def dv_text(result: Any) -> str:
     lines = _wrap(f"deletion vectors at snapshot {result.snapshot_id}: {_dv_headline(result)}", "")
     for f in result.files:
-        lines += _wrap(f"{base_name(f.file_path)}  {f.record_count} rows, {f.live_rows} live", "  ")
+        lines += _wrap(f"{base_name(f.file_path)}  {f.record_count} rows{_live(f)}", "  ")
         lines += _vector_lines(f.vector) if f.vector else _wrap("no deletion vector")
-        if f.position_delete_files:
-            lines += _wrap(f"and {len(f.position_delete_files)} position delete files (v2)")
     for d in result.dangling:
         lines += _wrap(f"dangling, for {base_name(d.referenced_data_file)}:", "  ") + _vector_lines(d)
     return "\n".join([*lines, "findings:", *_findings_text(result.findings, result.location)])
@@ -109,8 +114,7 @@ def dv_body(result: Any, *, findings: bool = True) -> str:
                 f"<td>{esc(v.content_offset)}</td><td>{esc(v.content_size_in_bytes)}</td><td>{esc(v.cardinality)}</td>"
                 f"<td>{_strip(f.record_count, v.ranges)}<br><code>{esc(v.ranges_text())}</code></td>"
             )
-        extra = f" + {len(f.position_delete_files)} position delete files" if f.position_delete_files else ""
-        rows.append(f"<tr>{cells}<td>{esc(f.live_rows)}{esc(extra)}</td></tr>")
+        rows.append(f"<tr>{cells}<td>{esc(_live(f).removeprefix(', ') or '')}</td></tr>")
     more = (
         f'<div class="ib-muted">and {len(result.files) - _ROWS:,} more data files</div>'
         if len(result.files) > _ROWS

@@ -1,7 +1,8 @@
-"""The v3 inspector (``Table.v3``) on the scenario tables, held against Spark's metadata tables and rows, and
-on damaged copies: a deletion vector whose cardinality disagrees with its bitmap is one ``MetadataError``
-naming the Puffin file and the field; overlapping row-id ranges are a finding naming both files; a default of
-the wrong type is one ``MetadataError`` naming the metadata file and the field."""
+"""The v3 inspector (``Table.v3``) on dv_v3, on damaged copies of it, and on variant files Spark writes (every
+v3 scenario is held against Spark in ``test_v3_scenarios.py``): a deletion vector whose cardinality disagrees
+with its bitmap is one ``MetadataError`` naming the Puffin file and the field; overlapping row-id ranges are a
+finding naming both files; a default of the wrong type is one ``MetadataError`` naming the metadata file and
+the field."""
 
 from __future__ import annotations
 
@@ -13,90 +14,16 @@ import pytest
 
 import icebook
 from icebook.analysis.v3.defaults import Source
-from icebook.analysis.v3.file_fields import file_field_ids
 from icebook.analysis.v3.findings import Severity
 from icebook.display.registry import render_html, render_text
 from icebook.engines.spark_session import add_catalog
 from icebook.errors import MetadataError
-from icebook.scenarios import SCENARIOS
 from icebook.table import open_table
 from tests._support.damaged import ServingFileIO, rewrite_avro, with_edited_entry
 
 pytestmark = pytest.mark.spark
 
 DV_V3 = "dv_v3"
-ROW_ID = 2147483540  # the _row_id metadata column's field id
-
-
-def _spark_rows(spark: Any, query: str) -> list[Any]:
-    return spark.sql(query).collect()
-
-
-def test_dv_map_is_spark_position_deletes_at_every_snapshot(spark: Any, scenario_locations: dict[str, Path]) -> None:
-    t = icebook.open(scenario_locations[DV_V3])
-    name = SCENARIOS[DV_V3].table
-    seen_vectors = 0
-    for snapshot in t.snapshots:
-        dv_map = t.v3(snapshot.snapshot_id).deletion_vectors
-        ours = {
-            (v.referenced_data_file, p)
-            for v in (*dv_map.vectors, *dv_map.dangling)
-            for a, b in v.ranges
-            for p in range(a, b + 1)
-        }
-        theirs = {
-            (r.file_path, r.pos)
-            for r in _spark_rows(
-                spark, f"SELECT file_path, pos FROM {name}.position_deletes VERSION AS OF {snapshot.snapshot_id}"
-            )
-        }
-        assert ours == theirs, snapshot.snapshot_id
-        files = {
-            (r.referenced_data_file, r.file_path, r.content_offset, r.content_size_in_bytes, r.record_count)
-            for r in _spark_rows(
-                spark,
-                "SELECT referenced_data_file, file_path, content_offset, content_size_in_bytes, record_count "
-                f"FROM {name}.delete_files VERSION AS OF {snapshot.snapshot_id}",
-            )
-        }
-        assert {
-            (v.referenced_data_file, v.puffin_path, v.content_offset, v.content_size_in_bytes, v.cardinality)
-            for v in (*dv_map.vectors, *dv_map.dangling)
-        } == files
-        live = {
-            r.file_path
-            for r in _spark_rows(spark, f"SELECT file_path FROM {name}.data_files VERSION AS OF {snapshot.snapshot_id}")
-        }
-        assert {f.file_path for f in dv_map.files} == live
-        seen_vectors += len(dv_map.vectors)
-    assert seen_vectors > 0
-
-
-def test_row_id_ranges_are_spark_first_row_ids_and_row_ids(spark: Any, scenario_locations: dict[str, Path]) -> None:
-    t = icebook.open(scenario_locations[DV_V3])
-    name = SCENARIOS[DV_V3].table
-    lineage = t.v3().row_lineage
-    assert not lineage.findings
-    ours = {f.file_path: (f.first_row_id, f.end) for f in lineage.files}
-    spark_files = {
-        r.file_path: (r.first_row_id, r.record_count)
-        for r in _spark_rows(spark, f"SELECT file_path, first_row_id, record_count FROM {name}.data_files")
-    }
-    assert {p: (first, first + n) for p, (first, n) in spark_files.items()} == ours
-    # A row of a file without a _row_id column of its own reads first_row_id + _pos, within the file's range; a
-    # file an UPDATE wrote keeps the updated rows' ids in that column (spec: "Row Lineage").
-    physical = {p for p in ours if ROW_ID in file_field_ids(t.fileio, p, "PARQUET", None)}
-    assert physical  # the UPDATE's file
-    assert {f.file_path for f in lineage.files if f.row_ids_written} == physical
-    rows = _spark_rows(spark, f"SELECT _file, _pos, _row_id FROM {name}")
-    for r in rows:
-        first, end = ours[r._file]
-        if r._file not in physical:
-            assert r._row_id == first + r._pos and r._row_id < end
-    assert any(r._file not in physical for r in rows)
-    snapshots = {s.snapshot_id: (s.first_row_id, s.added_rows) for s in lineage.snapshots}
-    assert snapshots == {s.snapshot_id: (s.first_row_id, s.added_rows) for s in t.snapshots}
-    assert max(s.end or 0 for s in lineage.snapshots) == t.metadata.next_row_id
 
 
 def test_the_view_shows_each_vector_and_range(scenario_locations: dict[str, Path]) -> None:
