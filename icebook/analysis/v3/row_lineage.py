@@ -28,10 +28,9 @@ from icebook.analysis.store.table_like import TableLike
 from icebook.analysis.v3.file_fields import file_field_ids
 from icebook.analysis.v3.findings import Severity, V3Finding
 from icebook.spec.manifest import FileContent, ManifestContent
+from icebook.spec.schema import ROW_ID_ID
 from icebook.spec.snapshots import Snapshot, snapshot_sequence_number
 
-ROW_ID_FIELD_ID = 2147483540
-"""The ``_row_id`` metadata column's field id (spec: "Reserved Field IDs")."""
 _COLUMNS = (
     "status",
     "snapshot_id",
@@ -194,7 +193,7 @@ def _live_files(table: TableLike, snapshot: Snapshot) -> list[_Live]:
 
 def _writes_row_ids(table: TableLike, f: _Live) -> bool:
     """Whether the file holds a ``_row_id`` column of its own (read from its schema; footers are cached)."""
-    return ROW_ID_FIELD_ID in file_field_ids(table.fileio, f.path, f.file_format, f.size)
+    return ROW_ID_ID in file_field_ids(table.fileio, f.path, f.file_format, f.size)
 
 
 def _containing(ranges: list[SnapshotRowIds], starts: np.ndarray, value: int) -> SnapshotRowIds | None:
