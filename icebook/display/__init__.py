@@ -8,7 +8,7 @@ Entry points (the Table delegates to these):
 * ``table_html(table)``, ``snapshot_html(snapshot, metadata=None)``, ``tree_html(table, at=None)``,
   ``tree_text(table, at=None)``, ``diff_html(diff)``, ``evolution_html(evolution)``, ``lineage_html(lineage)``;
 * ``tree_widget(table, at=None)`` -> ``TreeWidget``; ``LineageWidget(table)``; ``DiffView(table)``;
-  ``EvolutionView(table)``; ``QueryPanel(table)``;
+  ``EvolutionView(table)``; ``QueryPanel(table)``; ``CostWidget(t.query_cost(...))``;
 * ``snapshot_timeline_chart(table)``, ``file_size_histogram(table, at)``, ``partition_heatmap(table, at)``;
 * ``explore(table)`` -> ``Workbench``: everything in tabs.
 
@@ -42,6 +42,7 @@ _EXPORTS = {
     "EvolutionView": "icebook.display.evolution_view",
     "evolution_html": "icebook.display.evolution_render",
     "QueryPanel": "icebook.display.query_panel",
+    "CostWidget": "icebook.display.cost_view",
     "query_panel": "icebook.display.query_panel",
     "VegaChart": "icebook.display.charts",
     "snapshot_timeline_chart": "icebook.display.charts",

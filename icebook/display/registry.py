@@ -142,7 +142,14 @@ _BUILTIN: tuple[tuple[str, str, str, str, str, str | None], ...] = (
         None,
     ),
     ("icebook.analysis.scan.planner", "ScanPlan", "icebook.display.summary_render", "plan_text", "plan_html", None),
-    ("icebook.analysis.cost.query_cost", "QueryCost", "icebook.display.cost_render", "cost_text", "cost_html", None),
+    (
+        "icebook.analysis.cost.query_cost",
+        "QueryCost",
+        "icebook.display.cost_render",
+        "cost_text",
+        "cost_html",
+        "icebook.display.cost_view:CostWidget",
+    ),
     ("icebook.analysis.cost.storage", "Storage", "icebook.display.cost_render", "storage_text", "storage_html", None),
     (
         "icebook.analysis.cost.compare_plans",
