@@ -9,7 +9,8 @@ Entry points (the Table delegates to these):
   ``tree_text(table, at=None)``, ``diff_html(diff)``, ``evolution_html(evolution)``, ``lineage_html(lineage)``;
 * ``tree_widget(table, at=None)`` -> ``TreeWidget``; ``LineageWidget(table)``; ``DiffView(table)``;
   ``EvolutionView(table)``; ``QueryPanel(table)``; ``CostWidget(t.query_cost(...))``;
-* ``snapshot_timeline_chart(table)``, ``file_size_histogram(table, at)``, ``partition_heatmap(table, at)``;
+* ``snapshot_timeline_chart(table)``, ``file_size_histogram(table, at)``, ``partition_heatmap(table, at)``,
+  ``storage_chart(t.storage())``;
 * ``explore(table)`` -> ``Workbench``: everything in tabs.
 
 Submodules are imported lazily so ``import icebook`` stays light (ipywidgets, anywidget, altair load
@@ -49,6 +50,7 @@ _EXPORTS = {
     "file_size_histogram": "icebook.display.charts",
     "partition_heatmap": "icebook.display.charts",
     "files_per_spec_chart": "icebook.display.charts",
+    "storage_chart": "icebook.display.charts",
     "explore": "icebook.display.workbench",
     "Workbench": "icebook.display.workbench",
 }

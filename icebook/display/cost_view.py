@@ -1,5 +1,6 @@
 """A read's cost as a live widget: the summary, then a map from the files read to their row groups, one box
 per row group (read or skipped), the reason and the bytes on hover, the chosen row group's detail on a click.
+And where a table's bytes are (``t.storage()``) as its report above the chart of its parts.
 
 Python builds the map (``cost_render.file_map``, plain JSON) and sends it a page of files at a time
 (``limit`` grows by "show more"); ``widgets/cost.js`` draws it with ``textContent`` only. Clicking a row
@@ -11,11 +12,14 @@ from __future__ import annotations
 from typing import Any
 
 import anywidget
+import ipywidgets as W
 import traitlets
 
 from icebook.analysis.cost.query_cost import QueryCost
+from icebook.analysis.cost.storage import Storage
 from icebook.display._base import StaticHTML
 from icebook.display.assets import STYLESHEET, widget_module
+from icebook.display.charts import storage_chart
 from icebook.display.cost_render import file_map
 from icebook.display.registry import render_html
 
@@ -53,4 +57,18 @@ class CostWidget(StaticHTML, anywidget.AnyWidget):  # type: ignore[misc]
         return render_html(self.cost)
 
 
-__all__ = ["PAGE", "CostWidget"]
+class StorageView(StaticHTML, W.VBox):  # type: ignore[misc]
+    """The storage report (its static HTML) with the chart of its parts below."""
+
+    def __init__(self, storage: Storage, **kwargs: Any) -> None:
+        self.storage = storage
+        self.chart = W.Output()
+        self.chart.append_display_data(storage_chart(storage))
+        super().__init__([W.HTML(render_html(storage)), self.chart], **kwargs)
+        self.add_class("ib-storage-view")
+
+    def _repr_html_(self) -> str:
+        return render_html(self.storage)
+
+
+__all__ = ["PAGE", "CostWidget", "StorageView"]

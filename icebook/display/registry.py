@@ -150,7 +150,14 @@ _BUILTIN: tuple[tuple[str, str, str, str, str, str | None], ...] = (
         "cost_html",
         "icebook.display.cost_view:CostWidget",
     ),
-    ("icebook.analysis.cost.storage", "Storage", "icebook.display.cost_render", "storage_text", "storage_html", None),
+    (
+        "icebook.analysis.cost.storage",
+        "Storage",
+        "icebook.display.cost_render",
+        "storage_text",
+        "storage_html",
+        "icebook.display.cost_view:StorageView",
+    ),
     (
         "icebook.analysis.cost.compare_plans",
         "PlanComparison",

@@ -1,6 +1,7 @@
 """The query cost's live map in a real JupyterLab: one box per row group of each file read, a skipped row
 group's reason shown on hover (and its detail on a click), the kernel filtering the files to those with a
-row group skipped, and what a file says shown as text, never as markup."""
+row group skipped, and what a file says shown as text, never as markup. And ``t.storage()``'s report with
+the chart of its parts."""
 
 from __future__ import annotations
 
@@ -9,8 +10,8 @@ from pathlib import Path
 
 from _lab import ARTIFACTS, REPO, LabPage, LabServer
 from _support.cost_table import write_cost_table
-from _widgets import CELLS_PRELUDE, INJECTED_JS, cell, run_notebook
-from playwright.sync_api import Dialog, expect
+from _widgets import CELLS_PRELUDE, INJECTED_JS, cell, record_dialogs, run_notebook
+from playwright.sync_api import expect
 
 from icebook.display.cost_render import file_map
 
@@ -22,6 +23,7 @@ CELLS = [
     "t = write_cost_table(pathlib.Path(tempfile.mkdtemp()))",
     f"cost = t.query_cost({PREDICATE!r}, at=t.snapshots[0].snapshot_id)\ncost",
     f"dataclasses.replace(cost, row_groups=cost.row_groups.assign(reason={PAYLOAD!r}))",
+    "t.storage()",
 ]
 
 
@@ -31,13 +33,7 @@ def test_cost_map_shows_a_skipped_row_groups_reason(lab_page: LabPage, lab_serve
     skipped = [(f, g) for f in expected for g in f["groups"] if not g["kept"]]
     assert skipped and any(g["kept"] for f in expected for g in f["groups"])
     page = lab_page.page
-    dialogs: list[str] = []
-
-    def on_dialog(dialog: Dialog) -> None:
-        dialogs.append(dialog.message)
-        dialog.dismiss()
-
-    page.on("dialog", on_dialog)
+    dialogs = record_dialogs(page)
     run_notebook(lab_page, lab_server, "cost.ipynb", CELLS)
 
     widget = cell(page, 1).locator(".ib-cost-widget")
@@ -74,4 +70,13 @@ def test_cost_map_shows_a_skipped_row_groups_reason(lab_page: LabPage, lab_serve
     expect(hostile.locator(".ib-cost-detail")).to_contain_text(PAYLOAD)
     page.wait_for_timeout(1_000)  # time for an injected handler to fire, were there one
     assert dialogs == [] and page.evaluate(INJECTED_JS) == {"imgs": 0, "scripts": 0, "handlers": 0}
+
+    storage = table.storage()
+    view = cell(page, 3).locator(".ib-storage-view")
+    expect(view.locator(".ib-grid").first).to_contain_text("metadata: manifests")
+    chart = view.locator(".vega-embed svg").first
+    expect(chart).to_contain_text("Bytes under the table's location")
+    for category in storage.categories["category"]:
+        expect(chart).to_contain_text(category)
+    expect(chart).to_contain_text("Content files by partition")
     lab_page.assert_clean()

@@ -1,6 +1,7 @@
 """The query cost's map from files to row groups: the one map (``file_map``) equals the cost's frame, the text
 fits the terminal's width (100 columns when there is no terminal), the static HTML escapes what the files
-say, and the live widget pages its files and filters them to those with a row group skipped."""
+say, and the live widget pages its files and filters them to those with a row group skipped. And the chart
+of where a table's bytes are (``t.storage()``)."""
 
 from __future__ import annotations
 
@@ -11,9 +12,11 @@ import pandas as pd
 import pytest
 from _support.cost_table import write_cost_table
 
+from icebook.display.charts import MAX_STORAGE_PARTITIONS, STORAGE_COLORS, storage_chart, storage_frame
 from icebook.display.cost_render import TEXT_WIDTH, cost_text, file_map
-from icebook.display.cost_view import PAGE, CostWidget
+from icebook.display.cost_view import PAGE, CostWidget, StorageView
 from icebook.display.registry import render_html, render_widget
+from icebook.text import byte_size
 
 HOSTILE = "<img src=x onerror=alert(2)>"
 
@@ -107,3 +110,52 @@ def test_the_widget_pages_files_and_shows_only_those_skipping(skipping: Any) -> 
     assert len(wide.files) == 1 and wide.matching == len(file_map(many)) > 1
     wide.limit = 2
     assert [f["path"] for f in wide.files] == [f["path"] for f in file_map(many)[:2]]
+
+
+# ---------------------------------------------------------------------- where the bytes are: the chart
+
+
+@pytest.fixture(scope="module")
+def storage(table: Any) -> Any:
+    return table.storage()
+
+
+def test_the_storage_chart_draws_every_category_and_partition(storage: Any) -> None:
+    frame, unit = storage_frame(storage)
+    assert list(frame["category"]) == list(storage.categories["category"])
+    assert [round(a * unit[0]) for a in frame["amount"]] == list(storage.categories["bytes"])
+    assert set(frame["kind"]) <= set(STORAGE_COLORS.domain) and "data" in set(frame["kind"])
+    chart = storage_chart(storage)
+    assert chart.vega["$schema"].endswith("vega/v5.json")
+    svg = chart.to_svg()
+    for category, size in zip(frame["category"], frame["size"], strict=True):
+        assert f">{category}<" in svg and f">{size}<" in svg
+    assert f"Bytes under the table's location: {byte_size(storage.bytes)}" in svg
+    _categories, by_partition = chart.chart.vconcat
+    drawn = by_partition.data
+    assert int(drawn["bytes"].sum()) == int(storage.by_partition["bytes"].sum())
+    assert set(drawn["partition"]) == set(storage.by_partition["partition"].astype(str))
+
+
+def test_the_partitions_past_twenty_are_summed_into_one_bar(storage: Any) -> None:
+    many = pd.DataFrame(
+        {
+            "partition": [f"p={i}" for i in range(30)],
+            "category": "data",
+            "files": 1,
+            "bytes": [100 + i for i in range(30)],
+        }
+    )
+    chart = storage_chart(dataclasses.replace(storage, by_partition=many))
+    drawn = chart.chart.vconcat[1].data
+    assert len(drawn) == MAX_STORAGE_PARTITIONS and int(drawn["bytes"].sum()) == int(many["bytes"].sum())
+    assert "(11 other partitions)" in set(drawn["partition"]) and "p=29" in set(drawn["partition"])
+    assert "p=0" not in set(drawn["partition"])  # the smallest are summed
+
+
+def test_storage_shows_its_report_above_its_chart(storage: Any) -> None:
+    view = render_widget(storage)
+    assert isinstance(view, StorageView)
+    html, output = view.children
+    assert html.value == render_html(storage)
+    assert output.outputs[0]["data"]["application/vnd.vega.v5+json"] == storage_chart(storage).vega
