@@ -9,6 +9,7 @@ import time
 from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
+from typing import Any
 from urllib.parse import quote
 
 import pytest
@@ -197,10 +198,7 @@ def test_tables_sorted_by_live_bytes_page_by_page(server: Server, lake_folder: P
     assert status == 200 and isinstance(whole, dict), whole
     tables = whole["tables"]
     names = [t["name"] for t in tables]
-    from pyiceberg.catalog.sql import SqlCatalog
-
-    folder = lake_folder / "healthy"
-    catalog = SqlCatalog("healthy", uri=f"sqlite:///{folder / 'catalog.db'}", warehouse=(folder / "warehouse").as_uri())
+    catalog = _healthy(lake_folder)
     sized, expected = by_bytes(catalog, SIZED)
     assert names == [*sized, "lost", "unsized"], names
     assert {t["name"]: int(t["bytes"]) for t in tables[:5]} == expected
@@ -223,3 +221,38 @@ def test_tables_sorted_by_live_bytes_page_by_page(server: Server, lake_folder: P
     status, filtered, _ = server.get(query + "&filter=M")
     assert status == 200 and isinstance(filtered, dict)
     assert [t["name"] for t in filtered["tables"]] == [n for n in sized if "m" in n]
+
+
+def _healthy(lake_folder: Path) -> Any:
+    """The healthy catalog, as this process opens it (its tables are the server's)."""
+    from pyiceberg.catalog.sql import SqlCatalog
+
+    folder = lake_folder / "healthy"
+    return SqlCatalog("healthy", uri=f"sqlite:///{folder / 'catalog.db'}", warehouse=(folder / "warehouse").as_uri())
+
+
+def test_pages_sorted_by_bytes_keep_the_first_pages_order_and_a_first_page_reads_afresh(
+    server: Server, lake_folder: Path
+) -> None:
+    import pyarrow as pa
+
+    catalog = _healthy(lake_folder)
+    create_sized_tables(catalog, "growing")
+    order, _sizes = by_bytes(catalog, "growing")
+    query = "/icebook/lake/tables?catalog=healthy&namespace=growing&sort=bytes&limit=2"
+    status, first, _ = server.get(query)
+    assert status == 200 and isinstance(first, dict), first
+    names = [t["name"] for t in first["tables"]]
+    # The smallest table with rows grows past the largest while the pages are read.
+    grown = catalog.load_table("growing.small")
+    rows = 20_000
+    grown.append(pa.table({"id": pa.array(range(rows), pa.int64()), "name": [f"row {i}" for i in range(rows)]},
+                          schema=grown.schema().as_arrow()))  # fmt: skip
+    for offset in range(2, first["total"], 2):
+        status, page, _ = server.get(f"{query}&offset={offset}")
+        assert status == 200 and isinstance(page, dict), page
+        names += [t["name"] for t in page["tables"]]
+    assert names == [*order, "lost", "unsized"]  # every table once, in the first page's order
+    status, again, _ = server.get(query)
+    assert status == 200 and isinstance(again, dict)
+    assert [t["name"] for t in again["tables"]] == ["small", order[0]]  # read afresh

@@ -16,18 +16,24 @@ listed (``t.storage()``): over the 16 scenario tables, 57 times the time of thei
 thousands. (On a v3 table with deletion vectors the summary counts each vector's blob, ``t.storage()``
 the whole Puffin file.) Sorted by bytes, a page is cut from the whole
 namespace in that order, so every table's metadata file is read for it (the cheap pass of the namespace
-health report). A table whose bytes are unknown says why in its own place, and sorts after the others.
+health report). The pages after the first are cut from the order the first page was cut from (kept
+``ORDER_TTL_S`` seconds, while the namespace lists the same tables), so that paging neither reads every
+table again nor skips or repeats a table that changed size in between; a first page always reads afresh.
+A table whose bytes are unknown says why in its own place, and sorts after the others.
 """
 
 from __future__ import annotations
 
 import os
+import threading
+import time
+from collections import OrderedDict
 from collections.abc import Callable
 from dataclasses import asdict
 from pathlib import Path
 from typing import Any
 
-from icebook.analysis.maintenance.lake_health import Debt, TableHealth, read_cards, report_debts
+from icebook.analysis.maintenance.lake_health import Debt, Resolver, TableHealth, read_cards, report_debts
 from icebook.engines import spark_session
 from icebook.errors import IcebookError, NotFound, one_line
 from icebook.io import catalogs
@@ -41,6 +47,11 @@ MAX_PAGE = 500
 SORTS = ("name", "bytes")
 """How a namespace's tables are ordered: by name (only the page's tables are read) or by live bytes, largest
 first (every table's metadata file is read)."""
+ORDER_TTL_S = 300.0
+"""How long the pages after a first page sorted by bytes are cut from that page's order."""
+_MAX_ORDERS = 32
+_orders: OrderedDict[tuple[str, str, str], tuple[float, tuple[str, ...], list[TableHealth]]] = OrderedDict()
+_orders_lock = threading.Lock()
 
 
 def spark_catalogs() -> dict[str, spark_session.ConfiguredCatalog]:
@@ -158,7 +169,7 @@ def table_page(
     offset = max(offset, 0)
     limit = min(max(limit, 1), MAX_PAGE)
     if sort == "bytes":
-        rows = sorted(read_cards(catalog, names, resolve=resolve), key=_by_bytes)[offset : offset + limit]
+        rows = _ordered_by_bytes(catalog, namespace, wanted, names, resolve, first=offset == 0)[offset : offset + limit]
     else:
         rows = read_cards(catalog, names[offset : offset + limit], resolve=resolve)
     tables = [row_json(r) for r in rows]
@@ -207,6 +218,26 @@ def live_bytes(row: TableHealth) -> tuple[int | None, str | None]:
     if card.bytes is None:
         return None, f"bytes unknown: snapshot {card.current_snapshot_id}'s summary has no total-files-size"
     return card.bytes, None
+
+
+def _ordered_by_bytes(
+    catalog: str, namespace: str, wanted: str, names: list[str], resolve: Resolver | None, *, first: bool
+) -> list[TableHealth]:
+    """Every listed table's card, largest first: read afresh for a first page, else the first page's order
+    while it is recent and the listing is the same."""
+    key, listed, now = (catalog, namespace, wanted), tuple(names), time.monotonic()
+    if not first:
+        with _orders_lock:
+            found = _orders.get(key)
+        if found is not None and now - found[0] < ORDER_TTL_S and found[1] == listed:
+            return found[2]
+    rows = sorted(read_cards(catalog, names, resolve=resolve), key=_by_bytes)
+    with _orders_lock:
+        _orders[key] = (now, listed, rows)
+        _orders.move_to_end(key)
+        while len(_orders) > _MAX_ORDERS:
+            _orders.popitem(last=False)
+    return rows
 
 
 def _by_bytes(row: TableHealth) -> tuple[bool, int, str]:
