@@ -44,6 +44,7 @@ NOT_SMOKED = {
     "spark_start.py": "it starts Spark sessions, one cold from an empty Ivy home",
     "query_cost.py": "its footer reads are timed cold and warm in fresh processes (tests/analysis/test_query_cost.py checks the answers)",
     "synthetic_table.py": "the table builder the others run",
+    "table_bytes.py": "its tables are the scenario warehouse Spark builds",
     "large_table.py": "(smoked above with --measure)",
 }
 

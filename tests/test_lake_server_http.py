@@ -9,10 +9,12 @@ import time
 from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
+from typing import Any
 from urllib.parse import quote
 
 import pytest
 from _lake_http import NAMESPACE, Server, ServerFailed, lake_server
+from _support.sized_tables import by_bytes, create_sized_tables
 
 from icebook.server.handlers import ENDPOINTS, MAX_COUNT, MAX_TEXT, Param
 
@@ -36,12 +38,22 @@ def _healthy_catalog(folder: Path) -> dict[str, str]:
     )
     for i in range(TABLES):
         catalog.create_table(f"{NAMESPACE}.table_{i:02d}", schema)
+    create_sized_tables(catalog, SIZED)
     return {"type": "sql", **props}
 
 
+SIZED = "sized"
+"""A namespace of tables of different sizes (``_support.sized_tables``)."""
+
+
 @pytest.fixture(scope="module")
-def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
-    folder = tmp_path_factory.mktemp("lake-server")
+def lake_folder(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    return tmp_path_factory.mktemp("lake-server")
+
+
+@pytest.fixture(scope="module")
+def server(lake_folder: Path) -> Iterator[Server]:
+    folder = lake_folder
     try:
         with lake_server(folder, _healthy_catalog(folder / "healthy"), TIMEOUT_S) as running:
             yield running
@@ -64,6 +76,8 @@ def _valid(param: Param) -> str:
     """A well-formed value for ``param``, on the healthy catalog."""
     if param.kind == "count":
         return "0" if param.name == "offset" else "10"
+    if param.choices:
+        return param.choices[-1]
     return {"catalog": "healthy", "namespace": NAMESPACE, "table": "healthy.lake.table_00", "path": "x"}.get(
         param.name, ""
     )
@@ -115,6 +129,8 @@ def test_every_parameter_of_every_endpoint_fuzzed_gives_no_500(server: Server, s
         ("catalog=healthy", "'namespace' is required"),
         ("catalog=%20&namespace=lake", "catalog must not be empty"),
         ("catalog=healthy&namespace=la%00ke", "namespace contains a control character"),
+        ("catalog=healthy&namespace=lake&sort=size", "sort must be one of name, bytes, not 'size'"),
+        ("catalog=healthy&namespace=lake&sort=", "sort must be one of name, bytes, not ''"),
     ],
 )
 def test_bad_input_is_a_400_with_its_reason(server: Server, query: str, reason: str) -> None:
@@ -172,3 +188,71 @@ def test_many_clients_while_one_catalog_hangs_and_one_fails_halfway(server: Serv
     # And the healthy catalog still answers at once afterwards.
     status, body, seconds = server.get(f"/icebook/lake/tables?catalog=healthy&namespace={NAMESPACE}&limit=500")
     assert status == 200 and isinstance(body, dict) and body["total"] == TABLES and seconds < TIMEOUT_S
+
+
+def test_tables_sorted_by_live_bytes_page_by_page(server: Server, lake_folder: Path) -> None:
+    """Sorted by bytes: the largest first by the files' own sizes, unknown bytes after with why, in one line;
+    pages cut from that one order."""
+    query = f"/icebook/lake/tables?catalog=healthy&namespace={SIZED}&sort=bytes"
+    status, whole, _ = server.get(query)
+    assert status == 200 and isinstance(whole, dict), whole
+    tables = whole["tables"]
+    names = [t["name"] for t in tables]
+    catalog = _healthy(lake_folder)
+    sized, expected = by_bytes(catalog, SIZED)
+    assert names == [*sized, "lost", "unsized"], names
+    assert {t["name"]: int(t["bytes"]) for t in tables[:5]} == expected
+    lost, unsized = tables[5], tables[6]
+    assert lost["bytes"] is None and lost["badge"] == "error" and lost["bytes_error"] is None  # its error says why
+    assert "00098-lost.metadata.json" in lost["error"] and "\n" not in lost["error"], lost
+    assert unsized["bytes"] is None and unsized["error"] is None
+    assert (
+        unsized["bytes_error"].startswith("bytes unknown: snapshot ") and "total-files-size" in unsized["bytes_error"]
+    )
+    pages = []
+    for offset in range(0, len(tables), 3):
+        status, page, _ = server.get(f"{query}&offset={offset}&limit=3")
+        assert status == 200 and isinstance(page, dict) and page["total"] == len(tables)
+        pages += [t["name"] for t in page["tables"]]
+    assert pages == names
+    status, by_name, _ = server.get(query.replace("sort=bytes", "sort=name"))
+    assert status == 200 and isinstance(by_name, dict)
+    assert [t["name"] for t in by_name["tables"]] == sorted(names)
+    status, filtered, _ = server.get(query + "&filter=M")
+    assert status == 200 and isinstance(filtered, dict)
+    assert [t["name"] for t in filtered["tables"]] == [n for n in sized if "m" in n]
+
+
+def _healthy(lake_folder: Path) -> Any:
+    """The healthy catalog, as this process opens it (its tables are the server's)."""
+    from pyiceberg.catalog.sql import SqlCatalog
+
+    folder = lake_folder / "healthy"
+    return SqlCatalog("healthy", uri=f"sqlite:///{folder / 'catalog.db'}", warehouse=(folder / "warehouse").as_uri())
+
+
+def test_pages_sorted_by_bytes_keep_the_first_pages_order_and_a_first_page_reads_afresh(
+    server: Server, lake_folder: Path
+) -> None:
+    import pyarrow as pa
+
+    catalog = _healthy(lake_folder)
+    create_sized_tables(catalog, "growing")
+    order, _sizes = by_bytes(catalog, "growing")
+    query = "/icebook/lake/tables?catalog=healthy&namespace=growing&sort=bytes&limit=2"
+    status, first, _ = server.get(query)
+    assert status == 200 and isinstance(first, dict), first
+    names = [t["name"] for t in first["tables"]]
+    # The smallest table with rows grows past the largest while the pages are read.
+    grown = catalog.load_table("growing.small")
+    rows = 20_000
+    grown.append(pa.table({"id": pa.array(range(rows), pa.int64()), "name": [f"row {i}" for i in range(rows)]},
+                          schema=grown.schema().as_arrow()))  # fmt: skip
+    for offset in range(2, first["total"], 2):
+        status, page, _ = server.get(f"{query}&offset={offset}")
+        assert status == 200 and isinstance(page, dict), page
+        names += [t["name"] for t in page["tables"]]
+    assert names == [*order, "lost", "unsized"]  # every table once, in the first page's order
+    status, again, _ = server.get(query)
+    assert status == 200 and isinstance(again, dict)
+    assert [t["name"] for t in again["tables"]] == ["small", order[0]]  # read afresh

@@ -167,3 +167,15 @@ def test_help_is_grouped_in_order() -> None:
     for command in COMMANDS:
         assert f"    {command.name} " in text
     assert text.index("    demo ") > positions[-1] and text.index("    files ") < positions[1]
+
+
+def test_a_frame_is_text_inside_a_notebook_kernel_too(monkeypatch: pytest.MonkeyPatch) -> None:
+    # In a kernel rich would display its table as a notebook output of its own and write nothing to its file:
+    # the text/plain of a result would come out empty, and a stray table would show above the live view.
+    import rich.console
+
+    shown: list[object] = []
+    monkeypatch.setattr(rich.console, "_is_jupyter", lambda: True)
+    monkeypatch.setattr("rich.jupyter.display", lambda *args: shown.append(args))
+    text = frame_text(pd.DataFrame({"file_path": ["a.parquet"], "rows": [3]}), width=40)
+    assert "a.parquet" in text and shown == []

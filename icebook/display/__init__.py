@@ -8,8 +8,9 @@ Entry points (the Table delegates to these):
 * ``table_html(table)``, ``snapshot_html(snapshot, metadata=None)``, ``tree_html(table, at=None)``,
   ``tree_text(table, at=None)``, ``diff_html(diff)``, ``evolution_html(evolution)``, ``lineage_html(lineage)``;
 * ``tree_widget(table, at=None)`` -> ``TreeWidget``; ``LineageWidget(table)``; ``DiffView(table)``;
-  ``EvolutionView(table)``; ``QueryPanel(table)``;
-* ``snapshot_timeline_chart(table)``, ``file_size_histogram(table, at)``, ``partition_heatmap(table, at)``;
+  ``EvolutionView(table)``; ``QueryPanel(table)``; ``CostWidget(t.query_cost(...))``;
+* ``snapshot_timeline_chart(table)``, ``file_size_histogram(table, at)``, ``partition_heatmap(table, at)``,
+  ``storage_chart(t.storage())``;
 * ``explore(table)`` -> ``Workbench``: everything in tabs.
 
 Submodules are imported lazily so ``import icebook`` stays light (ipywidgets, anywidget, altair load
@@ -42,12 +43,14 @@ _EXPORTS = {
     "EvolutionView": "icebook.display.evolution_view",
     "evolution_html": "icebook.display.evolution_render",
     "QueryPanel": "icebook.display.query_panel",
+    "CostWidget": "icebook.display.cost_view",
     "query_panel": "icebook.display.query_panel",
     "VegaChart": "icebook.display.charts",
     "snapshot_timeline_chart": "icebook.display.charts",
     "file_size_histogram": "icebook.display.charts",
     "partition_heatmap": "icebook.display.charts",
     "files_per_spec_chart": "icebook.display.charts",
+    "storage_chart": "icebook.display.charts",
     "explore": "icebook.display.workbench",
     "Workbench": "icebook.display.workbench",
 }

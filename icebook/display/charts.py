@@ -26,7 +26,7 @@ from icebook.analysis.tables.aggregates import CONTENT_KINDS, SizeCounts, bin_in
 from icebook.display._base import TableLike, cell_text, content_label
 from icebook.spec.metadata import MAIN_BRANCH
 from icebook.spec.snapshots import Operation
-from icebook.text import BYTE_UNITS, short_byte_size
+from icebook.text import BYTE_UNITS, byte_size, short_byte_size
 
 VL_VERSION = "5.20"
 _OP_COLOR = {
@@ -38,6 +38,17 @@ _OP_COLOR = {
 OP_COLORS = alt.Scale(domain=[op.value for op in _OP_COLOR], range=list(_OP_COLOR.values()))
 MAX_HEATMAP_ROWS = 20
 MAX_HEATMAP_COLUMNS = 24
+MAX_STORAGE_PARTITIONS = 20
+_STORAGE_COLOR = {
+    "data": "#2da44e",
+    "deletes": "#cf222e",
+    "other refs": "#0969da",
+    "history": "#fb8500",
+    "metadata": "#8c959f",
+    "orphans": "#8250df",
+    "hidden files": "#d0d7de",
+}
+STORAGE_COLORS = alt.Scale(domain=list(_STORAGE_COLOR), range=list(_STORAGE_COLOR.values()))
 
 
 class VegaChart:
@@ -471,3 +482,81 @@ def files_per_spec_chart(ev: Evolution) -> VegaChart:
         .properties(width=560, height=160, title="Live data files per partition spec")
     )
     return VegaChart(chart, title="files per spec")
+
+
+def storage_frame(storage: Any) -> tuple[pd.DataFrame, tuple[int, str]]:
+    """``t.storage()``'s categories as the chart draws them: each with its ``kind`` (the part before a colon:
+    data, deletes, other refs, history, metadata, orphans, hidden files), ``size`` in words and ``amount``
+    in the one unit of the axis (returned beside)."""
+    cats = storage.categories
+    unit = _unit_for(float(cats["bytes"].max()) if len(cats) else 0.0)
+    df = cats.assign(
+        kind=cats["category"].str.split(":", n=1).str[0].str.strip(),
+        size=[byte_size(int(b)) for b in cats["bytes"]],
+        amount=cats["bytes"].astype("float64") / unit[0],
+    )
+    return df, unit
+
+
+def storage_chart(storage: Any) -> VegaChart:
+    """Where a table's bytes are (``t.storage()``): one bar per category, in the report's order, coloured by
+    kind; below, the content files of the partitions with the most bytes (the rest summed into one bar),
+    stacked by category in the same colours."""
+    df, unit = storage_frame(storage)
+    total = int(df["bytes"].sum())
+    bars = (
+        alt.Chart(df[["category", "kind", "files", "bytes", "size", "amount", "detail"]])
+        .mark_bar()
+        .encode(
+            y=alt.Y("category:N", sort=list(df["category"]), title=None, axis=alt.Axis(labelLimit=240)),
+            x=alt.X("amount:Q", title=unit[1]),
+            color=alt.Color("kind:N", scale=STORAGE_COLORS, legend=None),
+            tooltip=[
+                "category:N",
+                alt.Tooltip("files:Q", format=","),
+                alt.Tooltip("bytes:Q", format=","),
+                "size:N",
+                "detail:N",
+            ],
+        )
+    )
+    labels = bars.mark_text(align="left", dx=3).encode(text="size:N", color=alt.value("#59636e"))
+    files = int(df["files"].sum())
+    chart: Any = (bars + labels).properties(
+        width=420, height=alt.Step(20), title=f"Bytes under the table's location: {byte_size(total)} in {files:,} files"
+    )
+    parts = storage.by_partition
+    if len(parts):
+        label, rest = _top(
+            parts["partition"].astype(str), parts["bytes"], MAX_STORAGE_PARTITIONS, "({n} other partitions)"
+        )
+        grouped = (
+            parts.assign(partition=label)
+            .groupby(["partition", "category"], as_index=False, sort=False)[["files", "bytes"]]
+            .sum()
+        )
+        grouped = grouped.assign(
+            kind=grouped["category"].str.split(":", n=1).str[0].str.strip(),
+            size=[byte_size(int(b)) for b in grouped["bytes"]],
+            amount=grouped["bytes"] / unit[0],
+        )
+        shown = f"{grouped['partition'].nunique():,} partitions" + (f", {rest:,} of them summed" if rest else "")
+        by_partition = (
+            alt.Chart(grouped)
+            .mark_bar()
+            .encode(
+                y=alt.Y("partition:N", sort="-x", title=None, axis=alt.Axis(labelLimit=240)),
+                x=alt.X("sum(amount):Q", title=unit[1]),
+                color=alt.Color("kind:N", scale=STORAGE_COLORS, title="kind"),
+                tooltip=[
+                    "partition:N",
+                    "category:N",
+                    alt.Tooltip("files:Q", format=","),
+                    alt.Tooltip("bytes:Q", format=","),
+                    "size:N",
+                ],
+            )
+            .properties(width=420, height=alt.Step(16), title=f"Content files by partition ({shown})")
+        )
+        chart = alt.vconcat(chart, by_partition)
+    return VegaChart(chart, title="storage")

@@ -1,55 +1,109 @@
 """How a read's cost is shown: the totals and top reasons, then a map from the files read to their row groups
-(text for the terminal and the command line; static, escaped HTML for notebooks)."""
+(text for the terminal and the command line, in ``TEXT_WIDTH`` columns unless the terminal says otherwise;
+static, escaped HTML for notebooks; the live view in ``cost_view``). ``file_map`` is the one map all three
+draw."""
 
 from __future__ import annotations
 
 from typing import Any
 
 from icebook.display._base import base_name, esc, frame, frame_table_html
-from icebook.display.terminal import frame_text
+from icebook.display.terminal import fit_lines, frame_text, shorten, terminal_width
 from icebook.text import byte_size
 
+TEXT_WIDTH = 100
+"""Columns of the text map when the output is no terminal (a pipe, a notebook's text/plain)."""
 _TEXT_FILES = 40  # files the text map lists (the frame holds them all)
 _HTML_FILES = 200
+_NAME_WIDTH = 36
+_BYTES_WIDTH = 10
 
 
-def _by_file(cost: Any) -> list[tuple[str, Any]]:
-    return list(cost.row_groups.groupby("file_path", sort=False))
-
-
-def cost_text(cost: Any) -> str:
-    lines = [cost.summary(), "", "files -> row groups (R read, . skipped; bytes read):"]
-    files = _by_file(cost)
-    for path, group in files[:_TEXT_FILES]:
+def file_map(cost: Any) -> list[dict[str, Any]]:
+    """The files read, in the plan's order, each with its row groups (JSON-ready): ``path``, ``name``,
+    ``format``, ``note`` (why a file has no row-group detail, else None), ``row_groups`` and ``skipped``
+    (counts), ``bytes_read`` (None without detail) and its text, and ``groups``: each row group's
+    ``row_group``, ``rows``, ``kept``, ``reason``, ``bytes_read``, ``total_bytes`` and a ``label``."""
+    out: list[dict[str, Any]] = []
+    for path, group in cost.row_groups.groupby("file_path", sort=False):
+        base = {"path": str(path), "name": base_name(str(path)), "format": str(group["file_format"].iloc[0])}
         if group["row_group"].isna().all():
-            lines.append(f"  {base_name(path)}  {group['reason'].iloc[0]}")
+            note = str(group["reason"].iloc[0])
+            out.append({**base, "note": note, "row_groups": 0, "skipped": 0, "bytes_read": None,
+                        "bytes_read_text": byte_size(None), "groups": []})  # fmt: skip
             continue
-        marks = "".join("R" if k else "." for k in group["kept"])
-        lines.append(f"  {base_name(path)}  [{marks}]  {byte_size(int(group['bytes_read'].sum()))}")
+        groups: list[dict[str, Any]] = [
+            {
+                "row_group": int(r.row_group),
+                "rows": int(r.rows),
+                "kept": bool(r.kept),
+                "reason": str(r.reason),
+                "bytes_read": int(r.bytes_read),
+                "total_bytes": int(r.total_bytes),
+                "label": f"row group {int(r.row_group)}: {int(r.rows):,} rows, "
+                f"{'read' if r.kept else 'skipped'}: {r.reason}; "
+                f"{byte_size(int(r.bytes_read))} read of {byte_size(int(r.total_bytes))}",
+            }
+            for r in group.itertuples()
+        ]
+        read = sum(g["bytes_read"] for g in groups)
+        out.append({**base, "note": None, "row_groups": len(groups), "skipped": sum(not g["kept"] for g in groups),
+                    "bytes_read": read, "bytes_read_text": byte_size(read), "groups": groups})  # fmt: skip
+    return out
+
+
+def _marks(groups: list[dict[str, Any]], width: int) -> str:
+    """``R`` for each row group read, ``.`` for each skipped, in ``width`` characters (the rest counted)."""
+    marks = "".join("R" if g["kept"] else "." for g in groups)
+    if len(marks) <= width:
+        return marks
+    shown = max(width - len(f"…+{len(marks)}"), 0)
+    return marks[:shown] + f"…+{len(marks) - shown}"
+
+
+def cost_text(cost: Any, width: int | None = None) -> str:
+    """The summary and the map in ``width`` columns (the terminal's, else ``TEXT_WIDTH``)."""
+    width = width or terminal_width() or TEXT_WIDTH
+    files = file_map(cost)
+    lines = [fit_lines(cost.summary(), width), "", "files -> row groups (R read, . skipped; bytes read):"]
+    name_width = min(_NAME_WIDTH, max([len(f["name"]) for f in files] or [1]))
+    marks_width = max(width - name_width - _BYTES_WIDTH - 8, 8)  # "  name  [marks]  bytes"
+    shown = files[:_TEXT_FILES]
+    marks_width = min(marks_width, max([len(f["groups"]) for f in shown] or [1]))
+    for f in shown:
+        name = shorten(f["name"], name_width).ljust(name_width)
+        if f["note"] is not None:
+            lines.append(shorten(f"  {name}  {f['note']}", width))
+            continue
+        marks = f"[{_marks(f['groups'], marks_width)}]"
+        lines.append(f"  {name}  {marks:<{marks_width + 2}}  {f['bytes_read_text']:>{_BYTES_WIDTH}}")
     if len(files) > _TEXT_FILES:
-        lines.append(f"  ... and {len(files) - _TEXT_FILES:,} more files (QueryCost.row_groups holds every one)")
+        lines.append(
+            fit_lines(
+                f"  ... and {len(files) - _TEXT_FILES:,} more files (QueryCost.row_groups holds every one)", width
+            )
+        )
     skipped = cost.row_groups[~cost.row_groups["kept"]]
     if len(skipped):
-        lines += ["", frame_text(skipped[["file_path", "row_group", "rows", "reason"]].head(20))]
+        lines += ["", frame_text(skipped[["file_path", "row_group", "rows", "reason"]].head(20), width=width)]
     return "\n".join(lines)
 
 
 def cost_html(cost: Any) -> str:
     cells = []
-    files = _by_file(cost)
-    for path, group in files[:_HTML_FILES]:
-        if group["row_group"].isna().all():
-            boxes = f'<span class="ib-muted">{esc(group["reason"].iloc[0])}</span>'
+    files = file_map(cost)
+    for f in files[:_HTML_FILES]:
+        if f["note"] is not None:
+            boxes = f'<span class="ib-muted">{esc(f["note"])}</span>'
         else:
             boxes = "".join(
-                f'<span class="ib-badge {"ib-added" if r.kept else "ib-removed"}" '
-                f'title="{esc(f"row group {r.row_group}, {r.rows} rows: {r.reason}")}">{esc(r.row_group)}</span>'
-                for r in group.itertuples()
+                f'<span class="ib-badge {"ib-added" if g["kept"] else "ib-removed"}" '
+                f'title="{esc(g["label"])}">{esc(g["row_group"])}</span>'
+                for g in f["groups"]
             )
-        read = group["bytes_read"].sum() if group["bytes_read"].notna().any() else None
         cells.append(
-            f'<tr><td title="{esc(path)}"><code>{esc(base_name(path))}</code></td><td>{boxes}</td>'
-            f"<td>{esc(byte_size(None if read is None else int(read)))}</td></tr>"
+            f'<tr><td title="{esc(f["path"])}"><code>{esc(f["name"])}</code></td><td>{boxes}</td>'
+            f"<td>{esc(f['bytes_read_text'])}</td></tr>"
         )
     more = (
         f'<div class="ib-muted">and {len(files) - _HTML_FILES:,} more files</div>' if len(files) > _HTML_FILES else ""
@@ -99,4 +153,13 @@ def plans_html(comparison: Any) -> str:
     return frame(body, cls="ib-result")
 
 
-__all__ = ["cost_html", "cost_text", "plans_html", "plans_text", "storage_html", "storage_text"]
+__all__ = [
+    "TEXT_WIDTH",
+    "cost_html",
+    "cost_text",
+    "file_map",
+    "plans_html",
+    "plans_text",
+    "storage_html",
+    "storage_text",
+]

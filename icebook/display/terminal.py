@@ -246,7 +246,7 @@ def frame_text(df: pd.DataFrame, *, width: int | None = None, wide: bool = False
         table.add_row(*(shorten(row[i], w) for i, w in zip(shown, widths, strict=True)))
     console = Console(
         file=io.StringIO(), width=sum(widths) + 4 * len(shown) + 8 if wide else limit, color_system=None,
-        force_terminal=False, highlight=False, emoji=False, markup=False, soft_wrap=False,
+        force_terminal=False, force_jupyter=False, highlight=False, emoji=False, markup=False, soft_wrap=False,
     )  # fmt: skip
     console.print(table)
     text = "\n".join(line.rstrip() for line in console.file.getvalue().splitlines())  # type: ignore[attr-defined]

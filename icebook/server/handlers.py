@@ -41,12 +41,13 @@ _CONTROL = re.compile(r"[\x00-\x1f\x7f]")
 
 @dataclass(frozen=True)
 class Param:
-    """One query parameter of an endpoint: ``text`` (a name, a filter, a path) or ``count`` (a whole number
-    from 0 to ``MAX_COUNT``); a required one has no default."""
+    """One query parameter of an endpoint: ``text`` (a name, a filter, a path; one of ``choices`` when it
+    has them) or ``count`` (a whole number from 0 to ``MAX_COUNT``); a required one has no default."""
 
     name: str
     kind: Literal["text", "count"] = "text"
     default: str | int | None = None
+    choices: tuple[str, ...] = ()
 
     @property
     def required(self) -> bool:
@@ -78,6 +79,8 @@ def parse_param(param: Param, values: list[bytes]) -> str | int:
         return int(raw)
     if param.required and not raw.strip():
         raise tornado.web.HTTPError(400, f"{param.name} must not be empty")
+    if param.choices and raw not in param.choices:
+        raise tornado.web.HTTPError(400, f"{param.name} must be one of {', '.join(param.choices)}, not {raw[:80]!r}")
     return raw
 
 
@@ -191,6 +194,7 @@ class TablesHandler(_LakeHandler):
         Param("offset", "count", 0),
         Param("limit", "count", lake_browser.PAGE),
         Param("filter", default=""),
+        Param("sort", default=lake_browser.SORTS[0], choices=lake_browser.SORTS),
     )
 
     @tornado.web.authenticated
@@ -199,7 +203,7 @@ class TablesHandler(_LakeHandler):
 
         def page() -> Any:
             return lake_browser.table_page(
-                a["catalog"], a["namespace"], offset=a["offset"], limit=a["limit"], text=a["filter"]
+                a["catalog"], a["namespace"], offset=a["offset"], limit=a["limit"], text=a["filter"], sort=a["sort"]
             )
 
         await self._answer(a["catalog"], page, _error)

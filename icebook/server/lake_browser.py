@@ -7,17 +7,33 @@ a catalog of another type shows why it is not listed). A catalog that cannot be 
 one-line error in place of its namespaces; a table that cannot be read, with its error in place of its card.
 Tables come in pages: the namespace is listed once per request (one catalog call), and only the
 page's tables are resolved and their metadata files read, in parallel.
+
+Each table shows its **live bytes**: the data and delete files in main's current snapshot, as that
+snapshot's summary totals them (``total-files-size``), what ``t.storage()`` files under "data" and
+"deletes". Not history, other refs, metadata or orphans: those need the manifests read and the location
+listed (``t.storage()``): over the 16 scenario tables, 57 times the time of their metadata files alone
+(``benchmarks/table_bytes.py``), and growing with every file and manifest, too slow for a namespace of
+thousands. (On a v3 table with deletion vectors the summary counts each vector's blob, ``t.storage()``
+the whole Puffin file.) Sorted by bytes, a page is cut from the whole
+namespace in that order, so every table's metadata file is read for it (the cheap pass of the namespace
+health report). The pages after the first are cut from the order the first page was cut from (kept
+``ORDER_TTL_S`` seconds, while the namespace lists the same tables), so that paging neither reads every
+table again nor skips or repeats a table that changed size in between; a first page always reads afresh.
+A table whose bytes are unknown says why in its own place, and sorts after the others.
 """
 
 from __future__ import annotations
 
 import os
+import threading
+import time
+from collections import OrderedDict
 from collections.abc import Callable
 from dataclasses import asdict
 from pathlib import Path
 from typing import Any
 
-from icebook.analysis.maintenance.lake_health import Debt, TableHealth, read_cards, report_debts
+from icebook.analysis.maintenance.lake_health import Debt, Resolver, TableHealth, read_cards, report_debts
 from icebook.engines import spark_session
 from icebook.errors import IcebookError, NotFound, one_line
 from icebook.io import catalogs
@@ -28,6 +44,14 @@ from icebook.table import open_table
 
 PAGE = 100
 MAX_PAGE = 500
+SORTS = ("name", "bytes")
+"""How a namespace's tables are ordered: by name (only the page's tables are read) or by live bytes, largest
+first (every table's metadata file is read)."""
+ORDER_TTL_S = 300.0
+"""How long the pages after a first page sorted by bytes are cut from that page's order."""
+_MAX_ORDERS = 32
+_orders: OrderedDict[tuple[str, str, str], tuple[float, tuple[str, ...], list[TableHealth]]] = OrderedDict()
+_orders_lock = threading.Lock()
 
 
 def spark_catalogs() -> dict[str, spark_session.ConfiguredCatalog]:
@@ -121,9 +145,13 @@ def namespace_list(catalog: str, parent: str = "") -> dict[str, Any]:
         return {"error": one_line(exc)}
 
 
-def table_page(catalog: str, namespace: str, *, offset: int = 0, limit: int = PAGE, text: str = "") -> dict[str, Any]:
-    """One page of a namespace's tables (filtered by a case-insensitive substring of the name), each
-    with its card and metadata debts."""
+def table_page(
+    catalog: str, namespace: str, *, offset: int = 0, limit: int = PAGE, text: str = "", sort: str = "name"
+) -> dict[str, Any]:
+    """One page of a namespace's tables (filtered by a case-insensitive substring of the name, ordered by
+    ``sort``, one of ``SORTS``), each with its card, live bytes and metadata debts."""
+    if sort not in SORTS:
+        return {"error": f"sort must be one of {', '.join(SORTS)}, not {sort!r}"}
     spark = spark_catalogs()
     resolve = None
     try:
@@ -140,7 +168,10 @@ def table_page(catalog: str, namespace: str, *, offset: int = 0, limit: int = PA
         names = [n for n in names if wanted in n.rsplit(".", 1)[-1].casefold()]
     offset = max(offset, 0)
     limit = min(max(limit, 1), MAX_PAGE)
-    rows = read_cards(catalog, names[offset : offset + limit], resolve=resolve)
+    if sort == "bytes":
+        rows = _ordered_by_bytes(catalog, namespace, wanted, names, resolve, first=offset == 0)[offset : offset + limit]
+    else:
+        rows = read_cards(catalog, names[offset : offset + limit], resolve=resolve)
     tables = [row_json(r) for r in rows]
     if resolve is not None:  # the kernel's session may not be started yet: its tables open by their location
         for table in tables:
@@ -176,6 +207,45 @@ def locate(root_dir: str, path: str) -> dict[str, Any]:
     return {"path": os.fspath(target), "metadata_location": metadata, "name": target.name}
 
 
+def live_bytes(row: TableHealth) -> tuple[int | None, str | None]:
+    """A table's live bytes (data and delete files in main's current snapshot, from its summary), or None
+    and why they are unknown, in one line."""
+    if row.error is not None:
+        return None, row.error
+    card = row.card
+    if card is None or card.current_snapshot_id is None:
+        return 0, None  # no snapshot: nothing is live
+    if card.bytes is None:
+        return None, f"bytes unknown: snapshot {card.current_snapshot_id}'s summary has no total-files-size"
+    return card.bytes, None
+
+
+def _ordered_by_bytes(
+    catalog: str, namespace: str, wanted: str, names: list[str], resolve: Resolver | None, *, first: bool
+) -> list[TableHealth]:
+    """Every listed table's card, largest first: read afresh for a first page, else the first page's order
+    while it is recent and the listing is the same."""
+    key, listed, now = (catalog, namespace, wanted), tuple(names), time.monotonic()
+    if not first:
+        with _orders_lock:
+            found = _orders.get(key)
+        if found is not None and now - found[0] < ORDER_TTL_S and found[1] == listed:
+            return found[2]
+    rows = sorted(read_cards(catalog, names, resolve=resolve), key=_by_bytes)
+    with _orders_lock:
+        _orders[key] = (now, listed, rows)
+        _orders.move_to_end(key)
+        while len(_orders) > _MAX_ORDERS:
+            _orders.popitem(last=False)
+    return rows
+
+
+def _by_bytes(row: TableHealth) -> tuple[bool, int, str]:
+    """Largest first; unknown bytes after every known size; then by name."""
+    size, _why = live_bytes(row)
+    return size is None, -(size or 0), row.identifier
+
+
 def row_json(row: TableHealth) -> dict[str, Any]:
     card = asdict(row.card) if row.card is not None else None
     if card is not None and row.card is not None:
@@ -184,12 +254,16 @@ def row_json(row: TableHealth) -> dict[str, Any]:
         card["current_snapshot_id"] = (
             None if row.card.current_snapshot_id is None else str(row.card.current_snapshot_id)
         )
+    size, bytes_error = live_bytes(row)
     return {
         "identifier": row.identifier,
         "open": row.identifier,  # what the kernel opens: the name (a Spark session's table: its location)
         "name": row.identifier.rsplit(".", 1)[-1],
         "badge": row.badge,
         "error": row.error,
+        # Text, like snapshot ids: byte counts above 2**53 are exact only as digits.
+        "bytes": None if size is None else str(size),
+        "bytes_error": None if row.error is not None else bytes_error,
         "card": card,
         "debts": [debt_json(d, row.identifier) for d in row.debts],
     }
@@ -204,4 +278,4 @@ def debt_json(debt: Debt, identifier: str) -> dict[str, Any]:
     }
 
 
-__all__ = ["catalog_list", "deep_health", "locate", "namespace_list", "table_page"]
+__all__ = ["SORTS", "catalog_list", "deep_health", "live_bytes", "locate", "namespace_list", "table_page"]

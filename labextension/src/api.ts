@@ -42,6 +42,10 @@ export interface ITableRow {
   name: string;
   badge: 'ok' | 'debt' | 'error';
   error: string | null;
+  /** Live bytes (data and delete files in main's current snapshot, from its summary), as digits: exact. */
+  bytes: string | null;
+  /** Why the live bytes are unknown (a table that cannot be read says so in `error` instead). */
+  bytes_error: string | null;
   card: ICard | null;
   debts: IDebt[];
 }

@@ -11,6 +11,13 @@ import { ICatalog, IDebt, IDeepHealth, INamespaces, ITablePage, ITableRow, lakeR
 
 export const PAGE_SIZE = 100;
 
+/** What the bytes beside each table are, said on hover. */
+export const BYTES_MEANING =
+  "live bytes: the data and delete files in main's current snapshot, as its summary totals them " +
+  '(total-files-size); history, other refs, metadata and orphans are not counted (t.storage() has them all)';
+
+export type TableSort = 'name' | 'bytes';
+
 function el<K extends keyof HTMLElementTagNameMap>(
   tag: K,
   cls: string,
@@ -29,7 +36,7 @@ function count(n: number | null, unit: string): string {
 }
 
 function bytes(n: number | null): string {
-  if (n === null) {
+  if (n === null || Number.isNaN(n)) {
     return '? bytes';
   }
   const units = ['B', 'KiB', 'MiB', 'GiB', 'TiB'];
@@ -54,6 +61,7 @@ export interface ILakeActions {
 export class LakePanel extends Widget {
   private readonly list: HTMLUListElement;
   private readonly filter: HTMLInputElement;
+  private readonly sortBy: HTMLSelectElement;
   private readonly expanded = new Map<string, () => Promise<void>>();
   private timer: number | undefined;
 
@@ -82,6 +90,21 @@ export class LakePanel extends Widget {
     });
     this.node.appendChild(this.filter);
 
+    const sorting = el('label', 'ib-lake-sorting', 'Sort tables by ');
+    this.sortBy = el('select', 'ib-lake-sort jp-mod-styled');
+    for (const [value, label] of [
+      ['name', 'name'],
+      ['bytes', 'bytes (largest first)']
+    ]) {
+      const option = el('option', '', label);
+      option.value = value;
+      this.sortBy.appendChild(option);
+    }
+    this.sortBy.title = `Bytes: ${BYTES_MEANING}. Sorting by bytes reads every table's metadata file.`;
+    this.sortBy.addEventListener('change', () => void this.refilter());
+    sorting.appendChild(this.sortBy);
+    this.node.appendChild(sorting);
+
     this.list = el('ul', 'ib-lake-tree');
     this.node.appendChild(this.list);
     void this.refresh();
@@ -89,6 +112,10 @@ export class LakePanel extends Widget {
 
   get filterText(): string {
     return this.filter.value.trim();
+  }
+
+  get sort(): TableSort {
+    return this.sortBy.value === 'bytes' ? 'bytes' : 'name';
   }
 
   async refresh(): Promise<void> {
@@ -177,7 +204,8 @@ export class LakePanel extends Widget {
     item.dataset.namespace = namespace;
     const key = `${catalog}\u0000${namespace}`;
     const load = async (): Promise<void> => {
-      children.replaceChildren(el('li', 'ib-lake-loading', 'Listing tables…'));
+      const reading = this.sort === 'bytes' ? "Listing tables and reading each one's size…" : 'Listing tables…';
+      children.replaceChildren(el('li', 'ib-lake-loading', reading));
       await this.loadPage(catalog, namespace, children, 0);
     };
     row.addEventListener('click', async () => {
@@ -195,14 +223,15 @@ export class LakePanel extends Widget {
 
   private async loadPage(catalog: string, namespace: string, children: HTMLUListElement, offset: number): Promise<void> {
     const filter = this.filterText;
+    const sort = this.sort;
     let page: ITablePage;
     try {
-      page = await lakeRequest<ITablePage>('tables', { catalog, namespace, offset, limit: PAGE_SIZE, filter });
+      page = await lakeRequest<ITablePage>('tables', { catalog, namespace, offset, limit: PAGE_SIZE, filter, sort });
     } catch (error) {
       page = { error: String(error) };
     }
-    if (filter !== this.filterText) {
-      return; // the filter changed while this page was on its way; its own request follows
+    if (filter !== this.filterText || sort !== this.sort) {
+      return; // the filter or the order changed while this page was on its way; its own request follows
     }
     children.querySelectorAll(':scope > .ib-lake-loading, :scope > .ib-lake-more').forEach(n => n.remove());
     if (page.error !== undefined) {
@@ -236,9 +265,16 @@ export class LakePanel extends Widget {
     item.tabIndex = 0;
     const row = el('div', 'ib-lake-row');
     row.appendChild(el('span', 'ib-lake-name', table.name));
+    const size = el('span', 'ib-lake-bytes', bytes(table.bytes === null ? null : Number(table.bytes)));
+    size.dataset.bytes = table.bytes ?? '';
+    size.title = table.bytes === null ? BYTES_MEANING : `${table.bytes} bytes: ${BYTES_MEANING}`;
+    row.appendChild(size);
     const badge = el('span', `ib-lake-badge ib-badge-${table.badge}`, table.badge);
     row.appendChild(badge);
     item.appendChild(row);
+    if (table.bytes_error) {
+      item.appendChild(el('div', 'ib-lake-error ib-lake-bytes-error', table.bytes_error));
+    }
     const card = table.card;
     if (card !== null) {
       const when = card.current_snapshot_time ? card.current_snapshot_time.replace('T', ' ').slice(0, 19) : 'no snapshot';
@@ -248,8 +284,7 @@ export class LakePanel extends Widget {
         count(card.snapshots, card.snapshots === 1 ? 'snapshot' : 'snapshots'),
         count(card.refs, card.refs === 1 ? 'ref' : 'refs'),
         count(card.records, 'records'),
-        count(card.data_files, 'files'),
-        bytes(card.bytes)
+        count(card.data_files, 'files')
       ];
       item.appendChild(el('div', 'ib-lake-card', facts.join(' · ')));
       item.title = `${table.identifier}\n${card.location}\ncurrent snapshot ${card.current_snapshot_id ?? 'none'}`;

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import nbformat
 from _lab import LabPage, LabServer, cell_outputs, open_notebook, run_all_cells
-from playwright.sync_api import Locator, Page
+from playwright.sync_api import Dialog, Locator, Page
 
 CELLS_PRELUDE = """import icebook
 from IPython.display import HTML, display
@@ -45,3 +45,16 @@ def cell(page: Page, index: int) -> Locator:
 def expand(row: Locator) -> None:
     """Click the caret of a tree row (expanding loads its children from the kernel)."""
     row.locator(".ib-caret").click()
+
+
+def record_dialogs(page: Page) -> list[str]:
+    """The messages of the browser's own dialogs (``alert`` and friends) the page opens from now on, each
+    dismissed: a payload that ran shows up here."""
+    dialogs: list[str] = []
+
+    def on_dialog(dialog: Dialog) -> None:
+        dialogs.append(dialog.message)
+        dialog.dismiss()
+
+    page.on("dialog", on_dialog)
+    return dialogs

@@ -25,7 +25,8 @@ from _lab import (
     start_lab,
     stop_lab,
 )
-from _lake_catalogs import HOSTILE_NAMESPACE, HOSTILE_TABLE, LAKE_EXTENSION, LakeCatalogs
+from _lake_catalogs import HOSTILE_NAMESPACE, HOSTILE_TABLE, LAKE_EXTENSION, SIZED_NAMESPACE, LakeCatalogs
+from _support.sized_tables import create_sized_tables
 from playwright.sync_api import Browser, ConsoleMessage, Error, Playwright, Route, expect, sync_playwright
 
 
@@ -68,6 +69,11 @@ def lake_catalogs(
     catalog.create_table((HOSTILE_NAMESPACE, HOSTILE_TABLE), Schema(NestedField(1, "id", LongType(), required=False)))
     scenarios, variables = pyiceberg_scenarios
     variables = {**variables, **_catalog_variables("hostile", properties)}
+    sized_root = tmp_path_factory.mktemp("sized-catalog")
+    (sized_root / "warehouse").mkdir()
+    sized = {"uri": f"sqlite:///{sized_root / 'catalog.db'}", "warehouse": (sized_root / "warehouse").as_uri()}
+    create_sized_tables(SqlCatalog("sized", **sized), SIZED_NAMESPACE)
+    variables.update(_catalog_variables("sized", {"type": "sql", **sized}))
     # Nothing listens on this port: listing the catalog fails at once with a connection error.
     variables.update(_catalog_variables("offline", {"type": "rest", "uri": f"http://127.0.0.1:{free_port()}"}))
     spark_conf = tmp_path_factory.mktemp("spark-conf")
@@ -81,16 +87,22 @@ def lake_catalogs(
         hostile="hostile",
         offline="offline",
         spark="sparklake",
+        sized="sized",
+        sized_properties=sized,
         spark_conf_dir=spark_conf,
         environment=variables,
     )
 
 
-def _install_lake_browser(home: Path) -> None:
-    """Where the package did not install the lake browser into this venv (an editable install of another
-    checkout), put this checkout's build where the server looks too: the private data and config dirs."""
-    if not (Path(sys.prefix) / "share" / "jupyter" / "labextensions" / LAKE_EXTENSION).exists():
-        built = REPO / "labextension" / "dist"
+def _install_lake_browser(home: Path) -> bool:
+    """Where the venv has no lake browser, or another checkout's (an editable install of another worktree),
+    put this checkout's build in the server's private data dir; True when the server must then prefer that
+    dir to the venv's (``JUPYTER_PREFER_ENV_PATH=0``: in a venv, Jupyter looks in the venv's first). The
+    server extension's config goes to the private config dir when the venv has none."""
+    built = REPO / "labextension" / "dist"
+    installed = Path(sys.prefix) / "share" / "jupyter" / "labextensions" / LAKE_EXTENSION
+    ours = installed.exists() and installed.resolve() == built.resolve()
+    if not ours:
         if not (built / "package.json").exists():
             pytest.fail("the lake browser extension is not built: run `make labextension`", pytrace=False)
         shutil.copytree(built, home / "data" / "labextensions" / LAKE_EXTENSION)
@@ -99,6 +111,7 @@ def _install_lake_browser(home: Path) -> None:
         target = home / "config" / "jupyter_server_config.d"
         target.mkdir(parents=True, exist_ok=True)
         shutil.copy(REPO / "jupyter-config" / "server-config" / "icebook.json", target / "icebook.json")
+    return not ours and installed.exists()
 
 
 @pytest.fixture(scope="session")
@@ -113,9 +126,11 @@ def lab_server(
     """
     root = tmp_path_factory.mktemp("lab-root")
     home = tmp_path_factory.mktemp("lab-home")
-    _install_lake_browser(home)
+    private_first = _install_lake_browser(home)
     try:
         with pytest.MonkeyPatch.context() as env:
+            if private_first:
+                env.setenv("JUPYTER_PREFER_ENV_PATH", "0")
             env.setenv("ICEBOOK_DEMO_WAREHOUSE", str(warehouse))
             env.setenv("SPARK_CONF_DIR", str(lake_catalogs.spark_conf_dir))
             for key, value in lake_catalogs.environment.items():

@@ -5,8 +5,8 @@ static HTML and live view show every payload as text and run none."""
 from __future__ import annotations
 
 from _lab import LabPage, LabServer
-from _widgets import CELLS_PRELUDE, INJECTED_JS, cell, run_notebook
-from playwright.sync_api import Dialog, expect
+from _widgets import CELLS_PRELUDE, INJECTED_JS, cell, record_dialogs, run_notebook
+from playwright.sync_api import expect
 
 from icebook.scenarios.hostile import IMG, SCRIPT
 
@@ -21,13 +21,7 @@ CELLS = [
 
 def test_health_report_renders_live_and_static(lab_page: LabPage, lab_server: LabServer) -> None:
     page = lab_page.page
-    dialogs: list[str] = []
-
-    def on_dialog(dialog: Dialog) -> None:
-        dialogs.append(dialog.message)
-        dialog.dismiss()
-
-    page.on("dialog", on_dialog)
+    dialogs = record_dialogs(page)
     run_notebook(lab_page, lab_server, "health.ipynb", CELLS)
 
     live = cell(page, 1).locator(".ib-health-view")

@@ -24,7 +24,8 @@ from _lab import (
     dismiss_dialogs,
     wait_for_idle,
 )
-from _lake_catalogs import HOSTILE_NAMESPACE, HOSTILE_TABLE, LAKE_EXTENSION, LakeCatalogs
+from _lake_catalogs import HOSTILE_NAMESPACE, HOSTILE_TABLE, LAKE_EXTENSION, SIZED_NAMESPACE, LakeCatalogs
+from _support.sized_tables import LOST, UNSIZED, by_bytes
 from playwright.sync_api import Locator, Page, expect
 
 import icebook
@@ -181,6 +182,41 @@ def test_markup_in_names_renders_as_text(lab_page: LabPage, lab_server: LabServe
     assert panel.locator("img, b").count() == 0
     assert page.evaluate("() => window.__icebookPwned") is None
     lab_page.assert_clean()
+
+
+def test_tables_sorted_by_bytes_and_unknown_bytes_said_in_place(
+    lab_page: LabPage, lab_server: LabServer, lake_catalogs: LakeCatalogs
+) -> None:
+    from pyiceberg.catalog.sql import SqlCatalog
+
+    order, sizes = by_bytes(SqlCatalog(lake_catalogs.sized, **lake_catalogs.sized_properties), SIZED_NAMESPACE)
+    page = lab_page.page
+    _lab(page, lab_server)
+    panel = _open_panel(page)
+    panel.locator(".ib-lake-sort").select_option("bytes")
+    item = _expand(panel, "ib-lake-catalog", lake_catalogs.sized)
+    _expand(item, "ib-lake-namespace", SIZED_NAMESPACE)
+    rows = item.locator(".ib-lake-table")
+    expect(rows).to_have_count(len(order) + 2)
+    names = "els => els.map(e => e.querySelector('.ib-lake-name').textContent)"
+    assert rows.evaluate_all(names) == [*order, LOST, UNSIZED]
+    shown = rows.evaluate_all("els => els.map(e => e.querySelector('.ib-lake-bytes').dataset.bytes)")
+    assert shown[: len(order)] == [str(sizes[name]) for name in order]
+    large = rows.nth(0).locator(".ib-lake-bytes")
+    expect(large).to_have_text(re.compile(r"^[0-9.]+ KiB$"))
+    assert (large.get_attribute("title") or "").startswith(f"{sizes['large']} bytes: live bytes: ")
+    lost, unsized = rows.nth(len(order)), rows.nth(len(order) + 1)
+    expect(lost.locator(".ib-lake-badge")).to_have_text("error")
+    expect(lost.locator(".ib-lake-error")).to_contain_text("00098-lost.metadata.json")
+    expect(unsized.locator(".ib-lake-bytes")).to_have_text("? bytes")
+    expect(unsized.locator(".ib-lake-bytes-error")).to_contain_text("summary has no total-files-size")
+    expect(unsized.locator(".ib-lake-badge")).to_have_text(re.compile(r"^(ok|debt)$"))
+
+    panel.locator(".ib-lake-sort").select_option("name")
+    expect(rows.first.locator(".ib-lake-name")).to_have_text(sorted([*order, LOST, UNSIZED])[0])
+    assert rows.evaluate_all(names) == sorted([*order, LOST, UNSIZED])
+    lab_page.assert_clean()
+    page.screenshot(path=str(ARTIFACTS / "lake-browser-by-bytes.png"))
 
 
 def _trips(page: Page, server: LabServer, lake_catalogs: LakeCatalogs) -> tuple[Locator, str]:

@@ -5,8 +5,8 @@ payloads show up as text."""
 from __future__ import annotations
 
 from _lab import LabPage, LabServer
-from _widgets import CELLS_PRELUDE, INJECTED_JS, SPARK_TIMEOUT_MS, cell, expand, run_notebook
-from playwright.sync_api import Dialog, expect
+from _widgets import CELLS_PRELUDE, INJECTED_JS, SPARK_TIMEOUT_MS, cell, expand, record_dialogs, run_notebook
+from playwright.sync_api import expect
 
 from icebook.scenarios.hostile import IMG, SCRIPT
 
@@ -23,13 +23,7 @@ CELLS = [
 
 def test_hostile_table_runs_no_script(lab_page: LabPage, lab_server: LabServer) -> None:
     page = lab_page.page
-    dialogs: list[str] = []
-
-    def on_dialog(dialog: Dialog) -> None:
-        dialogs.append(dialog.message)
-        dialog.dismiss()
-
-    page.on("dialog", on_dialog)
+    dialogs = record_dialogs(page)
     run_notebook(lab_page, lab_server, "hostile.ipynb", CELLS, timeout=SPARK_TIMEOUT_MS)
 
     # Drive the live tree to the payload-laden leaves: a data file and its details.

@@ -241,7 +241,7 @@ def test_lineage_widget_and_static_view_draw_the_same_layout(events: icebook.Tab
 
 def test_widget_modules_inline_the_one_helper_module() -> None:
     helpers = (WIDGETS / "dom.js").read_text()
-    for name in ("tree.js", "lineage.js"):
+    for name in ("tree.js", "lineage.js", "cost.js"):
         source = (WIDGETS / name).read_text()
         assert 'from "./dom.js";' in source and "function h(" not in source  # no copied helpers
         module = compose(name)
