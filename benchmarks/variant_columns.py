@@ -22,7 +22,7 @@ from icebook.spec import variant_encode as enc
 from icebook.spec.types import VARIANT
 
 KEYS = ("page", "ms", "tags")
-METADATA = bytes([0x01, 3, 0, 4, 6, 10]) + b"pagemstags"
+METADATA = enc.encode_metadata(KEYS)
 
 
 def unshredded(rows: int) -> pa.Array:

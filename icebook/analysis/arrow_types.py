@@ -12,6 +12,7 @@ registered extension type, so that every Arrow consumer reads the storage and th
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 
 import pyarrow as pa
 
@@ -130,16 +131,21 @@ def arrow_type(t: IcebergType) -> pa.DataType:
     raise UnsupportedFeature(f"no Arrow type for Iceberg type {t}")
 
 
-def _has_uuid(t: IcebergType) -> bool:
-    if isinstance(t, PrimitiveType):
-        return t.name == "uuid"
+def holds(t: IcebergType, test: Callable[[IcebergType], bool]) -> bool:
+    """Whether ``t`` or a type nested in it (struct fields, list elements, map keys and values) passes ``test``."""
+    if test(t):
+        return True
     if isinstance(t, StructType):
-        return any(_has_uuid(f.type) for f in t.fields)
+        return any(holds(f.type, test) for f in t.fields)
     if isinstance(t, ListType):
-        return _has_uuid(t.element.type)
+        return holds(t.element.type, test)
     if isinstance(t, MapType):
-        return _has_uuid(t.key.type) or _has_uuid(t.value.type)
+        return holds(t.key.type, test) or holds(t.value.type, test)
     return False
+
+
+def _has_uuid(t: IcebergType) -> bool:
+    return holds(t, lambda x: x == UUID)
 
 
 def row_type(t: IcebergType) -> pa.DataType:

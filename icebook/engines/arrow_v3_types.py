@@ -15,9 +15,9 @@ from typing import Any
 
 import pyarrow as pa
 
-from icebook.analysis.arrow_types import VARIANT_STORAGE, arrow_type
+from icebook.analysis.arrow_types import VARIANT_STORAGE, arrow_type, holds
 from icebook.spec import variant_encode as enc
-from icebook.spec.types import VARIANT, GeoType, IcebergType, ListType, MapType, StructType
+from icebook.spec.types import VARIANT, GeoType, IcebergType, ListType, MapType
 from icebook.spec.variant import VariantError, VariantMetadata, check, parse_metadata
 
 Rows = list[bytes | None]
@@ -31,15 +31,7 @@ def is_v3_value(t: IcebergType) -> bool:
 def holds_v3_value(t: IcebergType) -> bool:
     """Whether a list or map of type ``t`` holds a variant or geo value somewhere (its elements are then
     conformed one by one, not cast)."""
-    if is_v3_value(t):
-        return True
-    if isinstance(t, StructType):
-        return any(holds_v3_value(f.type) for f in t.fields)
-    if isinstance(t, ListType):
-        return holds_v3_value(t.element.type)
-    if isinstance(t, MapType):
-        return holds_v3_value(t.key.type) or holds_v3_value(t.value.type)
-    return False
+    return holds(t, is_v3_value)
 
 
 def conform_collection(

@@ -258,7 +258,9 @@ def dataframe(location: str, point: SparkPoint, *, identifier: str | None = None
                 spark.sql(f"REFRESH TABLE {identifier}")
             return reader.load(identifier or source_of(location))
     except EngineError as exc:
-        raise storage_problem(exc, location) from exc
+        from icebook.engines.spark_v3_types import type_spark_lacks
+
+        raise type_spark_lacks(exc, identifier or location) or storage_problem(exc, location) from exc
 
 
 # Spark's messages when no FileIO or Hadoop file system handles a location's scheme.

@@ -14,8 +14,23 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from icebook.analysis.arrow_types import VARIANT_STORAGE, extension_metadata
-from icebook.errors import EngineError
+from icebook.errors import EngineError, UnsupportedFeature
 from icebook.spec.types import VARIANT, GeoType
+
+_LACKS = "Cannot convert unsupported type to Spark: "
+
+
+def type_spark_lacks(exc: EngineError, table: str) -> UnsupportedFeature | None:
+    """Spark's refusal of a type it has no counterpart for (Spark 4.1: ``timestamp_ns``, ``timestamptz_ns``)
+    as one line saying so and what reads it, else None."""
+    text = str(exc)
+    if _LACKS not in text:
+        return None
+    kind = text.split(_LACKS, 1)[1].split()[0].strip(".,;")
+    return UnsupportedFeature(
+        f"Spark cannot read {table} at this point: its schema has a {kind} column and Spark has no such type; "
+        'read it with engine="arrow"'
+    )
 
 
 def _tag(field: pa.Field, key: bytes) -> bytes | None:
@@ -119,4 +134,4 @@ def from_spark(table: pa.Table) -> pa.Table:
     return pa.Table.from_arrays(arrays, schema=pa.schema(fields, metadata=table.schema.metadata))
 
 
-__all__ = ["from_spark", "geo_type"]
+__all__ = ["from_spark", "geo_type", "type_spark_lacks"]

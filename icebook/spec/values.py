@@ -191,6 +191,19 @@ def decode_value(raw: bytes, type_: IcebergType, *, field: str = "bound", file: 
     return decoder(raw, n, name, file, field)
 
 
+def point_wkb(coordinates: tuple[float, ...]) -> bytes:
+    """A geo bound's point (x, y[, z[, m]], z NaN when only m is set) as ISO WKB (little-endian), the form
+    the row reads give ``geometry``/``geography`` values (Appendix G): POINT, POINT Z, POINT M or POINT ZM."""
+    x, y, *rest = coordinates
+    z = rest[0] if rest else None
+    m = rest[1] if len(rest) > 1 else None
+    if z is not None and z != z and m is not None:  # x:y:NaN:m is an XYM point
+        z = None
+    values = [x, y] + ([z] if z is not None else []) + ([m] if m is not None else [])
+    kind = 1 + (1000 if z is not None else 0) + (2000 if m is not None else 0)
+    return struct.pack(f"<BI{len(values)}d", 1, kind, *values)
+
+
 def _micros_to_datetime(micros: int) -> _dt.datetime:
     return EPOCH + _dt.timedelta(microseconds=micros)
 

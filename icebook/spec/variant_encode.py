@@ -28,6 +28,19 @@ def _primitive(type_id: int, payload: bytes = b"") -> bytes:
     return bytes([type_id << 2]) + payload
 
 
+def encode_metadata(keys: Sequence[str], *, sorted_strings: bool = False) -> bytes:
+    """A version-1 metadata whose dictionary holds ``keys`` in the order given, with the fewest offset bytes."""
+    raw = [k.encode("utf-8") for k in keys]
+    offsets, at = [0], 0
+    for k in raw:
+        at += len(k)
+        offsets.append(at)
+    size = _width(max(at, len(raw)))
+    header = 0x01 | (0x10 if sorted_strings else 0) | ((size - 1) << 6)
+    numbers = [len(raw), *offsets]
+    return bytes([header]) + b"".join(n.to_bytes(size, "little") for n in numbers) + b"".join(raw)
+
+
 def encode_string(text: str) -> bytes:
     raw = text.encode("utf-8")
     if len(raw) < 64:
@@ -145,6 +158,7 @@ __all__ = [
     "encode_array",
     "encode_decimal",
     "encode_int",
+    "encode_metadata",
     "encode_object",
     "encode_scalar",
     "encode_string",

@@ -21,7 +21,10 @@ pytestmark = pytest.mark.spark
 
 # Iceberg 1.10.2's Spark metadata tables fail on readable_metrics of a uuid column (ClassCastException:
 # UUID to CharSequence in MetricsUtil), so for tables with one that column is not compared.
-SPARK_FAILS_ON_UUID_METRICS = {"file_formats"}
+# Iceberg 1.12's Spark metadata tables fail on readable_metrics of a geometry or geography column with bounds
+# (IllegalStateException "Unknown type for binary field ... GeospatialBound" in StructInternalRow); icebook
+# shows those bounds as WKB points.
+SPARK_FAILS_ON_METRICS = {"file_formats", "geo_v3"}
 # Iceberg 1.10.2's position_deletes table fails on this table's delete files (ValidationException
 # "Invalid partition field parent" in PositionDeletesRowReader), so Spark has no answer to compare with.
 SPARK_FAILS_ON_POSITION_DELETES = {"file_formats"}
@@ -49,7 +52,7 @@ def test_table_level_metadata_tables(spark: Any, tables: dict[str, Any], name: s
     ):
         ours = getattr(t.inspect, method)()
         select = "*"
-        if name in SPARK_FAILS_ON_UUID_METRICS and "readable_metrics" in ours.columns:
+        if name in SPARK_FAILS_ON_METRICS and "readable_metrics" in ours.columns:
             ours = ours.drop(columns=["readable_metrics"])
             select = ", ".join(ours.columns)
         columns, theirs = spark_rows(spark, f"SELECT {select} FROM {fq}.{method}")
@@ -69,7 +72,7 @@ def test_snapshot_level_metadata_tables_at_every_snapshot(spark: Any, tables: di
         for method in methods:
             ours = getattr(t.inspect, method)(at=sid)
             select = "*"
-            if name in SPARK_FAILS_ON_UUID_METRICS and "readable_metrics" in ours.columns:
+            if name in SPARK_FAILS_ON_METRICS and "readable_metrics" in ours.columns:
                 ours = ours.drop(columns=["readable_metrics"])
                 select = ", ".join(ours.columns)
             columns, theirs = spark_rows(spark, f"SELECT {select} FROM {fq}.{method} VERSION AS OF {sid}")

@@ -14,9 +14,10 @@ import pytest
 
 import icebook
 from icebook.engines.spark_session import add_catalog, get_session
-from icebook.errors import EngineError, NotFound
+from icebook.errors import EngineError, NotFound, UnsupportedFeature
 from icebook.scenarios import SCENARIOS
 from icebook.scenarios.build import build_warehouse
+from icebook.spec.types import NANOSECOND_TYPES
 
 
 def _canon(value: Any) -> Any:
@@ -24,6 +25,12 @@ def _canon(value: Any) -> Any:
         return (value if value.tzinfo else value.replace(tzinfo=dt.UTC)).timestamp()
     if isinstance(value, decimal.Decimal | bytes | str | int | float | bool | dt.date) or value is None:
         return value
+    if type(value).__name__ == "VariantVal":  # icebook's variant: struct<metadata, value>
+        return (("metadata", bytes(value.metadata)), ("value", bytes(value.value)))
+    if type(value).__name__ in ("Geometry", "Geography"):  # icebook's geo values: the WKB
+        return bytes(value.getBytes())
+    if isinstance(value, bytearray):
+        return bytes(value)
     if hasattr(value, "asDict"):  # a Spark struct
         return tuple(sorted((k, _canon(v)) for k, v in value.asDict().items()))
     if isinstance(value, dict):  # an Arrow struct, or a Spark map
@@ -50,6 +57,11 @@ def _spark_rows(spark: Any, sql: str) -> tuple[list[str], list[tuple[Any, ...]]]
 def test_read_every_snapshot_equals_version_as_of(spark: Any, scenario_locations: dict[str, Path], name: str) -> None:
     t = icebook.open(scenario_locations[name])
     for snapshot in t.snapshots:
+        lacking = [f.name for f in t.read_schema(snapshot.snapshot_id).columns if f.type in NANOSECOND_TYPES]
+        if lacking:  # Spark 4.1 has no nanosecond type (the Arrow engine's reads are held to Iceberg's Java reader)
+            with pytest.raises(UnsupportedFeature, match='engine="arrow"'):
+                t.read(at=snapshot.snapshot_id, engine="spark")
+            continue
         ours = t.read(at=snapshot.snapshot_id, engine="spark")
         columns, theirs = _spark_rows(spark, f"SELECT * FROM lake.db.{name} VERSION AS OF {snapshot.snapshot_id}")
         assert ours.column_names == columns

@@ -56,13 +56,16 @@ def _check_every_point(spark: Any, t: Any, what: str, *, spark_reads: bool = Tru
     (a type it lacks), the Arrow engine equals Iceberg's Java reader and the Spark engine is one error."""
     reads = 0
     for at, options in _points(t):
+        engines = ENGINES
         if spark_reads:
             theirs = _spark_rows(spark, t.metadata_location, **options)
         else:
             theirs = java_rows(spark, t.location, t.snapshot(at).snapshot_id)
-            with pytest.raises(IcebookError):
-                t.sql("SELECT * FROM t", at=at, engine="spark")
-        for engine in ENGINES if spark_reads else ("arrow",):
+            if any(str(f.type) in ("timestamp_ns", "timestamptz_ns") for f in t.read_schema(at).columns):
+                with pytest.raises(IcebookError, match="timestamp_ns"):  # Spark 4.1 has no such type
+                    t.sql("SELECT * FROM t", at=at, engine="spark")
+                engines = ("arrow",)
+        for engine in engines:
             df = t.sql("SELECT * FROM t", at=at, engine=engine)
             assert isinstance(df, pd.DataFrame)
             assert all(isinstance(d, pd.ArrowDtype) for d in df.dtypes), f"{what} @ {at} ({engine}): {df.dtypes}"

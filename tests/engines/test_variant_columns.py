@@ -15,17 +15,8 @@ from icebook.spec import variant_encode as enc
 from icebook.spec.types import VARIANT
 from icebook.spec.variant import VariantError
 
-
-def metadata(*keys: str) -> bytes:
-    raw = [k.encode() for k in keys]
-    offsets, at = [0], 0
-    for k in raw:
-        at += len(k)
-        offsets.append(at)
-    return bytes([0x01, len(raw), *offsets]) + b"".join(raw)
-
-
-EMPTY = metadata()
+metadata = enc.encode_metadata
+EMPTY = metadata([])
 
 FIELD = pa.struct([pa.field("value", pa.binary()), pa.field("typed_value", pa.string())])
 TS_FIELD = pa.struct([pa.field("value", pa.binary()), pa.field("typed_value", pa.timestamp("us", tz="UTC"))])
@@ -33,7 +24,7 @@ TS_FIELD = pa.struct([pa.field("value", pa.binary()), pa.field("typed_value", pa
 
 def test_the_shredding_spec_examples_rebuild() -> None:
     # VariantShredding.md, "Objects": the event table (event_type a string, event_ts a timestamp).
-    meta = metadata("email", "error_msg", "event_ts", "event_type", "click")
+    meta = metadata(["email", "error_msg", "event_ts", "event_type", "click"])
     rest = enc.encode_object([(0, "email", enc.encode_string("user@example.com"))])
     err = enc.encode_object([(1, "error_msg", enc.encode_string("malformed: ..."))])
     click = enc.encode_object([(4, "click", enc.encode_string("_button"))])
@@ -120,12 +111,12 @@ def test_views_show_variants_as_json_and_keep_the_data() -> None:
     from icebook.display.registry import render_html, render_text
 
     arr = pa.array(
-        [{"metadata": metadata("k"), "value": enc.encode_object([(0, "k", enc.encode_string("<b>"))])}, None],
+        [{"metadata": metadata(["k"]), "value": enc.encode_object([(0, "k", enc.encode_string("<b>"))])}, None],
         VARIANT_STORAGE,
     )
     field = pa.field("v", VARIANT_STORAGE, metadata=extension_metadata(VARIANT))
     frame = exact_frame(pa.Table.from_arrays([arr], schema=pa.schema([field])))
-    assert frame["v"].iloc[0]["metadata"] == metadata("k")  # the data keeps its bytes
+    assert frame["v"].iloc[0]["metadata"] == metadata(["k"])  # the data keeps its bytes
     assert '{"k":"<b>"}' in render_text(frame)
     assert "{&quot;k&quot;:&quot;&lt;b&gt;&quot;}" in render_html(frame)  # escaped
     assert icebook.variant_json(frame["v"]).to_pylist() == ['{"k":"<b>"}', None]

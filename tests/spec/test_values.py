@@ -143,3 +143,13 @@ def test_types_without_binary_serialization() -> None:
     element = NestedField(field_id=2, name="element", required=True, type=INT)
     with pytest.raises(UnsupportedFeature):
         decode_value(b"\x00", ListType(element))
+
+
+def test_geo_bound_points_as_wkb() -> None:
+    from icebook.spec.values import point_wkb
+
+    assert point_wkb((1.0, 2.0)) == bytes.fromhex("0101000000000000000000F03F0000000000000040")
+    assert point_wkb((1.0, 2.0, 3.0))[1:5] == (1001).to_bytes(4, "little")  # POINT Z
+    xym = point_wkb((1.0, 2.0, float("nan"), 4.0))  # x:y:NaN:m is an XYM point
+    assert xym[1:5] == (2001).to_bytes(4, "little") and len(xym) == 5 + 3 * 8
+    assert point_wkb((1.0, 2.0, 3.0, 4.0))[1:5] == (3001).to_bytes(4, "little")

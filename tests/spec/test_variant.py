@@ -23,18 +23,8 @@ from icebook.spec.variant import (
     to_json,
 )
 
-
-def metadata(*keys: str) -> bytes:
-    """A version-1 metadata with 1-byte offsets, keys as given (unsorted)."""
-    raw = [k.encode() for k in keys]
-    offsets, at = [0], 0
-    for k in raw:
-        at += len(k)
-        offsets.append(at)
-    return bytes([0x01, len(raw), *offsets]) + b"".join(raw)
-
-
-EMPTY = metadata()
+metadata = enc.encode_metadata
+EMPTY = metadata([])
 
 
 def test_primitives_decode_and_print_as_spark() -> None:
@@ -90,13 +80,16 @@ def test_primitives_decode_and_print_as_spark() -> None:
 
 
 def test_objects_and_arrays() -> None:
-    meta = metadata("b", "a", "c")
+    meta = metadata(["b", "a", "c"])
     inner = enc.encode_array([enc.encode_int(1, 1), enc.NULL, enc.encode_string("x")])
     obj = enc.encode_object(
         [(0, "b", inner), (1, "a", enc.encode_scalar("bool", True)), (2, "c", enc.encode_object([]))]
     )
     assert decode(meta, obj) == {"a": True, "b": [1, None, "x"], "c": {}}
     assert to_json(meta, obj) == '{"a":true,"b":[1,null,"x"],"c":{}}'  # keys sorted, as stored
+    wide = [f"key{i:03d}" for i in range(300)]  # 2-byte sizes and offsets
+    assert parse_metadata(enc.encode_metadata(wide, sorted_strings=True)).keys == tuple(wide)
+    assert parse_metadata(enc.encode_metadata(wide, sorted_strings=True)).sorted_strings
     big = enc.encode_array([enc.encode_int(i, 2) for i in range(300)])  # is_large, 2-byte offsets
     assert decode(EMPTY, big) == list(range(300))
     assert enc.object_fields(meta, obj)[0] == (1, "a", enc.encode_scalar("bool", True))
@@ -111,7 +104,7 @@ def test_java_float_text() -> None:
 
 
 def valid_value() -> tuple[bytes, bytes]:
-    meta = metadata("k", "list", "s")
+    meta = metadata(["k", "list", "s"])
     value = enc.encode_object(
         [
             (0, "k", enc.encode_decimal(Decimal("1.5"), 20, 1)),
@@ -147,7 +140,7 @@ def test_malformed_pieces_are_named() -> None:
     with pytest.raises(VariantError, match="version 2"):
         parse_metadata(b"\x02\x00\x00")
     with pytest.raises(VariantError, match=r"field id 5 .* outside the dictionary"):
-        decode(metadata("a"), enc.encode_object([(5, "z", enc.NULL)]))
+        decode(metadata(["a"]), enc.encode_object([(5, "z", enc.NULL)]))
     with pytest.raises(VariantError, match="unknown primitive type 40"):
         decode(EMPTY, bytes([40 << 2]))
     with pytest.raises(VariantError, match="not valid UTF-8"):

@@ -30,11 +30,12 @@ from icebook.spec.types import (
     TIMESTAMP_TYPES,
     VARIANT,
     DecimalType,
+    GeoType,
     IcebergType,
     PrimitiveType,
     is_primitive,
 )
-from icebook.spec.values import FIXED_WIDTH, decode_value
+from icebook.spec.values import FIXED_WIDTH, decode_value, point_wkb
 
 _INTEGER_BACKED = frozenset({DATE, TIME, *TIMESTAMP_TYPES})
 """Types whose Arrow values are built from the integers the spec stores (days, micros, nanos)."""
@@ -203,6 +204,8 @@ def _decode_bounds(raw: pa.Array, t: IcebergType, file: str, column: str) -> pa.
     if isinstance(t, DecimalType):
         return _decimals(raw, target)
     values = [None if v is None else decode_value(v, t, field=column, file=file) for v in raw.to_pylist()]
+    if isinstance(t, GeoType):  # a bound is a point: as WKB, the form rows give geo values
+        values = [None if v is None else point_wkb(v) for v in values]
     if target == pa.binary(16):  # uuid: keep the 16 bytes
         values = [None if v is None else v.bytes if hasattr(v, "bytes") else v for v in values]
     return pa.array([_physical(v, t) for v in values], type=target)
