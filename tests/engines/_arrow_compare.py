@@ -21,6 +21,13 @@ def spark_arrow(spark: Any, query: str) -> pa.Table:
     return to_arrow_schema(df.schema).empty_table()
 
 
+def plain_columns(schema: Any) -> list[str]:
+    """The top-level columns of ``schema`` whose types are not v3's variant, geometry or geography (each
+    compared with Spark by a test of its own)."""
+    special = ("variant", "geometry", "geography")
+    return [f.name for f in schema.columns if not str(f.type).startswith(special)]
+
+
 def normal_type(t: pa.DataType) -> pa.DataType:
     if pa.types.is_timestamp(t) and t.tz is not None:
         return pa.timestamp(t.unit, tz="UTC")
