@@ -45,9 +45,10 @@ def test_every_snapshot_reads_row_lineage_like_spark(
         schema = t.read_schema(snapshot.snapshot_id)
         columns = [*LINEAGE, *plain_columns(schema)]
         ours = read(t, snapshot, columns=columns, schema=schema)
-        listed = ", ".join(f"`{c}`" for c in columns)
-        query = f"SELECT {listed} FROM {SCENARIOS[name].table} VERSION AS OF {snapshot.snapshot_id}"
-        assert_same(ours, spark_arrow(spark, query), f"{name} @ {snapshot.snapshot_id} ({snapshot.operation})")
+        # Spark reads every column: Iceberg 1.12 fails on shredded variant files read without their column.
+        query = f"SELECT {', '.join(LINEAGE)}, * FROM {SCENARIOS[name].table} VERSION AS OF {snapshot.snapshot_id}"
+        theirs = spark_arrow(spark, query).select(columns)
+        assert_same(ours, theirs, f"{name} @ {snapshot.snapshot_id} ({snapshot.operation})")
 
 
 def test_refs_read_like_spark(spark: Any, scenario_locations: dict[str, Path]) -> None:
