@@ -14,7 +14,7 @@ import pandas as pd
 import polars as pl
 import pyarrow as pa
 import pytest
-from _arrow_compare import assert_same, plain_columns
+from _arrow_compare import assert_same, plain_columns, spark_arrow
 
 import icebook
 from icebook.scenarios import SCENARIOS
@@ -113,15 +113,11 @@ def test_row_lineage_through_sql_at_every_snapshot_equals_sparks(
         plain = plain_columns(t.read_schema(sid))
         rest = "*" if len(plain) == len(t.read_schema(sid).columns) else ", ".join(f"`{c}`" for c in plain)
         select = f"SELECT _row_id, _last_updated_sequence_number, {rest} FROM"
-        df = spark.sql(f"{select} {SCENARIOS[name].table} VERSION AS OF {sid}")
-        batches = df._collect_as_arrow()
-        theirs = pa.Table.from_batches(batches) if batches else None
+        theirs = spark_arrow(spark, f"{select} {SCENARIOS[name].table} VERSION AS OF {sid}")
         for engine in ENGINES:
-            ours = t.sql(f"{select} t", at=sid, engine=engine, output="arrow")
-            if theirs is None:
-                assert ours.num_rows == 0 and ours.column_names == df.columns, f"{name} @ {sid} ({engine})"
-            else:
-                assert_same(ours, theirs, f"{name} @ {sid} ({engine})")
+            assert_same(
+                t.sql(f"{select} t", at=sid, engine=engine, output="arrow"), theirs, f"{name} @ {sid} ({engine})"
+            )
 
 
 @pytest.mark.spark
