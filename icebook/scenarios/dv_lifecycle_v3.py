@@ -1,4 +1,4 @@
-"""``dv_lifecycle_v3``: one data file's deletion vector replaced again and again, then a dangling vector."""
+"""``dv_lifecycle_v3``: one data file's deletion vector replaced three times, then a dangling vector."""
 
 from __future__ import annotations
 
@@ -43,7 +43,7 @@ def unvalidated_vector(spark: Any, table_name: str) -> str:
 DV_LIFECYCLE_V3 = Scenario(
     name="dv_lifecycle_v3",
     version=1,
-    title="Meter readings in format version 3: a deletion vector replaced four times, then one left dangling",
+    title="Meter readings in format version 3: a deletion vector replaced three times, then one left dangling",
     steps=(
         create_table(
             "Create an unpartitioned format-version 3 merge-on-read table.",
@@ -73,7 +73,7 @@ DV_LIFECYCLE_V3 = Scenario(
             sql="DELETE FROM {table} WHERE reading_id BETWEEN 20 AND 24",
         ),
         Step(
-            narrative="DELETE one more: the fourth replacement of the same file's vector.",
+            narrative="DELETE one more: the third replacement of the same file's vector.",
             sql="DELETE FROM {table} WHERE reading_id = 40",
         ),
         Step(

@@ -52,6 +52,7 @@ LINEAGE_V3 = Scenario(
         operations=("append", "append", "overwrite", "delete", "overwrite", "replace"),
         refs={"main": "BRANCH"},
         spec_ids=frozenset({0}),
+        delete_formats=frozenset({"PUFFIN"}),
         format_version=3,
     ),
     tags=("format-v3", "row-lineage", "deletion-vectors"),

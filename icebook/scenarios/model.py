@@ -68,7 +68,7 @@ class Claims:
     - ``operations``: the ``operation`` of every snapshot, in commit order (all branches).
     - ``refs``: ref name -> "BRANCH" or "TAG".
     - ``spec_ids``: partition spec ids used by live files of the current snapshot or any ref.
-    - ``delete_formats``: file formats of delete files present at the end ("PARQUET", "PUFFIN").
+    - ``delete_formats``: file formats of the delete files any kept snapshot has ("PARQUET", "PUFFIN").
     - ``format_version``: the table's format version.
     """
 

@@ -47,7 +47,7 @@ UPGRADE_V3 = Scenario(
         operations=("append", "delete", "delete", "append", "replace"),
         refs={"main": "BRANCH"},
         spec_ids=frozenset({0}),
-        delete_formats=frozenset({"PUFFIN"}),
+        delete_formats=frozenset({"PARQUET", "PUFFIN"}),
         format_version=3,
     ),
     tags=("format-v3", "deletion-vectors", "upgrade"),
