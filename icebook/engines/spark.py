@@ -357,7 +357,26 @@ def sql(
         result = spark.sql(query)
         if as_spark:
             return result
-        return to_arrow(result)
+        if not lineage:
+            return to_arrow(result)
+        # Iceberg 1.12 pushes an aggregate of a metadata column into its scan and fails there ("Cannot
+        # find field '_row_id'"), on the table itself too; without the push-down Spark answers it.
+        with _conf(spark, "spark.sql.iceberg.aggregate-push-down.enabled", "false"):
+            return to_arrow(result)
+
+
+@contextmanager
+def _conf(spark: Any, key: str, value: str) -> Iterator[None]:
+    """The session setting ``key`` is ``value`` inside, as it was after."""
+    before = spark.conf.get(key, None)
+    spark.conf.set(key, value)
+    try:
+        yield
+    finally:
+        if before is None:
+            spark.conf.unset(key)
+        else:
+            spark.conf.set(key, before)
 
 
 # ---------------------------------------------------------------------- writes (only when asked)

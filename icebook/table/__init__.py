@@ -213,7 +213,9 @@ class Table(TableMaintenance):
         self, at: At = None, filter: str | None = None, columns: list[str] | None = None, engine: EngineName = "arrow"
     ) -> pa.Table:
         """Rows of the table at ``at`` as Arrow: ``engine="arrow"`` (no JVM; applies position, equality and
-        deletion-vector deletes, projects by field id) or ``engine="spark"`` (the local Spark session)."""
+        deletion-vector deletes, projects by field id) or ``engine="spark"`` (the local Spark session).
+        ``columns`` may name the row-lineage metadata columns ``_row_id`` and ``_last_updated_sequence_number``
+        of a v3 table, as Spark selects them."""
         from icebook.engines import arrow as arrow_engine
         from icebook.engines import spark as spark_engine
 
@@ -303,7 +305,8 @@ class Table(TableMaintenance):
         same from both engines, columns named as Spark names them. ``as_spark``: the Spark DataFrame.
 
         ``engine="spark"``: Spark SQL. ``engine="arrow"``: polars SQL over a lazy scan of the table (no
-        JVM) that reads only the columns the query uses and only the files its filters can match."""
+        JVM) that reads only the columns the query uses and only the files its filters can match.
+        A query may name ``_row_id`` and ``_last_updated_sequence_number`` (v3), which ``*`` leaves out."""
         from icebook.analysis._frames import query_result
         from icebook.engines import spark as spark_engine
         from icebook.engines import sql_lineage

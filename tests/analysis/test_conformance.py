@@ -28,6 +28,9 @@ SPARK_FAILS_ON_METRICS = {"file_formats", "geo_v3"}
 # Iceberg 1.10.2's position_deletes table fails on this table's delete files (ValidationException
 # "Invalid partition field parent" in PositionDeletesRowReader), so Spark has no answer to compare with.
 SPARK_FAILS_ON_POSITION_DELETES = {"file_formats"}
+# Spark 4.1 cannot read some v3 tables at all, their metadata tables included (Scenario.spark_reads: types_v3's
+# nanosecond timestamps); Iceberg's Java API is their reference (tests/_support/java_oracle.py).
+SPARK_READ = [name for name, scenario in SCENARIOS.items() if scenario.spark_reads]
 
 
 @pytest.fixture(scope="module")
@@ -35,7 +38,7 @@ def tables(scenario_locations: dict[str, Path]) -> dict[str, icebook.table.Table
     return {name: icebook.open(str(path)) for name, path in scenario_locations.items()}
 
 
-@pytest.mark.parametrize("name", list(SCENARIOS))
+@pytest.mark.parametrize("name", SPARK_READ)
 def test_table_level_metadata_tables(spark: Any, tables: dict[str, Any], name: str) -> None:
     t = tables[name]
     fq = SCENARIOS[name].table
@@ -59,7 +62,7 @@ def test_table_level_metadata_tables(spark: Any, tables: dict[str, Any], name: s
         assert_same(ours, columns, theirs, f"{name}.{method}")
 
 
-@pytest.mark.parametrize("name", list(SCENARIOS))
+@pytest.mark.parametrize("name", SPARK_READ)
 def test_snapshot_level_metadata_tables_at_every_snapshot(spark: Any, tables: dict[str, Any], name: str) -> None:
     t = tables[name]
     fq = SCENARIOS[name].table

@@ -33,7 +33,8 @@ def test_every_snapshot_reads_like_spark(spark: Any, scenario_locations: dict[st
         assert_same(ours, theirs, f"{name} @ {snapshot.snapshot_id} ({snapshot.operation})")
 
 
-V3_TABLES = sorted(name for name, s in SCENARIOS.items() if s.claims.format_version == 3)
+# Spark 4.1 cannot read every v3 scenario (Scenario.spark_reads: types_v3's nanosecond timestamps).
+V3_TABLES = sorted(name for name, s in SCENARIOS.items() if s.claims.format_version == 3 and s.spark_reads)
 LINEAGE = ["_row_id", "_last_updated_sequence_number"]
 
 
@@ -41,13 +42,16 @@ LINEAGE = ["_row_id", "_last_updated_sequence_number"]
 def test_every_snapshot_reads_row_lineage_like_spark(
     spark: Any, scenario_locations: dict[str, Path], name: str
 ) -> None:
-    # Spark's metadata columns on the table itself, at each snapshot: SELECT _row_id, ..., * VERSION AS OF.
+    # Spark's metadata columns on the table itself, at each snapshot, beside every column.
     t = icebook.open(scenario_locations[name])
     for snapshot in t.snapshots:
-        columns = [*LINEAGE, *(f.name for f in t.read_schema(snapshot.snapshot_id).columns)]
-        ours = read(t, snapshot, columns=columns, schema=t.read_schema(snapshot.snapshot_id))
+        schema = t.read_schema(snapshot.snapshot_id)
+        columns = [*LINEAGE, *(f.name for f in schema.columns)]
+        ours = read(t, snapshot, columns=columns, schema=schema)
+        # Spark reads every column: Iceberg 1.12 fails on shredded variant files read without their column.
         query = f"SELECT {', '.join(LINEAGE)}, * FROM {SCENARIOS[name].table} VERSION AS OF {snapshot.snapshot_id}"
-        assert_same(ours, spark_arrow(spark, query), f"{name} @ {snapshot.snapshot_id} ({snapshot.operation})")
+        theirs = spark_arrow(spark, query).select(columns)
+        assert_same(ours, theirs, f"{name} @ {snapshot.snapshot_id} ({snapshot.operation})")
 
 
 def test_refs_read_like_spark(spark: Any, scenario_locations: dict[str, Path]) -> None:
