@@ -13,13 +13,16 @@ from typing import Any
 
 import pyarrow as pa
 import pytest
+from _support.metadata_examples import FILE, v2
 from _synthetic import manifest_bytes
 
+from icebook.analysis.store.manifests import ManifestStore
 from icebook.errors import IcebookError, MetadataError
 from icebook.io.avro import read_manifest_entries, read_manifest_entry
 from icebook.io.avro_header import check_framing
 from icebook.io.worker_pool import POOL, decode_isolated, decode_timeout
 from icebook.spec.manifest import ManifestContent, ManifestFile
+from icebook.spec.metadata import parse_table_metadata
 
 PATH = "s3://bucket/t/metadata/synthetic-m0.avro"
 CLEAN = manifest_bytes(6)
@@ -135,3 +138,23 @@ def test_parallel_reads_share_the_pool() -> None:
     for t in threads:
         t.join(LIMIT)
     assert not errors and results == [6] * 8
+
+
+def test_a_manifest_that_failed_is_not_decoded_again_by_the_same_table() -> None:
+    class CountingIO(MemoryIO):
+        reads = 0
+
+        def read_bytes(self, path: str) -> bytes:
+            CountingIO.reads += 1
+            return super().read_bytes(path)
+
+    damaged = CLEAN[: len(CLEAN) - 40]  # cut inside the last block
+    store = ManifestStore(CountingIO(damaged), parse_table_metadata(v2(), file=FILE), disk_cache=False)
+    manifest = _manifest(damaged)
+    errors = []
+    for columns in (["file_path"], None, ["file_path", "record_count"]):
+        with pytest.raises(MetadataError) as info:
+            store.entries(manifest, columns)
+        errors.append(info.value)
+    assert CountingIO.reads == 1  # a narrower request failed first: every wider one fails the same way
+    assert all(e is errors[0] for e in errors) and PATH in str(errors[0])
