@@ -123,3 +123,11 @@ def first_difference(a: Any, b: Any, width: int = 160) -> str:
     at = next((i for i, (x, y) in enumerate(zip(left, right, strict=False)) if x != y), min(len(left), len(right)))
     start = max(0, at - width // 2)
     return f"{left[start : at + width // 2]!r} -> {right[start : at + width // 2]!r}"
+
+
+def names_the_file(answer: Any, baseline: Any, path: str) -> bool:
+    """Whether ``answer`` has a line the baseline lacks naming the file at ``path``: a view that answers with
+    a visible mark (a note, a finding) of the file it could not read."""
+    name = path.rsplit("/", 1)[-1]
+    before = set(str(baseline).splitlines())
+    return any(name in line and line not in before for line in str(answer).splitlines())
