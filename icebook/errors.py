@@ -20,6 +20,10 @@ class MetadataError(IcebookError):
     The message reads ``<kind> <file>: <field>: <problem>``.
     """
 
+    may_pass = False
+    """True when another try may succeed: the decoder missed its deadline or died (a loaded machine), rather
+    than the file's content failing a decode or a check."""
+
     def __init__(self, file: str, field: str | None, problem: str, *, kind: str = "file") -> None:
         self.file = file
         self.field = field

@@ -222,6 +222,7 @@ def _decode(
     """The decoded columns of one manifest and the facts of its metric maps, from a worker process: each
     decoder in ``order`` in turn, each with its own deadline, until one succeeds."""
     failures: list[str] = []
+    may_pass = True  # until a decoder fails on the content (not by its deadline or its death)
     for name in order:
         try:
             _, ipc, facts = decode_isolated(
@@ -239,9 +240,12 @@ def _decode(
             failures.append(
                 f"{name}: " + exc.problem.removeprefix("ValueError: cannot decode: ").removeprefix(f"{name}: ")
             )
+            may_pass = may_pass and exc.may_pass
             continue
         return _columns(ipc, targets, path), _facts(facts, path)
-    raise MetadataError(path, None, "cannot decode: " + "; ".join(failures), kind="manifest")
+    error = MetadataError(path, None, "cannot decode: " + "; ".join(failures), kind="manifest")
+    error.may_pass = may_pass and bool(failures)
+    raise error
 
 
 def _facts(raw: object, path: str) -> MetricFacts:

@@ -158,3 +158,23 @@ def test_a_manifest_that_failed_is_not_decoded_again_by_the_same_table() -> None
         errors.append(info.value)
     assert CountingIO.reads == 1  # a narrower request failed first: every wider one fails the same way
     assert all(e is errors[0] for e in errors) and PATH in str(errors[0])
+
+
+def test_a_manifest_whose_decoder_missed_its_deadline_is_tried_again(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A missed deadline may pass (a loaded machine, a larger ICEBOOK_DECODE_TIMEOUT): it is not kept."""
+    damaged = _flip(*SPINS)
+
+    class CountingIO(MemoryIO):
+        reads = 0
+
+        def read_bytes(self, path: str) -> bytes:
+            CountingIO.reads += 1
+            return super().read_bytes(path)
+
+    store = ManifestStore(CountingIO(damaged), parse_table_metadata(v2(), file=FILE), disk_cache=False)
+    monkeypatch.setattr("icebook.io.avro_entries.default_decoders", lambda: ["polars-avro"])  # the one that spins
+    with decode_timeout(2.0):
+        for _ in range(2):
+            kind, value = _within_limit(lambda: store.entries(_manifest(damaged)))
+            assert kind == "raised" and isinstance(value, MetadataError) and value.may_pass, value
+    assert CountingIO.reads == 2

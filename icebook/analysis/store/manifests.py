@@ -78,7 +78,8 @@ class ManifestStore:
         self._verified: set[int] = set()
         # A file whose content failed to decode or check fails the same way every time (it is immutable): the
         # error is kept, so each later view raises it at once instead of decoding the file again. Storage errors
-        # are not kept (they may pass). For manifests, the columns asked for: a wider request fails as well.
+        # and a decoder's missed deadline are not kept (they may pass). For manifests, the columns asked for: a
+        # wider request fails as well.
         self._failed_lists: dict[str, MetadataError] = {}
         self._failed_entries: dict[str, list[tuple[frozenset[str], MetadataError]]] = {}
         self.reads = 0  # manifests decoded (not served from cache): lets tests prove laziness
@@ -105,8 +106,9 @@ class ManifestStore:
                 snapshot_id=snapshot.snapshot_id,
             )
         except MetadataError as exc:
-            with self._lock:
-                self._failed_lists[snapshot.manifest_list] = exc
+            if not exc.may_pass:
+                with self._lock:
+                    self._failed_lists[snapshot.manifest_list] = exc
             raise
         with self._lock:
             self._lists.put(snapshot.manifest_list, manifests)
@@ -136,8 +138,9 @@ class ManifestStore:
             check_manifest_counts(manifest, counts)
             check_entry_values(manifest, table, last_column_id=self.metadata.last_column_id)
         except MetadataError as exc:
-            with self._lock:
-                self._failed_entries.setdefault(manifest.manifest_path, []).append((wanted, exc))
+            if not exc.may_pass:
+                with self._lock:
+                    self._failed_entries.setdefault(manifest.manifest_path, []).append((wanted, exc))
             raise
         with self._lock:
             self.reads += 1
