@@ -19,7 +19,7 @@ from _synthetic import manifest_bytes
 from icebook.analysis.store.manifests import ManifestStore
 from icebook.errors import IcebookError, MetadataError
 from icebook.io.avro import read_manifest_entries, read_manifest_entry
-from icebook.io.avro_header import check_framing
+from icebook.io.avro_header import check_deflate_blocks, check_framing
 from icebook.io.worker_pool import POOL, decode_isolated, decode_timeout
 from icebook.spec.manifest import ManifestContent, ManifestFile
 from icebook.spec.metadata import parse_table_metadata
@@ -178,3 +178,17 @@ def test_a_manifest_whose_decoder_missed_its_deadline_is_tried_again(monkeypatch
             kind, value = _within_limit(lambda: store.entries(_manifest(damaged)))
             assert kind == "raised" and isinstance(value, MetadataError) and value.may_pass, value
     assert CountingIO.reads == 2
+
+
+def test_a_deflate_block_zlib_refuses_is_named_before_any_decoder_reads_it() -> None:
+    """Found by the fuzz test: polars-avro inflated a damaged block (a back-reference before its start) into
+    zero bytes inside a path, where zlib and fastavro refuse it."""
+    data = manifest_bytes(6, codec="deflate")
+    framing = check_framing(data, PATH, kind="manifest")
+    block = framing.blocks[0]
+    damaged = data[: block.offset] + b"\xff" * block.size + data[block.offset + block.size :]  # a reserved block type
+    with pytest.raises(MetadataError, match=r"corrupt Avro block 0: deflate: "):
+        check_deflate_blocks(damaged, check_framing(damaged, PATH, kind="manifest"), PATH, kind="manifest")
+    check_deflate_blocks(data, framing, PATH, kind="manifest")  # the undamaged file passes
+    kind, value = _within_limit(lambda: read_manifest_entries(MemoryIO(damaged), _manifest(damaged)))
+    assert kind == "raised" and isinstance(value, MetadataError) and "deflate" in str(value), value
