@@ -361,6 +361,8 @@ def _start(
         "spark.sql.adaptive.enabled": "true",
         "spark.driver.bindAddress": "127.0.0.1",
         "spark.driver.host": "127.0.0.1",
+        # v3's GEOMETRY and GEOGRAPHY columns; a setting Spark 3.5 ignores
+        "spark.sql.geospatial.enabled": "true",
     }
     settings.update(_log_settings())
     settings.update(conf)

@@ -140,6 +140,9 @@ def build_warehouse(warehouse: Path, scenarios: list[Scenario], *, progress: boo
                 try:
                     if step.action is not None:
                         outcome = step.action(spark, scenario.table)
+                        # the action committed through its own handle: Spark's cached table must not be reused
+                        if scenario.spark_reads:
+                            spark.sql(f"REFRESH TABLE {scenario.table}")
                     else:
                         spark.sql(scenario.sql(step))
                 except Exception as exc:  # Spark raises many exception types; report the step

@@ -68,7 +68,7 @@ class Claims:
     - ``operations``: the ``operation`` of every snapshot, in commit order (all branches).
     - ``refs``: ref name -> "BRANCH" or "TAG".
     - ``spec_ids``: partition spec ids used by live files of the current snapshot or any ref.
-    - ``delete_formats``: file formats of delete files present at the end ("PARQUET", "PUFFIN").
+    - ``delete_formats``: file formats of the delete files any kept snapshot has ("PARQUET", "PUFFIN").
     - ``format_version``: the table's format version.
     """
 
@@ -89,6 +89,9 @@ class Scenario:
     steps: tuple[Step, ...]
     claims: Claims
     tags: tuple[str, ...] = field(default_factory=tuple)
+    spark_reads: bool = True
+    """False when Spark cannot read the table's rows (a type it lacks, such as ``timestamp_ns`` in Spark 4.1):
+    the tests then read it with Iceberg's Java generic reader instead."""
 
     @property
     def table(self) -> str:
