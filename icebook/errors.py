@@ -6,7 +6,8 @@ where there is one, the field that was wrong, so that a user can go and look.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
+from contextlib import contextmanager
 
 
 class IcebookError(Exception):
@@ -18,6 +19,10 @@ class MetadataError(IcebookError):
 
     The message reads ``<kind> <file>: <field>: <problem>``.
     """
+
+    may_pass = False
+    """True when another try may succeed: the decoder missed its deadline or died (a loaded machine), rather
+    than the file's content failing a decode or a check."""
 
     def __init__(self, file: str, field: str | None, problem: str, *, kind: str = "file") -> None:
         self.file = file
@@ -127,3 +132,16 @@ def one_line(exc: BaseException) -> str:
         text = f"{type(exc).__name__}: {text}" if text else type(exc).__name__
     text = text or type(exc).__name__
     return text if len(text) <= ONE_LINE_LIMIT else text[: ONE_LINE_LIMIT - 3] + "..."
+
+
+@contextmanager
+def decoded_values(file: str, field: str | None, *, kind: str = "file") -> Iterator[None]:
+    """The one rule for computing over values decoded from a table's files (an Arrow cast of bounds, a string
+    function over paths, a map lookup, numpy over the bytes): a failure is one ``MetadataError`` naming the
+    file and the field, never a foreign exception. ``IcebookError`` passes through (it already names them)."""
+    try:
+        yield
+    except IcebookError:
+        raise
+    except Exception as exc:
+        raise MetadataError(file, field, f"values cannot be used as written ({one_line(exc)})", kind=kind) from None

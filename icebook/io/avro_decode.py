@@ -22,7 +22,7 @@ from typing import Any
 
 import pyarrow as pa
 
-from icebook.io.avro_header import parse_container_header, write_container_header
+from icebook.io.avro_header import check_deflate_blocks, check_framing, parse_container_header, write_container_header
 from icebook.io.avro_schema import ManifestLayout
 from icebook.io.metric_facts import METRIC_MAP_TYPES, METRIC_MAPS, facts_of_columns
 
@@ -137,6 +137,7 @@ def decode_polars_avro(
 ) -> tuple[Decoded, FactTuples]:
     import polars_avro
 
+    check_deflate_blocks(data, check_framing(data, "<manifest>", kind="manifest"), "<manifest>", kind="manifest")
     cols = _top_level(layout, list(targets))
     if not layout.partition_fields and layout.entry_names["data_file"] in cols:
         data = _without_empty_partition(data, layout)

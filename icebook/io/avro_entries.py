@@ -17,7 +17,7 @@ from typing import Any
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from icebook.errors import MetadataError
+from icebook.errors import MetadataError, decoded_values
 from icebook.io.avro_decode import COMPUTED, ENTRY_COLUMNS, Decoded
 from icebook.io.avro_decode import available_decoders as _importable_decoders
 from icebook.io.avro_header import check_framing, header_from_metadata
@@ -124,8 +124,10 @@ def _inherit(decoded: Decoded, n: int, manifest: ManifestFile, version: int) -> 
         if manifest.first_row_id is not None and "content" in out and "record_count" in out:
             flag = pc.and_(col.is_null(), pc.equal(out["content"], pa.scalar(int(FileContent.DATA), pa.int32())))
             counts = pc.if_else(flag, out["record_count"], pa.scalar(0, pa.int64()))
-            before = pc.subtract(pc.cumulative_sum(counts), counts)  # sum over preceding null-id data files
-            assigned = pc.add(before, pa.scalar(manifest.first_row_id, pa.int64()))
+            # Checked sums: record counts past int64 are an error naming the manifest, never ids wrapped around.
+            with decoded_values(manifest.manifest_path, "first_row_id", kind="manifest"):
+                before = pc.subtract_checked(pc.cumulative_sum_checked(counts), counts)  # preceding null-id files
+                assigned = pc.add_checked(before, pa.scalar(manifest.first_row_id, pa.int64()))
             out["first_row_id"] = pc.if_else(flag, assigned, col)
             out["first_row_id_inherited"] = flag
         else:
@@ -220,6 +222,7 @@ def _decode(
     """The decoded columns of one manifest and the facts of its metric maps, from a worker process: each
     decoder in ``order`` in turn, each with its own deadline, until one succeeds."""
     failures: list[str] = []
+    may_pass = True  # until a decoder fails on the content (not by its deadline or its death)
     for name in order:
         try:
             _, ipc, facts = decode_isolated(
@@ -237,9 +240,12 @@ def _decode(
             failures.append(
                 f"{name}: " + exc.problem.removeprefix("ValueError: cannot decode: ").removeprefix(f"{name}: ")
             )
+            may_pass = may_pass and exc.may_pass
             continue
         return _columns(ipc, targets, path), _facts(facts, path)
-    raise MetadataError(path, None, "cannot decode: " + "; ".join(failures), kind="manifest")
+    error = MetadataError(path, None, "cannot decode: " + "; ".join(failures), kind="manifest")
+    error.may_pass = may_pass and bool(failures)
+    raise error
 
 
 def _facts(raw: object, path: str) -> MetricFacts:

@@ -15,6 +15,7 @@ list records.
 
 from __future__ import annotations
 
+import zlib
 from collections.abc import Mapping
 from dataclasses import dataclass
 from types import MappingProxyType
@@ -289,12 +290,30 @@ def read_manifest_header(fileio: FileIO, path: str) -> ManifestHeader:
     return header_from_metadata(path, read_container_metadata(fileio, path))
 
 
+def check_deflate_blocks(data: bytes, framing: AvroFraming, path: str, *, kind: str) -> None:
+    """Every deflate block inflates by zlib's rules. polars-avro inflates a back-reference that reaches before a
+    block's start as zero bytes, where zlib and fastavro refuse it: without this, a damaged block decodes into
+    other paths and values. Decoders that inflate leniently run after it."""
+    if framing.codec != "deflate":
+        return
+    for index, block in enumerate(framing.blocks):
+        inflater = zlib.decompressobj(-15)  # Avro's deflate is raw (no zlib header)
+        try:
+            inflater.decompress(data[block.offset : block.offset + block.size])
+            inflater.flush()
+        except zlib.error as exc:
+            raise MetadataError(path, None, f"corrupt Avro block {index}: deflate: {exc}", kind=kind) from None
+        if not inflater.eof:
+            raise MetadataError(path, None, f"corrupt Avro block {index}: deflate stream cut short", kind=kind)
+
+
 __all__ = [
     "AVRO_CODECS",
     "DECODABLE_CODECS",
     "MAGIC",
     "AvroBlock",
     "AvroFraming",
+    "check_deflate_blocks",
     "check_framing",
     "header_from_bytes",
     "header_from_metadata",

@@ -60,6 +60,14 @@ def avro_records(data: bytes, path: str, kind: str) -> list[dict[str, Any]]:
     return records
 
 
+_COUNTS = (
+    "added_files_count",
+    "existing_files_count",
+    "deleted_files_count",
+    "added_rows_count",
+    "existing_rows_count",
+    "deleted_rows_count",
+)
 _INT_FIELDS = (
     "manifest_length",
     "partition_spec_id",
@@ -67,14 +75,17 @@ _INT_FIELDS = (
     "sequence_number",
     "min_sequence_number",
     "added_snapshot_id",
-    "added_files_count",
-    "existing_files_count",
-    "deleted_files_count",
-    "added_rows_count",
-    "existing_rows_count",
-    "deleted_rows_count",
+    *_COUNTS,
     "first_row_id",
 )
+
+NON_NEGATIVE = ("partition_spec_id", *_COUNTS)
+"""manifest_file fields that are never negative (an id, counts): the one check for every reader of lists."""
+
+
+def negative_field(name: str, value: int, path: str) -> MetadataError:
+    """The error of a ``NON_NEGATIVE`` field holding ``value`` < 0 in the list at ``path``."""
+    return MetadataError(path, name, f"negative value {value}", kind="manifest list")
 
 
 def int_fields(rec: Mapping[str, Any], path: str) -> dict[str, int | None]:
@@ -87,6 +98,10 @@ def int_fields(rec: Mapping[str, Any], path: str) -> dict[str, int | None]:
         if value is not None and type(value) is not int:  # bool is an int subclass, and not a count
             raise MetadataError(path, name, f"expected an integer, found {type(value).__name__}", kind="manifest list")
         out[name] = value
+    for name in NON_NEGATIVE:
+        value = out[name]
+        if value is not None and value < 0:
+            raise negative_field(name, value, path)
     return out
 
 
@@ -198,4 +213,12 @@ def read_manifest_list(
     return tuple(out)
 
 
-__all__ = ["avro_records", "int_fields", "manifest_file_from_record", "read_bytes_for", "read_manifest_list"]
+__all__ = [
+    "NON_NEGATIVE",
+    "avro_records",
+    "int_fields",
+    "manifest_file_from_record",
+    "negative_field",
+    "read_bytes_for",
+    "read_manifest_list",
+]

@@ -16,10 +16,11 @@ from concurrent.futures import ThreadPoolExecutor
 
 import numpy as np
 import pyarrow as pa
+import pyarrow.compute as pc
 
 from icebook.errors import IcebookError, MetadataError
 from icebook.io.avro_decode import available_decoders
-from icebook.io.avro_list import avro_records, int_fields, read_bytes_for
+from icebook.io.avro_list import NON_NEGATIVE, avro_records, int_fields, negative_field, read_bytes_for
 from icebook.io.fileio import ArrowFileIO, FileIO
 from icebook.io.worker_pool import SETTINGS, decode_isolated
 
@@ -81,9 +82,30 @@ def _batch(fileio: FileIO, paths: Sequence[str], start: int, local: bool) -> pa.
     if status == "ok" and len(reply) == 3:
         table = _decoded(reply[1], reply[2], paths)
         if table is not None:
+            _check_values(table, paths)
             return _with_start(table, start)
     # Undecodable as a batch (or an unexpected reply): one list at a time names the file at fault.
     return _one_by_one(fileio, paths, start)
+
+
+def _check_values(table: pa.Table, paths: Sequence[str]) -> None:
+    """The value checks of a list read record by record (``avro_list.int_fields``), column-wise: a projected
+    decode reads none of the strings a damaged block breaks, so the integers it reads are checked here."""
+    checks = [(name, pc.less(table.column(name), 0)) for name in NON_NEGATIVE if name in table.column_names]
+    if "content" in table.column_names:
+        content = table.column("content")  # null in v1 lists: every manifest holds data
+        known = pc.is_in(content, value_set=pa.array([0, 1], pa.int64()))
+        checks.append(("content", pc.and_(pc.is_valid(content), pc.invert(known))))
+    for name, bad in checks:
+        rows = np.flatnonzero(np.asarray(pc.fill_null(bad, False).to_numpy(zero_copy_only=False), dtype=bool))
+        if not len(rows):
+            continue
+        row = int(rows[0])
+        value = table.column(name)[row].as_py()
+        path = paths[int(table.column("list_index")[row].as_py())]
+        if name == "content":
+            raise MetadataError(path, "content", f"expected 0 or 1, found {value}", kind=_KIND)
+        raise negative_field(name, value, path)
 
 
 def _local_path(fileio: FileIO, path: str) -> str | None:

@@ -19,7 +19,7 @@ from typing import Any
 
 import pyarrow as pa
 
-from icebook.io.avro_header import AvroFraming, check_framing, write_container_header, write_long
+from icebook.io.avro_header import AvroFraming, check_deflate_blocks, check_framing, write_container_header, write_long
 
 _SYNC = b"icebook-lists-16"
 _KIND = "manifest list"
@@ -72,6 +72,7 @@ def list_columns(sources: Sequence[str | bytes], names: Sequence[str]) -> tuple[
         try:
             data = _read_local(source) if isinstance(source, str) else source
             framing = check_framing(data, label, kind=_KIND)
+            check_deflate_blocks(data, framing, label, kind=_KIND)  # polars-avro inflates leniently
         except OSError as exc:
             return ("failed", index, None, f"cannot read: {exc}")
         except Exception as exc:  # MetadataError and UnsupportedFeature: passed on as text

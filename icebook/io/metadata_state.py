@@ -54,8 +54,8 @@ def read_table_state(fileio: FileIO, path: str) -> TableState:
     data = inflate_metadata_json(fileio.read_bytes(path), file=path)
     try:
         raw = _DECODER.decode(data)
-    except (msgspec.DecodeError, msgspec.ValidationError, RecursionError):
-        raw = None
+    except (msgspec.DecodeError, msgspec.ValidationError, RecursionError, UnicodeDecodeError):
+        raw = None  # msgspec raises UnicodeDecodeError for a string that is not UTF-8: the full parser names it
     if (
         raw is None
         or raw.format_version not in SUPPORTED_FORMAT_VERSIONS

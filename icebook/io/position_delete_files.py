@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import pyarrow as pa
 
-from icebook.errors import IcebookError, MetadataError, NotFound
+from icebook.errors import IcebookError, MetadataError, NotFound, decoded_values
 from icebook.io.datafiles import field_id, open_data_file
 from icebook.io.fileio import FileIO
 from icebook.spec.schema import DELETE_FILE_PATH_ID, DELETE_POS_ID
@@ -42,10 +42,10 @@ def read_position_deletes(fileio: FileIO, path: str, *, file_format: str = "PARQ
         raise
     except Exception as exc:  # pyarrow raises many types for a truncated or foreign file
         raise MetadataError(path, None, f"cannot read as {file_format}: {exc}", kind="delete file") from exc
-    out = {
-        "file_path": table.column(0).cast(pa.string()).combine_chunks(),
-        "pos": table.column(1).cast(pa.int64()).combine_chunks(),
-    }
+    out: dict[str, pa.Array] = {}
+    for name, target in (("file_path", pa.string()), ("pos", pa.int64())):
+        with decoded_values(path, name, kind="delete file"):  # a binary path not UTF-8, a pos not an integer
+            out[name] = table.column(len(out)).cast(target).combine_chunks()
     if has_row:
         out["row"] = table.column(2).combine_chunks()
     return pa.table(out)

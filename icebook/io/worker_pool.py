@@ -350,7 +350,9 @@ def decode_isolated(name: str, *args: Any, data_size: int, path: str, kind: str,
     try:
         return POOL.run(name, *args, nbytes=data_size, columnar=columnar)
     except WorkerFailed as exc:
-        raise MetadataError(path, None, str(exc), kind=kind) from None
+        error = MetadataError(path, None, str(exc), kind=kind)
+        error.may_pass = exc.worker_lost  # a deadline or a dead worker, not the content
+        raise error from None
 
 
 __all__ = ["POOL", "SETTINGS", "WorkerFailed", "WorkerPool", "decode_isolated", "decode_timeout"]

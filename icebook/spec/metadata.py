@@ -312,6 +312,19 @@ def no_current_snapshot(value: int | None) -> int | None:
     return None if value == -1 else value
 
 
+def _check_sequence_numbers(w: Wire, snapshots: tuple[Snapshot, ...]) -> None:
+    """A snapshot lacks ``sequence-number`` only when committed before the table was upgraded from v1: never
+    after its parent had one (a key damaged would otherwise read as the v1 default, 0)."""
+    numbered = {s.snapshot_id for s in snapshots if s.sequence_number is not None}
+    for i, s in enumerate(snapshots):
+        if s.sequence_number is None and s.parent_snapshot_id in numbered:
+            raise w.error(
+                f"snapshots[{i}].sequence-number",
+                f"missing, though its parent {s.parent_snapshot_id} has one (only snapshots from before an upgrade "
+                "from v1 lack it)",
+            )
+
+
 def implied_main_branch(current_snapshot_id: int | None, refs: Mapping[str, Ref]) -> Branch | None:
     """Spec ("Table Metadata Fields", refs): there is always a ``main`` branch reference pointing to
     ``current-snapshot-id`` even if the ``refs`` map is null. Returns that branch when ``refs`` does
@@ -432,6 +445,7 @@ def parse_table_metadata(obj: Any, *, file: str) -> TableMetadata:
 
     snapshots: tuple[Snapshot, ...] = _objects(w, "snapshots", parse_snapshot, format_version=version)
     ids = _by_unique_id(w, "snapshots", "snapshot-id", snapshots, lambda s: s.snapshot_id).keys()
+    _check_sequence_numbers(w, snapshots)
 
     raw_current = w.opt_int("current-snapshot-id")
     current = no_current_snapshot(raw_current)

@@ -31,6 +31,11 @@ class Written:
 
 @pytest.fixture
 def written(tmp_path: Path) -> Written:
+    return _write(tmp_path)
+
+
+def _write(tmp_path: Path, *, appended_before: int = 0) -> Written:
+    """The table, its bounds' rows written by the last of ``appended_before + 1`` appends."""
     from pyiceberg.catalog.sql import SqlCatalog
     from pyiceberg.schema import Schema
     from pyiceberg.types import LongType, NestedField, StringType
@@ -45,10 +50,12 @@ def written(tmp_path: Path) -> Written:
     table = catalog.create_table("db.people", schema, properties={"write.avro.compression-codec": "null"})
     names = [LOWER_NAME.decode() + "name", "middle", UPPER_NAME.decode() + "e-last"]
     cities = [LOWER_CITY.decode() + "-x", "paris", UPPER_CITY.decode() + "ty"]
+    for i in range(appended_before):
+        table.append(pa.table({"id": pa.array([10 + i], pa.int64()), "name": ["middle"], "city": ["paris"]}))
     table.append(pa.table({"id": pa.array([1, 2, 3], pa.int64()), "name": names, "city": cities}))
     snapshot = table.current_snapshot()
     assert snapshot is not None
-    (manifest,) = snapshot.manifests(table.io)
+    manifest = next(m for m in snapshot.manifests(table.io) if m.added_snapshot_id == snapshot.snapshot_id)
     return Written(
         metadata_location=table.metadata_location, manifest=Path(manifest.manifest_path.removeprefix("file://"))
     )
@@ -84,6 +91,16 @@ def test_a_flipped_byte_in_a_string_lower_bound(written: Written) -> None:
     (finding,) = [f for f in report.findings if "column bounds" in f.title]
     assert finding.title.startswith("1 column bounds") and written.manifest.name in finding.detail
     assert "lower_bounds of column 'name'" in finding.detail
+
+
+def test_a_diff_showing_a_file_with_a_damaged_bound_names_its_manifest(tmp_path: Path) -> None:
+    written = _write(tmp_path, appended_before=1)
+    _flip(written.manifest, UPPER_CITY)
+    table = icebook.open(written.metadata_location)
+    with pytest.raises(MetadataError) as raised:
+        table.diff(table.snapshots[0].snapshot_id)  # the second append's file is added: its bounds are shown
+    assert raised.value.file.endswith(written.manifest.name), str(raised.value)
+    assert "upper_bounds of column 'city' (field id 3)" in str(raised.value)
 
 
 def test_every_damaged_bound_is_a_finding(written: Written) -> None:

@@ -13,13 +13,16 @@ from typing import Any
 
 import pyarrow as pa
 import pytest
+from _support.metadata_examples import FILE, v2
 from _synthetic import manifest_bytes
 
+from icebook.analysis.store.manifests import ManifestStore
 from icebook.errors import IcebookError, MetadataError
 from icebook.io.avro import read_manifest_entries, read_manifest_entry
-from icebook.io.avro_header import check_framing
+from icebook.io.avro_header import check_deflate_blocks, check_framing
 from icebook.io.worker_pool import POOL, decode_isolated, decode_timeout
 from icebook.spec.manifest import ManifestContent, ManifestFile
+from icebook.spec.metadata import parse_table_metadata
 
 PATH = "s3://bucket/t/metadata/synthetic-m0.avro"
 CLEAN = manifest_bytes(6)
@@ -135,3 +138,57 @@ def test_parallel_reads_share_the_pool() -> None:
     for t in threads:
         t.join(LIMIT)
     assert not errors and results == [6] * 8
+
+
+def test_a_manifest_that_failed_is_not_decoded_again_by_the_same_table() -> None:
+    class CountingIO(MemoryIO):
+        reads = 0
+
+        def read_bytes(self, path: str) -> bytes:
+            CountingIO.reads += 1
+            return super().read_bytes(path)
+
+    damaged = CLEAN[: len(CLEAN) - 40]  # cut inside the last block
+    store = ManifestStore(CountingIO(damaged), parse_table_metadata(v2(), file=FILE), disk_cache=False)
+    manifest = _manifest(damaged)
+    errors = []
+    for columns in (["file_path"], None, ["file_path", "record_count"]):
+        with pytest.raises(MetadataError) as info:
+            store.entries(manifest, columns)
+        errors.append(info.value)
+    assert CountingIO.reads == 1  # a narrower request failed first: every wider one fails the same way
+    assert all(e is errors[0] for e in errors) and PATH in str(errors[0])
+
+
+def test_a_manifest_whose_decoder_missed_its_deadline_is_tried_again(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A missed deadline may pass (a loaded machine, a larger ICEBOOK_DECODE_TIMEOUT): it is not kept."""
+    damaged = _flip(*SPINS)
+
+    class CountingIO(MemoryIO):
+        reads = 0
+
+        def read_bytes(self, path: str) -> bytes:
+            CountingIO.reads += 1
+            return super().read_bytes(path)
+
+    store = ManifestStore(CountingIO(damaged), parse_table_metadata(v2(), file=FILE), disk_cache=False)
+    monkeypatch.setattr("icebook.io.avro_entries.default_decoders", lambda: ["polars-avro"])  # the one that spins
+    with decode_timeout(2.0):
+        for _ in range(2):
+            kind, value = _within_limit(lambda: store.entries(_manifest(damaged)))
+            assert kind == "raised" and isinstance(value, MetadataError) and value.may_pass, value
+    assert CountingIO.reads == 2
+
+
+def test_a_deflate_block_zlib_refuses_is_named_before_any_decoder_reads_it() -> None:
+    """Found by the fuzz test: polars-avro inflated a damaged block (a back-reference before its start) into
+    zero bytes inside a path, where zlib and fastavro refuse it."""
+    data = manifest_bytes(6, codec="deflate")
+    framing = check_framing(data, PATH, kind="manifest")
+    block = framing.blocks[0]
+    damaged = data[: block.offset] + b"\xff" * block.size + data[block.offset + block.size :]  # a reserved block type
+    with pytest.raises(MetadataError, match=r"corrupt Avro block 0: deflate: "):
+        check_deflate_blocks(damaged, check_framing(damaged, PATH, kind="manifest"), PATH, kind="manifest")
+    check_deflate_blocks(data, framing, PATH, kind="manifest")  # the undamaged file passes
+    kind, value = _within_limit(lambda: read_manifest_entries(MemoryIO(damaged), _manifest(damaged)))
+    assert kind == "raised" and isinstance(value, MetadataError) and "deflate" in str(value), value

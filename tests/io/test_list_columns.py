@@ -16,6 +16,7 @@ from icebook.io.avro_header import parse_container_header
 from icebook.io.fileio import ArrowFileIO
 from icebook.io.list_columns import LIST_COLUMNS, read_list_columns
 from icebook.scenarios import SCENARIOS
+from icebook.table import open_table
 
 pytestmark = pytest.mark.spark
 
@@ -92,3 +93,29 @@ def test_a_list_whose_spec_id_is_a_string_is_named_with_the_field(scenario_locat
     fileio = BytesFileIO({victim: out.getvalue()})
     with pytest.raises(MetadataError, match=rf"manifest list {victim}: partition_spec_id: expected an integer"):
         read_list_columns(fileio, paths, progress=False)
+
+
+@pytest.mark.parametrize("field", ["added_rows_count", "partition_spec_id"])
+def test_a_negative_count_or_spec_id_is_named_by_every_list_reader(
+    scenario_locations: dict[str, Path], field: str
+) -> None:
+    """Found by the fuzz test: a flip inside a list's deflate block gave evolution a spec -56 and negative
+    counts, read column-wise where the one-by-one reader failed on a string the columnar decode never reads."""
+    import io
+
+    import fastavro
+
+    paths, victim, data = _damaged_lists(scenario_locations["events"])
+    reader = fastavro.reader(io.BytesIO(data))
+    records = list(reader)
+    records[-1][field] = -56
+    out = io.BytesIO()
+    fastavro.writer(out, reader.writer_schema, records, metadata={"format-version": "2"})
+    damaged = {victim: out.getvalue()}
+    expected = rf"manifest list {victim}: {field}: negative value -56"
+    with pytest.raises(MetadataError, match=expected):
+        read_list_columns(BytesFileIO(damaged), paths, progress=False)
+    t = open_table(str(scenario_locations["events"]), fileio=BytesFileIO(damaged))
+    snapshot = next(s for s in t.snapshots if s.manifest_list == victim)
+    with pytest.raises(MetadataError, match=expected):
+        t.store.manifest_list(snapshot)

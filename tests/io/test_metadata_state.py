@@ -8,6 +8,7 @@ import json
 from pathlib import Path
 
 import pytest
+from _support.metadata_examples import v2
 
 import icebook
 from icebook.errors import MetadataError
@@ -44,3 +45,17 @@ def test_a_broken_file_fails_as_the_full_parse_does(scenario_locations: dict[str
     cut.write_text(Path(source).read_text()[:500])
     with pytest.raises(MetadataError, match="truncated"):
         read_table_state(ArrowFileIO(), str(cut))
+
+
+def test_a_string_that_is_not_utf8_fails_as_the_full_parse_does(tmp_path: Path) -> None:
+    # Found by the fuzz test: msgspec raised a bare UnicodeDecodeError for a byte flipped inside a string.
+    data = json.dumps(v2()).encode()
+    at = data.index(b'"properties"')
+    at = data.index(b'": "', at) + 5  # inside the first property's value, which the typed decoder reads
+    broken = tmp_path / "v3.metadata.json"
+    broken.write_bytes(data[:at] + b"\xd3" + data[at + 1 :])
+    with pytest.raises(MetadataError) as full:
+        read_table_metadata(ArrowFileIO(), str(broken))
+    with pytest.raises(MetadataError) as light:
+        read_table_state(ArrowFileIO(), str(broken))
+    assert str(light.value) == str(full.value)

@@ -378,3 +378,14 @@ def test_partition_type_with_dropped_source() -> None:
     raw["partition-specs"][1]["fields"][1]["transform"] = "void"
     md4 = parse_table_metadata(raw, file=FILE)
     assert partition_type(md4.default_spec(), md4.current_schema()).fields[1].type == INT
+
+
+def test_a_snapshot_lacking_its_sequence_number_after_a_parent_with_one_is_an_error() -> None:
+    # Found by the fuzz test: a byte flipped in the key ("sequence-num+er") read as the v1 default, 0.
+    raw = v2()
+    del raw["snapshots"][1]["sequence-number"]
+    with pytest.raises(MetadataError, match=r"snapshots\[1\]\.sequence-number: missing, though its parent 10"):
+        parse_table_metadata(raw, file=FILE)
+    upgraded = v2()  # snapshots from before an upgrade from v1 lack it: the first, whose parent is none
+    del upgraded["snapshots"][0]["sequence-number"]
+    assert parse_table_metadata(upgraded, file=FILE).snapshots[0].sequence_number is None

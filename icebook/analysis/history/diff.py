@@ -48,7 +48,7 @@ from icebook.analysis.history.v3_changes import V3Changes, v3_changes
 from icebook.analysis.resolve import At, resolve_snapshot
 from icebook.analysis.store.entries import Entries
 from icebook.analysis.store.manifests import ManifestStore
-from icebook.analysis.store.metrics import readable_metrics
+from icebook.analysis.store.metrics import RowFiles, readable_metrics
 from icebook.analysis.tables.inspect import (
     DATA_FILE_COLUMNS,
     empty_files_table,
@@ -173,8 +173,33 @@ def _live_files(store: ManifestStore, manifests: tuple[ManifestFile, ...], *, pr
     if not manifests:
         return empty_files_table(store).select(list(DATA_FILE_COLUMNS))
     store.many_entries(manifests, progress=progress)
-    parts = [manifest_entries_table(store, m, live_only=True).select(list(DATA_FILE_COLUMNS)) for m in manifests]
+    parts = [
+        _from_manifest(manifest_entries_table(store, m, live_only=True).select(list(DATA_FILE_COLUMNS)), m)
+        for m in manifests
+    ]
     return pa.concat_tables(parts, promote_options="permissive")
+
+
+_FROM = "_manifest"
+"""A column naming each file's manifest (dictionary-encoded, one value per manifest), so that a bound which does
+not decode is an error naming its manifest; dropped before the files are shown."""
+
+
+def _from_manifest(table: pa.Table, manifest: ManifestFile) -> pa.Table:
+    codes = pa.array(np.zeros(table.num_rows, np.int32))
+    return table.append_column(_FROM, pa.DictionaryArray.from_arrays(codes, pa.array([manifest.manifest_path])))
+
+
+def _origin(files: pa.Table) -> RowFiles:
+    """Which manifest each row comes from: concatenation and filters keep one manifest's rows together."""
+    runs: list[tuple[str, int]] = []
+    for chunk in files.column(_FROM).chunks:
+        codes = np.asarray(chunk.indices.to_numpy(zero_copy_only=False))
+        paths = chunk.dictionary.to_pylist()
+        starts = np.concatenate(([0], np.flatnonzero(np.diff(codes)) + 1)) if len(codes) else np.zeros(0, int)
+        for start, end in zip(starts, (*starts[1:], len(codes)), strict=True):
+            runs.append((paths[codes[start]], int(end - start)))
+    return RowFiles.of(runs)
 
 
 def _summary_count(snapshot: Snapshot, *keys: str) -> int | None:
@@ -207,12 +232,14 @@ def _child_changes(
     if only_b:
         store.many_entries(only_b, progress=progress)
         entries = pa.concat_tables(
-            [manifest_entries_table(store, m, live_only=False) for m in only_b], promote_options="permissive"
+            [_from_manifest(manifest_entries_table(store, m, live_only=False), m) for m in only_b],
+            promote_options="permissive",
         )
         view = Entries(entries)
         by_b = np.asarray(pc.equal(entries.column("snapshot_id"), b.snapshot_id).to_numpy(zero_copy_only=False), bool)
-        added = entries.filter(pa.array(by_b & view.status_is(EntryStatus.ADDED))).select(list(DATA_FILE_COLUMNS))
-        removed = entries.filter(pa.array(by_b & view.status_is(EntryStatus.DELETED))).select(list(DATA_FILE_COLUMNS))
+        shown = [*DATA_FILE_COLUMNS, _FROM]
+        added = entries.filter(pa.array(by_b & view.status_is(EntryStatus.ADDED))).select(shown)
+        removed = entries.filter(pa.array(by_b & view.status_is(EntryStatus.DELETED))).select(shown)
     else:
         added = removed = _live_files(store, (), progress=False)
     expected_added = _summary_count(b, "added-data-files", "added-delete-files")
@@ -239,7 +266,11 @@ def _minus(left: pa.Table, right: pa.Table) -> pa.Table:
 
 def _with_metrics(files: pa.Table, metadata: TableMetadata) -> pd.DataFrame:
     """The ``inspect.files()`` shape: data_file columns plus readable_metrics (current schema)."""
-    files = files.append_column("readable_metrics", readable_metrics(files, metadata.current_schema()))
+    origin: RowFiles | str = "<manifest>"
+    if _FROM in files.column_names:
+        origin = _origin(files)
+        files = files.drop_columns([_FROM])
+    files = files.append_column("readable_metrics", readable_metrics(files, metadata.current_schema(), file=origin))
     return to_pandas(spark_shaped(metadata, files))
 
 

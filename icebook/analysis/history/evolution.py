@@ -346,8 +346,8 @@ def evolution(metadata: TableMetadata, store: ManifestStore | None = None, *, re
         notes.append("metadata log not read: when each schema, spec and sort order became current is unknown")
     elif missing:
         notes.append(
-            f"{len(missing)} of {len(versions)} metadata files of the log could not be read (deleted?): "
-            "for them, what was current is unknown"
+            f"{len(missing)} of {len(versions)} metadata files of the log could not be read (the first: "
+            f"{missing[0].error or missing[0].file}): for them, what was current is unknown"
         )
 
     snaps = _ordered(metadata)

@@ -21,7 +21,7 @@ from icebook.analysis.store.consistency import (
     check_summary_totals,
     manifest_counts,
 )
-from icebook.errors import UnsupportedFeature
+from icebook.errors import MetadataError, UnsupportedFeature
 from icebook.io.avro import read_manifest_entries, read_manifest_list
 from icebook.io.avro_entries import ENTRY_TABLE_COLUMNS
 from icebook.io.fileio import ArrowFileIO, FileIO
@@ -84,6 +84,12 @@ class ManifestStore:
         self._partition_types: dict[int, tuple[StructType, StructType]] = {}
         self._counts: dict[str, ManifestCounts] = {}  # small, kept for every manifest ever decoded
         self._verified: set[int] = set()
+        # A file whose content failed to decode or check fails the same way every time (it is immutable): the
+        # error is kept, so each later view raises it at once instead of decoding the file again. Storage errors
+        # and a decoder's missed deadline are not kept (they may pass). For manifests, the columns asked for: a
+        # wider request fails as well.
+        self._failed_lists: dict[str, MetadataError] = {}
+        self._failed_entries: dict[str, list[tuple[frozenset[str], MetadataError]]] = {}
         self.reads = 0  # manifests decoded (not served from cache): lets tests prove laziness
 
     def manifest_list(self, snapshot: Snapshot) -> tuple[ManifestFile, ...]:
@@ -94,15 +100,24 @@ class ManifestStore:
             )
         with self._lock:
             cached = self._lists.get(snapshot.manifest_list)
+            failed = self._failed_lists.get(snapshot.manifest_list)
         if cached is not None:
             return cached
-        manifests = read_manifest_list(
-            self.fileio,
-            snapshot.manifest_list,
-            format_version=self.metadata.format_version,
-            snapshot_sequence_number=snapshot_sequence_number(snapshot),
-            snapshot_id=snapshot.snapshot_id,
-        )
+        if failed is not None:
+            raise failed.with_traceback(None)
+        try:
+            manifests = read_manifest_list(
+                self.fileio,
+                snapshot.manifest_list,
+                format_version=self.metadata.format_version,
+                snapshot_sequence_number=snapshot_sequence_number(snapshot),
+                snapshot_id=snapshot.snapshot_id,
+            )
+        except MetadataError as exc:
+            if not exc.may_pass:
+                with self._lock:
+                    self._failed_lists[snapshot.manifest_list] = exc
+            raise
         with self._lock:
             self._lists.put(snapshot.manifest_list, manifests)
         return manifests
@@ -120,12 +135,22 @@ class ManifestStore:
             return cached
         if cached is not None:  # the cached table grows: what was asked before is asked again
             wanted |= set(cached.column_names)
-        table = self._decode(manifest, None if wanted >= set(ENTRY_TABLE_COLUMNS) else wanted)
-        # Checked on every load, from the disk cache or not: they compare the file with the manifest list
-        # and the table metadata, which the cached decode knows nothing of.
-        counts = manifest_counts(table)
-        check_manifest_counts(manifest, counts)
-        check_entry_values(manifest, table, last_column_id=self.metadata.last_column_id)
+        with self._lock:
+            failed = [e for asked, e in self._failed_entries.get(manifest.manifest_path, ()) if asked <= wanted]
+        if failed:
+            raise failed[0].with_traceback(None)
+        try:
+            table = self._decode(manifest, None if wanted >= set(ENTRY_TABLE_COLUMNS) else wanted)
+            # Checked on every load, from the disk cache or not: they compare the file with the manifest list
+            # and the table metadata, which the cached decode knows nothing of.
+            counts = manifest_counts(table)
+            check_manifest_counts(manifest, counts)
+            check_entry_values(manifest, table, last_column_id=self.metadata.last_column_id)
+        except MetadataError as exc:
+            if not exc.may_pass:
+                with self._lock:
+                    self._failed_entries.setdefault(manifest.manifest_path, []).append((wanted, exc))
+            raise
         with self._lock:
             self.reads += 1
             if keep:

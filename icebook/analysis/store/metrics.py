@@ -20,7 +20,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from icebook.analysis.arrow_types import arrow_type
-from icebook.errors import IcebookError, MetadataError
+from icebook.errors import IcebookError, MetadataError, one_line
 from icebook.spec.schema import Schema
 from icebook.spec.types import (
     BINARY,
@@ -135,9 +135,10 @@ def decode_bound_column(
 ) -> pa.Array:
     """Decode a column of Appendix D binary values of type ``t`` into an Arrow array of ``arrow_type(t)``.
 
-    The one rule for bounds written by someone else: any failure (a cast, an Arrow compute, numpy over the
-    bytes) is one ``MetadataError`` naming the file, the bound and the first row whose value is not valid
-    for ``t``, never a foreign exception and never a silent value."""
+    Bounds follow ``icebook.errors.decoded_values``, the rule for values decoded from a table's files, and say
+    more: any failure (a cast, an Arrow compute, numpy over the bytes) is one ``MetadataError`` naming the
+    file, the bound and the first row whose value is not valid for ``t``, never a foreign exception and never
+    a silent value."""
     try:
         return _decode_bounds(raw, t, file if isinstance(file, str) else "<manifest>", column)
     except Exception as exc:
@@ -160,15 +161,8 @@ def _bound_error(raw: pa.Array, t: IcebergType, file: Origin, column: str, exc: 
         except IcebookError as error:
             return error
         except Exception as error:
-            return MetadataError(
-                where(row), column, f"row {row}: not a valid {t} ({_first_line(error)})", kind="bound in"
-            )
-    return MetadataError(where(0), column, f"cannot be decoded as {t} ({_first_line(exc)})", kind="bound in")
-
-
-def _first_line(exc: BaseException) -> str:
-    text = str(exc).strip().splitlines()
-    return f"{type(exc).__name__}: {text[0] if text else ''}"[:300]
+            return MetadataError(where(row), column, f"row {row}: not a valid {t} ({one_line(error)})", kind="bound in")
+    return MetadataError(where(0), column, f"cannot be decoded as {t} ({one_line(exc)})", kind="bound in")
 
 
 def invalid_bounds(entries: pa.Table, schema: Schema, file: str) -> list[IcebookError]:
