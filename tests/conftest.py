@@ -19,7 +19,7 @@ import pytest
 
 from icebook.engines.spark_session import add_catalog, get_session
 from icebook.scenarios import SCENARIOS
-from icebook.scenarios.build import CATALOG, ensure_warehouse, table_location
+from icebook.scenarios.build import CATALOG, buildable, ensure_warehouse, table_location
 
 pytest_plugins = ("pytester", "_support.tiers", "_support.timeouts", "_support.environment")
 
@@ -39,8 +39,15 @@ def pytest_configure(config: pytest.Config) -> None:
 
 def pytest_report_header(config: pytest.Config) -> str:
     from icebook.engines.spark_jars import installed_spark_version
+    from icebook.scenarios.build import buildable
 
-    return f"pyspark {installed_spark_version()}"
+    version = installed_spark_version()
+    left = [
+        f"{n} (Spark {'.'.join(map(str, s.spark_since))}+)" for n, s in SCENARIOS.items() if n not in buildable(version)
+    ]
+    return f"pyspark {version}" + (
+        f"; scenarios this Spark cannot build, not tested: {', '.join(left)}" if left else ""
+    )
 
 
 @pytest.fixture(scope="session")
@@ -64,7 +71,7 @@ def warehouse(spark: Any) -> Path:
 @pytest.fixture(scope="session")
 def scenario_locations(warehouse: Path) -> dict[str, Path]:
     """Scenario name -> table directory."""
-    return {name: table_location(warehouse, name) for name in SCENARIOS}
+    return {name: table_location(warehouse, name) for name in buildable()}
 
 
 @pytest.fixture(scope="session")

@@ -20,7 +20,7 @@ from pathlib import Path
 from typing import Any
 
 from icebook import config
-from icebook.engines.spark_jars import ICEBERG_VERSION
+from icebook.engines.spark_jars import ICEBERG_VERSION, installed_spark_version
 from icebook.engines.spark_session import check_writable, get_session
 from icebook.errors import ConfigError, EngineError, NotFound
 from icebook.io.progress import progress_bar
@@ -74,13 +74,20 @@ def read_marker(warehouse: Path) -> dict[str, Any] | None:
     return data
 
 
+def buildable(spark_version: str | None = None) -> list[str]:
+    """The scenarios the installed Spark (or ``spark_version``) can build, in their order."""
+    version = spark_version or installed_spark_version()
+    return [name for name, scenario in SCENARIOS.items() if scenario.builds_on(version)]
+
+
 def ensure_warehouse(kind: str = "demo", names: Iterable[str] | None = None, *, progress: bool = True) -> Path:
-    """Return a warehouse holding the named scenarios (all by default), building it if needed."""
+    """Return a warehouse holding the named scenarios (by default all the installed Spark can build),
+    building it if needed."""
     warehouse = warehouse_path(kind)
     check_writable(warehouse.parent)
     return cached_build(
         warehouse,
-        names,
+        names or buildable(),
         SCENARIOS,
         lambda root, scenarios: build_warehouse(root, scenarios, progress=progress),
         what="scenario",

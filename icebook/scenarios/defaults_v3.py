@@ -71,4 +71,5 @@ DEFAULTS_V3 = Scenario(
         format_version=3,
     ),
     tags=("format-v3", "default-values"),
+    spark_since=(4, 1),
 )

@@ -89,4 +89,5 @@ GEO_V3 = Scenario(
         format_version=3,
     ),
     tags=("format-v3", "geospatial"),
+    spark_since=(4, 1),
 )

@@ -63,4 +63,5 @@ VARIANT_V3 = Scenario(
         format_version=3,
     ),
     tags=("format-v3", "variant"),
+    spark_since=(4, 1),
 )
