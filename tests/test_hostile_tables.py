@@ -16,13 +16,13 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from _support.damaged import ServingFileIO, rewrite_avro, with_edited_entry
 
 import icebook
 from icebook.display.registry import render_html, render_text
 from icebook.errors import EnvironmentProblem, IcebookError, MetadataError, UnsupportedFeature
 from icebook.io.avro_header import parse_container_header
 from icebook.table import open_table
-from tests._support.damaged import ServingFileIO, rewrite_avro, with_edited_entry
 
 LIMIT = 60.0  # seconds: anything slower is treated as a hang
 

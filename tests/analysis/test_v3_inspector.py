@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from _support.damaged import ServingFileIO, rewrite_avro, with_edited_entry
 
 import icebook
 from icebook.analysis.v3.defaults import Source
@@ -19,7 +20,6 @@ from icebook.display.registry import render_html, render_text
 from icebook.engines.spark_session import add_catalog
 from icebook.errors import MetadataError
 from icebook.table import open_table
-from tests._support.damaged import ServingFileIO, rewrite_avro, with_edited_entry
 
 pytestmark = pytest.mark.spark
 
