@@ -208,7 +208,7 @@ _BUILTIN: tuple[tuple[str, str, str, str, str, str | None], ...] = (
             ("icebook.analysis.v3.inspection", "V3Inspection", "v3"),
             ("icebook.analysis.v3.deletion_vectors", "DeletionVectorMap", "dv"),
             ("icebook.analysis.v3.row_lineage", "RowLineage", "lineage"),
-            ("icebook.analysis.v3.defaults", "Defaults", "defaults"),
+            ("icebook.analysis.v3.default_provenance", "Defaults", "defaults"),
             ("icebook.analysis.v3.variants", "VariantShredding", "variants"),
             ("icebook.analysis.v3.geo", "GeoBounds", "geo"),
         )

@@ -19,7 +19,8 @@ from collections.abc import Sequence
 from icebook.errors import EnvironmentProblem, IcebookError, NotFound, StorageError, UnsupportedFeature
 from icebook.io.fileio import FileInfo, FileIO
 from icebook.spec.filenames import MetadataFileName, base_name, parse_metadata_file_name
-from icebook.spec.metadata import TableMetadata, decode_metadata_json, parse_metadata_json
+from icebook.spec.metadata import TableMetadata, parse_metadata_json
+from icebook.spec.metadata_json import decode_metadata_json
 
 VERSION_HINT = "version-hint.text"
 _LOOKED_FOR = (

@@ -13,13 +13,8 @@ from typing import Annotated
 import msgspec
 
 from icebook.io.fileio import FileIO
-from icebook.spec.metadata import (
-    SUPPORTED_FORMAT_VERSIONS,
-    TableState,
-    inflate_metadata_json,
-    parse_metadata_json,
-    table_state,
-)
+from icebook.spec.metadata import SUPPORTED_FORMAT_VERSIONS, TableState, parse_metadata_json, table_state
+from icebook.spec.metadata_json import inflate_metadata_json
 
 _Int = Annotated[int, msgspec.Meta(ge=-(2**31), le=2**31 - 1)]
 _Long = Annotated[int, msgspec.Meta(ge=-(2**63), le=2**63 - 1)]

@@ -8,17 +8,14 @@ in ``TableMetadata.defaults_applied`` so a UI can say what was not written in th
 
 from __future__ import annotations
 
-import gzip
-import json
-import re
-import zlib
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from types import MappingProxyType
 from typing import Any, ClassVar, Protocol, TypeVar
 
-from icebook.errors import MetadataError, NotFound, UnsupportedFeature
+from icebook.errors import NotFound, UnsupportedFeature
 from icebook.spec._json import EMPTY_MAP, Wire, empty_map
+from icebook.spec.metadata_json import decode_metadata_json
 from icebook.spec.partitioning import PartitionSpec, parse_partition_fields, parse_partition_spec
 from icebook.spec.schema import Schema, parse_schema
 from icebook.spec.snapshots import (
@@ -569,72 +566,13 @@ def table_state(metadata: StateSource, file: str | None = None) -> TableState:
     )
 
 
-# ---------------------------------------------------------------- bytes -> JSON
-
-GZIP_MAGIC = b"\x1f\x8b"
+# ---------------------------------------------------------------- bytes -> metadata
 
 
 def parse_metadata_json(data: bytes, *, file: str) -> TableMetadata:
     """Decode a metadata file's bytes (gzip detected by its magic bytes 1f 8b, whatever the
     name says) and parse it. Undecodable content raises ``MetadataError`` naming ``file``."""
     return parse_table_metadata(decode_metadata_json(data, file=file), file=file)
-
-
-def inflate_metadata_json(data: bytes, *, file: str) -> bytes:
-    """A metadata file's JSON text as bytes: gunzipped when it starts with the gzip magic bytes."""
-
-    def fail(problem: str) -> MetadataError:
-        return MetadataError(file, None, problem, kind="metadata")
-
-    if data[:2] == GZIP_MAGIC:
-        try:
-            data = gzip.decompress(data)
-        except EOFError:
-            raise fail("truncated gzip data") from None
-        except (OSError, zlib.error) as exc:
-            raise fail(f"corrupt gzip data ({exc})") from None
-    if not data.strip():
-        raise fail("empty file")
-    return data
-
-
-_PARTIAL_TOKEN = re.compile(r"-?[0-9]*(\.[0-9]*)?([eE][+-]?[0-9]*)?")
-
-
-def _cut_short(rest: str) -> bool:
-    """Whether the text after a JSON error is nothing, or the start of a literal or number that the end of
-    the file cut off (``tr``, ``-1.``): then the file is truncated rather than malformed."""
-    rest = rest.strip()
-    partial_word = any(word.startswith(rest) for word in ("true", "false", "null"))
-    return not rest or partial_word or bool(_PARTIAL_TOKEN.fullmatch(rest))
-
-
-def decode_metadata_json(data: bytes, *, file: str) -> Any:
-    """Bytes -> the decoded JSON object, with errors that say where the text is broken."""
-
-    def fail(problem: str) -> MetadataError:
-        return MetadataError(file, None, problem, kind="metadata")
-
-    data = inflate_metadata_json(data, file=file)
-    try:
-        text = data.decode("utf-8")
-    except UnicodeDecodeError as exc:
-        raise fail(f"not valid UTF-8 at byte {exc.start}") from None
-    try:
-        obj = json.loads(text)
-    except json.JSONDecodeError as exc:
-        if _cut_short(text[exc.pos :]) or exc.msg.startswith("Unterminated"):
-            raise fail(f"truncated: JSON ends unexpectedly at line {exc.lineno} column {exc.colno}") from None
-        raise fail(f"not valid JSON at line {exc.lineno} column {exc.colno}: {exc.msg}") from None
-    except RecursionError:
-        raise fail(
-            "JSON nested too deeply to read (arrays or objects inside each other beyond Python's limit)"
-        ) from None
-    except ValueError as exc:  # e.g. an integer literal with thousands of digits
-        raise fail(f"not valid JSON: {exc}") from None
-    if not isinstance(obj, dict):
-        raise fail(f"expected a JSON object at the top level, found {type(obj).__name__}")
-    return obj
 
 
 __all__ = [
@@ -644,9 +582,7 @@ __all__ = [
     "TableMetadata",
     "TableState",
     "commit_order",
-    "decode_metadata_json",
     "implied_main_branch",
-    "inflate_metadata_json",
     "main_first",
     "no_current_snapshot",
     "parse_metadata_json",

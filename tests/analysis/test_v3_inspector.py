@@ -14,7 +14,7 @@ import pytest
 from _support.damaged import ServingFileIO, rewrite_avro, with_edited_entry
 
 import icebook
-from icebook.analysis.v3.defaults import Source
+from icebook.analysis.v3.default_provenance import Source
 from icebook.analysis.v3.findings import Severity
 from icebook.display.registry import render_html, render_text
 from icebook.engines.spark_session import add_catalog

@@ -14,7 +14,7 @@ import pyarrow.parquet as pq
 import pytest
 
 import icebook
-from icebook.analysis.v3.defaults import Source
+from icebook.analysis.v3.default_provenance import Source
 from icebook.analysis.v3.file_fields import file_field_ids
 from icebook.analysis.v3.findings import Severity
 from icebook.display.registry import render_html, render_text

@@ -9,7 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from icebook.analysis.store.table_like import TableLike
-from icebook.analysis.v3.defaults import Defaults, defaults
+from icebook.analysis.v3.default_provenance import Defaults, defaults
 from icebook.analysis.v3.deletion_vectors import DeletionVectorMap, deletion_vector_map
 from icebook.analysis.v3.findings import V3Finding
 from icebook.analysis.v3.geo import GeoBounds, geo_bounds
