@@ -27,7 +27,7 @@ def open(
     ``properties``: FileIO properties for a location opened directly (``s3.endpoint``,
     ``s3.access-key-id``, ``s3.secret-access-key``, ``s3.region``, ``gcs.oauth2.token``,
     ``adls.account-key``, ...); without them each object store's usual environment applies."""
-    from icebook.table import open_table
+    from icebook.table.opening import open_table
 
     return open_table(os.fspath(location), catalog=catalog, properties=properties)
 

@@ -22,7 +22,7 @@ import icebook
 from icebook.display.registry import render_html, render_text
 from icebook.errors import EnvironmentProblem, IcebookError, MetadataError, UnsupportedFeature
 from icebook.io.avro_header import parse_container_header
-from icebook.table import open_table
+from icebook.table.opening import open_table
 
 LIMIT = 60.0  # seconds: anything slower is treated as a hang
 

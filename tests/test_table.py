@@ -11,7 +11,7 @@ import pytest
 import icebook
 from icebook.errors import IcebookError, MetadataError, NotFound, UnsupportedFeature
 from icebook.io.fileio import ArrowFileIO
-from icebook.table import open_table
+from icebook.table.opening import open_table
 
 
 class FaultyFileIO(ArrowFileIO):

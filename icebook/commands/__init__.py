@@ -55,7 +55,8 @@ from icebook.commands.timelapse_commands import TIMELAPSE_COMMANDS
 from icebook.display.terminal import with_field_types
 from icebook.display.tree_render import MetadataTree
 from icebook.errors import EngineError
-from icebook.table import Table, catalog_listing, open_table, table_listing
+from icebook.table import Table
+from icebook.table.opening import catalog_listing, open_table, table_listing
 
 
 def _files_arguments(p: argparse.ArgumentParser, context: Context) -> None:

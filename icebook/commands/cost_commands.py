@@ -14,7 +14,7 @@ from icebook.commands.grammar import Call, Command, Context, at_argument
 from icebook.commands.maintenance_commands import table_or_namespace, table_or_namespace_arguments
 from icebook.errors import IcebookError, one_line
 from icebook.io import catalogs
-from icebook.table import open_table
+from icebook.table.opening import open_table
 
 
 def _cost_arguments(p: argparse.ArgumentParser, context: Context) -> None:

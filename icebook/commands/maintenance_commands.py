@@ -17,7 +17,8 @@ from icebook.analysis.maintenance.health import HealthReport
 from icebook.analysis.maintenance.lake_health import lake_health
 from icebook.commands.grammar import Call, Command, CommandError, Context, at_argument, default_name
 from icebook.io import catalogs
-from icebook.table import Table, open_table
+from icebook.table import Table
+from icebook.table.opening import open_table
 
 ACTIONS = ("expire", "orphans", "compact", "rewrite-manifests", "rewrite-deletes")
 

@@ -40,7 +40,7 @@ from icebook.io import catalogs
 from icebook.io.catalogs import CatalogTable
 from icebook.io.fileio import default_fileio
 from icebook.io.locate import locate_metadata
-from icebook.table import open_table
+from icebook.table.opening import open_table
 
 PAGE = 100
 MAX_PAGE = 500

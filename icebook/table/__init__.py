@@ -13,9 +13,7 @@ from icebook.analysis.resolve import At, AtRef, AtSnapshot, AtTime, parse_at, re
 from icebook.display.formatters import register_formatters
 from icebook.display.registry import register, render_html
 from icebook.errors import EngineError, NotFound
-from icebook.io import catalogs
-from icebook.io.fileio import FileIO, default_fileio
-from icebook.io.locate import locate_metadata, read_table_metadata
+from icebook.io.fileio import FileIO
 from icebook.spec.filenames import parse_metadata_file_name
 from icebook.spec.metadata import MAIN_BRANCH, TableMetadata, commit_order
 from icebook.spec.schema import Schema
@@ -371,6 +369,8 @@ class Table(TableMaintenance):
 
     def reopen(self) -> Table:
         """This table at its newest metadata (after a change made by anyone)."""
+        from icebook.table.opening import open_table
+
         if self.identifier is not None:
             return open_table(self.identifier)
         return open_table(self.location, fileio=self.fileio)
@@ -491,6 +491,8 @@ class Table(TableMaintenance):
         from icebook.engines import spark_ops
 
         spark_ops.copy_table(self._writable(), self.location, str(location))
+        from icebook.table.opening import open_table
+
         return open_table(str(location), fileio=self.fileio)
 
     def _require_ref(self, name: str, kind: type | None) -> None:
@@ -546,100 +548,3 @@ def _result_html(result: MaintenanceResult) -> str:
 
 register(Table, text=repr, html=_table_html)
 register(MaintenanceResult, text=_result_text, html=_result_html)
-
-
-def open_table(
-    location: str,
-    *,
-    catalog: str | None = None,
-    fileio: FileIO | None = None,
-    properties: Mapping[str, str] | None = None,
-) -> Table:
-    """Open a table directory or metadata file (local path or URI, read with FileIO ``properties``),
-    or a table by name: ``catalog.namespace.table`` (or ``namespace.table`` with ``catalog=``).
-
-    A name resolves through the PyIceberg catalog of that name when one is configured
-    (``~/.pyiceberg.yaml``, ``PYICEBERG_CATALOG__*``), else through Spark's session catalog."""
-    location = str(location)
-    if catalog is not None:
-        return _open_by_name(catalog, location, fileio)
-    if not _is_local_path(location) and _looks_like_identifier(location):
-        from icebook.engines import spark as spark_engine
-
-        name, rest = location.split(".", 1)
-        if catalogs.is_configured(name):
-            return _open_by_name(name, rest, fileio)
-        try:
-            metadata_location = spark_engine.metadata_location_of(location)
-        except NotFound as exc:
-            if exc.what.startswith("no catalog"):
-                raise NotFound(
-                    f"no catalog {name!r} (neither a PyIceberg catalog nor one of Spark's)",
-                    available=sorted({*catalogs.catalog_names(), *(str(a) for a in exc.available)}),
-                ) from None
-            raise
-        io = fileio or default_fileio(properties)
-        return Table(
-            read_table_metadata(io, metadata_location),
-            metadata_location,
-            io,
-            identifier=location,
-            catalog_kind="spark",
-        )
-    io = fileio or default_fileio(properties)
-    metadata_location = locate_metadata(io, location)
-    return Table(read_table_metadata(io, metadata_location), metadata_location, io)
-
-
-def catalog_listing() -> list[dict[str, str]]:
-    """Every catalog a name can resolve through: PyIceberg's configured catalogs (type, URI,
-    warehouse; never credentials), then the catalogs of Spark's running session."""
-    from icebook.engines import spark as spark_engine
-
-    rows = [{"catalog": name, "source": "pyiceberg", **catalogs.describe(name)} for name in catalogs.catalog_names()]
-    for row in rows:
-        row.pop("name", None)
-    for name, warehouse in sorted(spark_engine.catalogs().items()):
-        rows.append({"catalog": name, "source": "spark", "type": "hadoop", "warehouse": warehouse})
-    return rows
-
-
-def table_listing(namespace: str) -> list[str]:
-    """Tables of ``catalog.namespace`` (or of every namespace of ``catalog``), as full names.
-    Unknown catalogs and namespaces raise NotFound listing what exists."""
-    from icebook.engines import spark as spark_engine
-
-    parts = namespace.split(".")
-    name = parts[0]
-    if catalogs.is_configured(name):
-        if len(parts) == 1:
-            return [f"{name}.{t}" for ns in catalogs.list_namespaces(name) for t in catalogs.list_tables(name, ns)]
-        return [f"{name}.{t}" for t in catalogs.list_tables(name, ".".join(parts[1:]))]
-    if spark_engine.has_catalog(name):
-        return spark_engine.session_tables(namespace)
-    known = [row["catalog"] for row in catalog_listing()]
-    raise NotFound(f"no catalog {name!r} (neither a PyIceberg catalog nor one of Spark's)", available=known)
-
-
-def _looks_like_identifier(location: str) -> bool:
-    from icebook.engines import spark as spark_engine  # only for what is not a local path
-
-    return spark_engine.looks_like_identifier(location)
-
-
-def _is_local_path(location: str) -> bool:
-    import os
-
-    return os.path.exists(location)
-
-
-def _open_by_name(catalog: str, name: str, fileio: FileIO | None) -> Table:
-    found = catalogs.resolve_table(catalog, name)
-    io = fileio or default_fileio(found.properties)
-    return Table(
-        read_table_metadata(io, found.metadata_location),
-        found.metadata_location,
-        io,
-        identifier=found.identifier,
-        catalog_kind="pyiceberg",
-    )

@@ -16,7 +16,8 @@ from icebook.analysis.history.diff import SnapshotDiff, diff
 from icebook.display.registry import render_html, render_text
 from icebook.io.fileio import ArrowFileIO
 from icebook.scenarios import SCENARIOS
-from icebook.table import Table, open_table
+from icebook.table import Table
+from icebook.table.opening import open_table
 
 pytestmark = pytest.mark.spark
 

@@ -19,7 +19,7 @@ from icebook.analysis.v3.findings import Severity
 from icebook.display.registry import render_html, render_text
 from icebook.engines.spark_session import add_catalog
 from icebook.errors import MetadataError
-from icebook.table import open_table
+from icebook.table.opening import open_table
 
 pytestmark = pytest.mark.spark
 

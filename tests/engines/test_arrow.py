@@ -15,7 +15,7 @@ from icebook.engines.arrow import read, read_live_rows
 from icebook.errors import NotFound
 from icebook.io.fileio import ArrowFileIO
 from icebook.scenarios import SCENARIOS
-from icebook.table import open_table
+from icebook.table.opening import open_table
 
 pytestmark = pytest.mark.spark
 

@@ -26,7 +26,7 @@ from icebook.io.fileio import ArrowFileIO
 from icebook.scenarios import SCENARIOS
 from icebook.spec.schema import Schema
 from icebook.spec.types import DATE, DOUBLE, LONG, STRING, TIMESTAMPTZ, NestedField, StructType
-from icebook.table import open_table
+from icebook.table.opening import open_table
 
 
 class RecordingFileIO(ArrowFileIO):

@@ -42,7 +42,8 @@ from icebook.engines.arrow import read_plan
 from icebook.errors import IcebookError
 from icebook.io.avro_header import check_framing
 from icebook.io.worker_pool import POOL, decode_timeout
-from icebook.table import Table, open_table
+from icebook.table import Table
+from icebook.table.opening import open_table
 
 pytestmark = pytest.mark.spark
 

@@ -16,7 +16,7 @@ from icebook.io.avro_header import parse_container_header
 from icebook.io.fileio import ArrowFileIO
 from icebook.io.list_columns import LIST_COLUMNS, read_list_columns
 from icebook.scenarios import SCENARIOS
-from icebook.table import open_table
+from icebook.table.opening import open_table
 
 pytestmark = pytest.mark.spark
 

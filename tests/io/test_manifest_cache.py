@@ -199,7 +199,7 @@ def test_cache_info_and_clear_commands(private_home: Path, scenario_locations: d
 @pytest.mark.spark
 def test_only_the_plain_fileio_uses_the_cache_by_default(scenario_locations: dict[str, Path]) -> None:
     from icebook.io.fileio import ArrowFileIO
-    from icebook.table import open_table
+    from icebook.table.opening import open_table
 
     class Serving(ArrowFileIO):  # a FileIO of one's own may serve other bytes under a path
         pass

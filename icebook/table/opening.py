@@ -1,0 +1,111 @@
+"""Opening a table by location or by name, and listing the catalogs and tables a name can resolve through."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+
+from icebook.errors import NotFound
+from icebook.io import catalogs
+from icebook.io.fileio import FileIO, default_fileio
+from icebook.io.locate import locate_metadata, read_table_metadata
+from icebook.table import Table
+
+
+def open_table(
+    location: str,
+    *,
+    catalog: str | None = None,
+    fileio: FileIO | None = None,
+    properties: Mapping[str, str] | None = None,
+) -> Table:
+    """Open a table directory or metadata file (local path or URI, read with FileIO ``properties``),
+    or a table by name: ``catalog.namespace.table`` (or ``namespace.table`` with ``catalog=``).
+
+    A name resolves through the PyIceberg catalog of that name when one is configured
+    (``~/.pyiceberg.yaml``, ``PYICEBERG_CATALOG__*``), else through Spark's session catalog."""
+    location = str(location)
+    if catalog is not None:
+        return _open_by_name(catalog, location, fileio)
+    if not _is_local_path(location) and _looks_like_identifier(location):
+        from icebook.engines import spark as spark_engine
+
+        name, rest = location.split(".", 1)
+        if catalogs.is_configured(name):
+            return _open_by_name(name, rest, fileio)
+        try:
+            metadata_location = spark_engine.metadata_location_of(location)
+        except NotFound as exc:
+            if exc.what.startswith("no catalog"):
+                raise NotFound(
+                    f"no catalog {name!r} (neither a PyIceberg catalog nor one of Spark's)",
+                    available=sorted({*catalogs.catalog_names(), *(str(a) for a in exc.available)}),
+                ) from None
+            raise
+        io = fileio or default_fileio(properties)
+        return Table(
+            read_table_metadata(io, metadata_location),
+            metadata_location,
+            io,
+            identifier=location,
+            catalog_kind="spark",
+        )
+    io = fileio or default_fileio(properties)
+    metadata_location = locate_metadata(io, location)
+    return Table(read_table_metadata(io, metadata_location), metadata_location, io)
+
+
+def catalog_listing() -> list[dict[str, str]]:
+    """Every catalog a name can resolve through: PyIceberg's configured catalogs (type, URI,
+    warehouse; never credentials), then the catalogs of Spark's running session."""
+    from icebook.engines import spark as spark_engine
+
+    rows = [{"catalog": name, "source": "pyiceberg", **catalogs.describe(name)} for name in catalogs.catalog_names()]
+    for row in rows:
+        row.pop("name", None)
+    for name, warehouse in sorted(spark_engine.catalogs().items()):
+        rows.append({"catalog": name, "source": "spark", "type": "hadoop", "warehouse": warehouse})
+    return rows
+
+
+def table_listing(namespace: str) -> list[str]:
+    """Tables of ``catalog.namespace`` (or of every namespace of ``catalog``), as full names.
+    Unknown catalogs and namespaces raise NotFound listing what exists."""
+    from icebook.engines import spark as spark_engine
+
+    parts = namespace.split(".")
+    name = parts[0]
+    if catalogs.is_configured(name):
+        if len(parts) == 1:
+            return [f"{name}.{t}" for ns in catalogs.list_namespaces(name) for t in catalogs.list_tables(name, ns)]
+        return [f"{name}.{t}" for t in catalogs.list_tables(name, ".".join(parts[1:]))]
+    if spark_engine.has_catalog(name):
+        return spark_engine.session_tables(namespace)
+    known = [row["catalog"] for row in catalog_listing()]
+    raise NotFound(f"no catalog {name!r} (neither a PyIceberg catalog nor one of Spark's)", available=known)
+
+
+def _looks_like_identifier(location: str) -> bool:
+    from icebook.engines import spark as spark_engine  # only for what is not a local path
+
+    return spark_engine.looks_like_identifier(location)
+
+
+def _is_local_path(location: str) -> bool:
+    import os
+
+    return os.path.exists(location)
+
+
+def _open_by_name(catalog: str, name: str, fileio: FileIO | None) -> Table:
+    found = catalogs.resolve_table(catalog, name)
+    io = fileio or default_fileio(found.properties)
+    return Table(
+        read_table_metadata(io, found.metadata_location),
+        found.metadata_location,
+        io,
+        identifier=found.identifier,
+        catalog_kind="pyiceberg",
+    )
+
+
+__all__ = ["catalog_listing", "open_table", "table_listing"]
