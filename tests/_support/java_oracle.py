@@ -72,3 +72,44 @@ def java_rows(spark: Any, location: Path | str, snapshot_id: int) -> Any:
         for f, c in zip(fields, schema.columns, strict=True)
     ]
     return pa.Table.from_arrays(arrays, schema=pa.schema(fields))
+
+
+def java_file_facts(spark: Any, location: Path | str, snapshot_id: int) -> dict[str, dict[str, Any]]:
+    """Per live data file at ``snapshot_id``, as Iceberg's Java API plans it (``includeColumnStats``): its
+    record count, size, first row id, and each column's bounds decoded by ``Conversions.fromByteBuffer``
+    (keyed by column name): an int or string as Java holds it, a geo bound as the tuple ``(x, y[, z[, m]])``
+    of its ``GeospatialBound``."""
+    iceberg = spark._jvm.org.apache.iceberg
+    table = java_table(spark, location)
+    schema = table.schemas().get(table.snapshot(snapshot_id).schemaId()) or table.schema()
+    out: dict[str, dict[str, Any]] = {}
+    tasks = table.newScan().useSnapshot(snapshot_id).includeColumnStats().planFiles()
+    try:
+        iterator = tasks.iterator()
+        while iterator.hasNext():
+            f = iterator.next().file()
+            bounds: dict[str, Any] = {}
+            for side, raw in (("lower", f.lowerBounds()), ("upper", f.upperBounds())):
+                for field_id in [] if raw is None else list(raw.keySet()):
+                    field = table.schema().findField(int(field_id)) or schema.findField(int(field_id))
+                    value = iceberg.types.Conversions.fromByteBuffer(field.type(), raw.get(field_id))
+                    if field.type().typeId().toString() in ("GEOMETRY", "GEOGRAPHY"):
+                        value = (
+                            value.x(),
+                            value.y(),
+                            *((value.z(),) if value.hasZ() or value.hasM() else ()),
+                            *((value.m(),) if value.hasM() else ()),
+                        )
+                    elif not isinstance(value, (int, float, str, bool)):
+                        value = str(value)
+                    bounds[f"{field.name()}.{side}"] = value
+            first_row_id = f.firstRowId()
+            out[str(f.location())] = {
+                "record_count": int(f.recordCount()),
+                "file_size_in_bytes": int(f.fileSizeInBytes()),
+                "first_row_id": None if first_row_id is None else int(first_row_id),
+                "bounds": bounds,
+            }
+    finally:
+        tasks.close()
+    return out

@@ -17,7 +17,6 @@ import icebook
 from icebook.analysis.history.diff import diff
 from icebook.cli import main
 from icebook.display.registry import render_html, render_text
-from icebook.errors import IcebookError
 from icebook.scenarios import SCENARIOS
 from icebook.table import Table
 
@@ -25,13 +24,8 @@ pytestmark = pytest.mark.spark
 
 V3_SCENARIOS = [name for name, s in SCENARIOS.items() if s.claims.format_version >= 3 and s.spark_reads]
 """The v3 scenarios Spark can read (not ``types_v3``: Spark 4.1 cannot read nanosecond timestamps)."""
-_NO_GEO_METRICS = pytest.mark.xfail(
-    raises=IcebookError,
-    strict=True,
-    reason="a diff's files carry readable_metrics, which cannot decode geometry/geography bounds yet",
-)
-DIFFED = [pytest.param(n, marks=_NO_GEO_METRICS) if n == "geo_v3" else n for n in V3_SCENARIOS]
-"""What the diff and time-lapse tests run on: geo_v3 fails, loudly, until geo bounds are readable."""
+DIFFED = V3_SCENARIOS
+"""What the diff and time-lapse tests run on (geo_v3's geometry bounds show as WKB points)."""
 
 
 @pytest.fixture(scope="module")

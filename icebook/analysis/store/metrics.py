@@ -5,10 +5,16 @@ name), ``column_size``, ``value_count``, ``null_value_count``, ``nan_value_count
 ``lower_bound``/``upper_bound`` decoded from the binary single-value serialization
 (spec Appendix D). Fixed-width bounds are decoded with numpy over whole columns; other
 types go value by value through ``icebook.spec.values.decode_value``.
+
+A ``geometry``/``geography`` bound is a point ``x:y[:z[:m]]``; Spark's metadata tables type it as the
+column's type (``lower_bound: geometry(4326)``), so here it is that point as a value of the column: its
+WKB, marked ``geoarrow.wkb`` like the column's values (``arrow_types.arrow_field``).
 """
 
 from __future__ import annotations
 
+import math
+import struct
 from bisect import bisect_right
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -19,7 +25,7 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from icebook.analysis.arrow_types import arrow_type
+from icebook.analysis.arrow_types import arrow_field, arrow_type
 from icebook.errors import IcebookError, MetadataError
 from icebook.spec.schema import Schema
 from icebook.spec.types import (
@@ -30,6 +36,7 @@ from icebook.spec.types import (
     TIMESTAMP_TYPES,
     VARIANT,
     DecimalType,
+    GeoType,
     IcebergType,
     PrimitiveType,
     is_primitive,
@@ -211,7 +218,20 @@ def _decode_bounds(raw: pa.Array, t: IcebergType, file: str, column: str) -> pa.
 def _physical(value: Any, t: IcebergType) -> Any:
     if value is not None and isinstance(t, PrimitiveType) and t in _INTEGER_BACKED:
         return int(value)
+    if value is not None and isinstance(t, GeoType):
+        return geo_bound_wkb(value)
     return value
+
+
+def geo_bound_wkb(point: tuple[float, ...]) -> bytes:
+    """A geo bound ``(x, y[, z[, m]])`` as the WKB of that point (little endian, ISO type codes): the
+    spec writes ``x:y:NaN:m`` for a point with a measure and no ``z``, which is a ``POINT M``."""
+    coords: tuple[float, ...] = tuple(point)
+    if len(point) == 4 and math.isnan(point[2]):
+        kind, coords = 2001, (point[0], point[1], point[3])
+    else:
+        kind = {2: 1, 3: 1001, 4: 3001}[len(point)]
+    return struct.pack(f"<BI{len(coords)}d", 1, kind, *coords)
 
 
 def _fixed(raw: pa.Array, width: int, dtype: str, target: pa.DataType) -> pa.Array | None:
@@ -274,7 +294,7 @@ def readable_metrics(files: pa.Table, schema: Schema, *, file: Origin = "<manife
         for label, column in (("lower_bound", "lower_bounds"), ("upper_bound", "upper_bounds")):
             raw = maps[column].lookup(field_id) if n else pa.array([], pa.binary())
             parts.append(decode_bound_column(raw, t, file=file, column=bound_label(column, name, field_id)))
-            part_fields.append(pa.field(label, arrow_type(t)))
+            part_fields.append(arrow_field(label, t, True))
         children.append(pa.StructArray.from_arrays(parts, fields=part_fields))
         fields.append(pa.field(name, children[-1].type))
     if not fields:
