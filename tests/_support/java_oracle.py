@@ -113,3 +113,37 @@ def java_file_facts(spark: Any, location: Path | str, snapshot_id: int) -> dict[
     finally:
         tasks.close()
     return out
+
+
+def java_files(spark: Any, location: Path | str, snapshot_id: int) -> list[dict[str, Any]]:
+    """The live files of ``snapshot_id``'s manifests as Iceberg's Java manifest readers list them (the rows of
+    the ``files`` metadata table): content, path, DV offset and size, spec id, record count, file size and
+    partition (as text)."""
+    iceberg = spark._jvm.org.apache.iceberg
+    table = java_table(spark, location)
+    out: list[dict[str, Any]] = []
+    for manifest in table.snapshot(snapshot_id).allManifests(table.io()):
+        if manifest.content().id() == 0:
+            reader = iceberg.ManifestFiles.read(manifest, table.io(), table.specs())
+        else:
+            reader = iceberg.ManifestFiles.readDeleteManifest(manifest, table.io(), table.specs())
+        try:
+            iterator = reader.iterator()
+            while iterator.hasNext():
+                f = iterator.next()
+                offset, size = (f.contentOffset(), f.contentSizeInBytes()) if manifest.content().id() else (None, None)
+                out.append(
+                    {
+                        "content": int(f.content().id()),
+                        "file_path": str(f.location()),
+                        "content_offset": None if offset is None else int(offset),
+                        "content_size_in_bytes": None if size is None else int(size),
+                        "spec_id": int(f.specId()),
+                        "record_count": int(f.recordCount()),
+                        "file_size_in_bytes": int(f.fileSizeInBytes()),
+                        "partition": str(f.partition()),
+                    }
+                )
+        finally:
+            reader.close()
+    return out
