@@ -117,8 +117,8 @@ def java_file_facts(spark: Any, location: Path | str, snapshot_id: int) -> dict[
 
 def java_files(spark: Any, location: Path | str, snapshot_id: int) -> list[dict[str, Any]]:
     """The live files of ``snapshot_id``'s manifests as Iceberg's Java manifest readers list them (the rows of
-    the ``files`` metadata table): content, path, DV offset and size, spec id, record count, file size and
-    partition (as text)."""
+    the ``files`` metadata table): content, path, DV offset and size, spec id, record count, file size,
+    partition (as text) and first row id."""
     iceberg = spark._jvm.org.apache.iceberg
     table = java_table(spark, location)
     out: list[dict[str, Any]] = []
@@ -142,6 +142,7 @@ def java_files(spark: Any, location: Path | str, snapshot_id: int) -> list[dict[
                         "record_count": int(f.recordCount()),
                         "file_size_in_bytes": int(f.fileSizeInBytes()),
                         "partition": str(f.partition()),
+                        "first_row_id": None if f.firstRowId() is None else int(f.firstRowId()),
                     }
                 )
         finally:
