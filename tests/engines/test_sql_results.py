@@ -18,6 +18,7 @@ from _arrow_compare import assert_same, extension_marks
 from _support.java_oracle import java_rows
 
 import icebook
+from icebook.engines.spark_v3_types import from_spark
 from icebook.errors import IcebookError
 from icebook.scenarios import SCENARIOS
 from icebook.scenarios.sql_catalog import PYICEBERG_SCENARIOS
@@ -28,8 +29,6 @@ ENGINES = ("arrow", "spark")
 def _spark_rows(spark: Any, location: str, **options: Any) -> pa.Table:
     """Spark's own rows of the table (its metadata file loaded as a static table), pinned by ``options``,
     variant and geo structs in icebook's documented form (``from_spark``: values moved as they are)."""
-    from icebook.engines.spark_v3_types import from_spark
-
     reader = spark.read.format("iceberg")
     for key, value in options.items():
         reader = reader.option(key, str(value))
@@ -51,18 +50,28 @@ def _points(t: Any) -> list[tuple[Any, dict[str, Any]]]:
     return points
 
 
+SPARK_LACKS = {"timestamp_ns", "timestamptz_ns"}
+"""Iceberg types Spark 4.1 cannot convert to its own."""
+
+
 def _check_every_point(spark: Any, t: Any, what: str, *, spark_reads: bool = True) -> int:
     """``SELECT *`` from both engines at every point equals Spark's rows; for a table Spark cannot read
     (a type it lacks), the Arrow engine equals Iceberg's Java reader and the Spark engine is one error."""
     reads = 0
     for at, options in _points(t):
+        engines: tuple[str, ...] = ENGINES
         if spark_reads:
             theirs = _spark_rows(spark, t.metadata_location, **options)
         else:
-            theirs = java_rows(spark, t.location, t.snapshot(at).snapshot_id)
-            with pytest.raises(IcebookError):
-                t.sql("SELECT * FROM t", at=at, engine="spark")
-        for engine in ENGINES if spark_reads else ("arrow",):
+            sid = t.snapshot(at).snapshot_id
+            theirs = java_rows(spark, t.location, sid)
+            # Spark reads a snapshot whose schema has only types it knows (types_v3 before its nanosecond
+            # columns were added); with a type it lacks, the Spark engine is one error.
+            if {str(c.type) for c in t.read_schema(sid).columns} & SPARK_LACKS:
+                engines = ("arrow",)
+                with pytest.raises(IcebookError):
+                    t.sql("SELECT * FROM t", at=at, engine="spark")
+        for engine in engines:
             df = t.sql("SELECT * FROM t", at=at, engine=engine)
             assert isinstance(df, pd.DataFrame)
             assert all(isinstance(d, pd.ArrowDtype) for d in df.dtypes), f"{what} @ {at} ({engine}): {df.dtypes}"
@@ -117,7 +126,7 @@ def test_row_lineage_through_sql_at_every_snapshot_equals_sparks(
         sid = snapshot.snapshot_id
         df = spark.sql(f"SELECT {lineage}, * FROM {SCENARIOS[name].table} VERSION AS OF {sid}")
         batches = df._collect_as_arrow()
-        theirs = pa.Table.from_batches(batches) if batches else None
+        theirs = from_spark(pa.Table.from_batches(batches)) if batches else None
         for engine in ENGINES:
             ours = t.sql(f"SELECT {lineage}, * FROM t", at=sid, engine=engine, output="arrow")
             if theirs is None:
