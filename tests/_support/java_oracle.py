@@ -31,10 +31,15 @@ def manifest_facts(spark: Any, table: Any) -> tuple[set[int], set[str]]:
     return spec_ids, formats
 
 
-def java_rows(spark: Any, location: Path | str, snapshot_id: int) -> Any:
+LINEAGE = ("_row_id", "_last_updated_sequence_number")
+
+
+def java_rows(spark: Any, location: Path | str, snapshot_id: int, *, lineage: bool = False) -> Any:
     """The rows Iceberg's Java generic reader (``IcebergGenerics``) reads at ``snapshot_id``, as Arrow in
     the types icebook documents for each Iceberg type (``analysis/arrow_types.py``): the reference for
-    tables Spark cannot read. A type without a conversion here fails the test that asked."""
+    tables Spark cannot read. A type without a conversion here fails the test that asked. With ``lineage``,
+    the row-lineage metadata columns come first (``_row_id``, ``_last_updated_sequence_number``, as
+    ``SELECT _row_id, _last_updated_sequence_number, *``)."""
     import pyarrow as pa
     import pytest
 
@@ -54,11 +59,20 @@ def java_rows(spark: Any, location: Path | str, snapshot_id: int) -> Any:
     }
     plain = {"int", "long", "boolean", "string", "double", "float", "unknown"}
     columns: dict[str, list[Any]] = {f.name: [] for f in schema.columns}
-    records = iceberg.data.IcebergGenerics.read(table).useSnapshot(snapshot_id).build()
+    scan = iceberg.data.IcebergGenerics.read(table).useSnapshot(snapshot_id)
+    if lineage:
+        meta = iceberg.Schema([iceberg.MetadataColumns.ROW_ID, iceberg.MetadataColumns.LAST_UPDATED_SEQUENCE_NUMBER])
+        scan = scan.project(
+            iceberg.types.TypeUtil.join(table.schemas().get(table.snapshot(snapshot_id).schemaId()), meta)
+        )
+        columns |= {name: [] for name in LINEAGE}
+    records = scan.build()
     try:
         iterator = records.iterator()
         while iterator.hasNext():
             record = iterator.next()
+            for name in LINEAGE if lineage else ():
+                columns[name].append(record.getField(name))
             for f in schema.columns:
                 value, kind = record.getField(f.name), str(f.type)
                 if kind not in plain and kind not in as_int:
@@ -71,6 +85,9 @@ def java_rows(spark: Any, location: Path | str, snapshot_id: int) -> Any:
         pa.array(columns[f.name], pa.int64() if str(c.type) in as_int else f.type).cast(f.type)
         for f, c in zip(fields, schema.columns, strict=True)
     ]
+    if lineage:
+        fields = [pa.field(name, pa.int64()) for name in LINEAGE] + fields
+        arrays = [pa.array(columns[name], pa.int64()) for name in LINEAGE] + arrays
     return pa.Table.from_arrays(arrays, schema=pa.schema(fields))
 
 

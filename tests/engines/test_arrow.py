@@ -47,7 +47,11 @@ def test_every_snapshot_reads_row_lineage_like_spark(
         columns = [*LINEAGE, *(f.name for f in t.read_schema(snapshot.snapshot_id).columns)]
         ours = read(t, snapshot, columns=columns, schema=t.read_schema(snapshot.snapshot_id))
         query = f"SELECT {', '.join(LINEAGE)}, * FROM {SCENARIOS[name].table} VERSION AS OF {snapshot.snapshot_id}"
-        assert_same(ours, spark_arrow(spark, query), f"{name} @ {snapshot.snapshot_id} ({snapshot.operation})")
+        if SCENARIOS[name].spark_reads:
+            theirs = spark_arrow(spark, query)
+        else:  # a type Spark lacks: Iceberg's Java reader, with the lineage columns, is the reference
+            theirs = java_rows(spark, scenario_locations[name], snapshot.snapshot_id, lineage=True)
+        assert_same(ours, theirs, f"{name} @ {snapshot.snapshot_id} ({snapshot.operation})")
 
 
 def test_refs_read_like_spark(spark: Any, scenario_locations: dict[str, Path]) -> None:

@@ -124,10 +124,16 @@ def test_row_lineage_through_sql_at_every_snapshot_equals_sparks(
     lineage = "_row_id, _last_updated_sequence_number"
     for snapshot in t.snapshots:
         sid = snapshot.snapshot_id
-        df = spark.sql(f"SELECT {lineage}, * FROM {SCENARIOS[name].table} VERSION AS OF {sid}")
-        batches = df._collect_as_arrow()
-        theirs = from_spark(pa.Table.from_batches(batches)) if batches else None
-        for engine in ENGINES:
+        engines: tuple[str, ...] = ENGINES
+        if SCENARIOS[name].spark_reads:
+            df = spark.sql(f"SELECT {lineage}, * FROM {SCENARIOS[name].table} VERSION AS OF {sid}")
+            batches = df._collect_as_arrow()
+            theirs = from_spark(pa.Table.from_batches(batches)) if batches else None
+        else:  # a type Spark lacks: Iceberg's Java reader, with the lineage columns, is the reference
+            theirs = java_rows(spark, t.location, sid, lineage=True)
+            if {str(c.type) for c in t.read_schema(sid).columns} & SPARK_LACKS:
+                engines = ("arrow",)
+        for engine in engines:
             ours = t.sql(f"SELECT {lineage}, * FROM t", at=sid, engine=engine, output="arrow")
             if theirs is None:
                 assert ours.num_rows == 0 and ours.column_names == df.columns, f"{name} @ {sid} ({engine})"
