@@ -11,9 +11,10 @@ import datetime as dt
 from pathlib import Path
 from typing import Any
 
+import pandas as pd
 import pytest
 from _support.conformance import assert_same, norm, spark_params, spark_rows, without_bounds
-from _support.java_oracle import java_file_facts
+from _support.java_oracle import java_file_facts, java_table
 
 import icebook
 from icebook.scenarios import SCENARIOS
@@ -123,11 +124,57 @@ def test_files_equal_the_java_api_at_every_snapshot(spark: Any, tables: dict[str
     assert checked, name
 
 
+@pytest.mark.parametrize("name", [n for n, s in SCENARIOS.items() if not s.spark_reads])
+def test_snapshots_and_manifests_equal_the_java_api_where_spark_cannot_read(
+    spark: Any, tables: dict[str, Any], name: str
+) -> None:
+    """``snapshots``, ``history``, ``refs`` and ``manifests`` at every snapshot of a table Spark cannot read,
+    held to the same facts from Iceberg's Java API."""
+    t, java = tables[name], java_table(spark, tables[name].location)
+    snapshots = {
+        int(s.snapshotId()): (
+            None if s.parentId() is None else int(s.parentId()),
+            str(s.operation()),
+            str(s.manifestListLocation()),
+            int(s.timestampMillis()),
+            dict(s.summary()),
+        )
+        for s in java.snapshots()
+    }
+    ours = {
+        int(r["snapshot_id"]): (
+            None if pd.isna(r["parent_id"]) else int(r["parent_id"]),
+            r["operation"],
+            r["manifest_list"],
+            int(r["committed_at"].value // 1_000_000),
+            dict(r["summary"]),
+        )
+        for r in t.inspect.snapshots().to_dict("records")
+    }
+    assert ours == snapshots
+    history = {(int(h.snapshotId()), int(h.timestampMillis())) for h in java.history()}
+    assert {
+        (int(r.snapshot_id), int(r.made_current_at.value // 1_000_000)) for r in t.inspect.history().itertuples()
+    } == history
+    refs = {str(k): (str(v.type()), int(v.snapshotId())) for k, v in dict(java.refs()).items()}
+    assert {r.name: (r.type, int(r.snapshot_id)) for r in t.inspect.refs().itertuples()} == refs
+    for sid in snapshots:
+        manifests = {
+            str(m.path()): (int(m.length()), int(m.partitionSpecId()), int(m.snapshotId()), int(m.addedFilesCount()))
+            for m in java.snapshot(sid).allManifests(java.io())
+        }
+        frame = t.inspect.manifests(at=sid)
+        counts = frame["added_data_files_count"] + frame["added_delete_files_count"]
+        mine = {
+            r.path: (int(r.length), int(r.partition_spec_id), int(r.added_snapshot_id), int(n))
+            for r, n in zip(frame.itertuples(), counts, strict=True)
+        }
+        assert mine == manifests, (name, sid)
+
+
 def _as_java(value: Any) -> Any:
     """A bound as ``java_file_facts`` gives it: a WKB point as its coordinates, a timestamp as its integer."""
     import struct
-
-    import pandas as pd
 
     if isinstance(value, bytes) and len(value) >= 21 and value[0] == 1:
         kind = struct.unpack_from("<I", value, 1)[0]
