@@ -152,6 +152,13 @@ LEAVES: dict[str, list[Leaf]] = {
         ("id", "is_null", None),
         ("seen", ">=", "2024-02-01"),
     ],
+    "dv_lifecycle_v3": [("meter", "=", "m-1"), ("kwh", ">", 1.5), ("reading_id", "<", 5)],
+    "upgrade_v3": [("depot", "in", ["oslo", "paris"]), ("weight_kg", "<=", 2.0), ("parcel_id", ">=", 10)],
+    "lineage_v3": [("store", "=", "east"), ("qty", ">", 3), ("sku", "is_null", None)],
+    "variant_v3": [("event_id", ">", 2), ("event_id", "not_null", None)],
+    "geo_v3": [("site_id", ">=", 20), ("name", "starts_with", "n"), ("shape", "is_null", None)],
+    "defaults_v3": [("name", "=", "ada"), ("customer_id", "<", 3), ("name", "is_null", None)],
+    "types_v3": [("probe_id", ">", 10), ("probe_id", "<=", 1), ("probe_id", "is_null", None)],
 }
 
 COMPOUND: dict[str, list[str]] = {
@@ -190,6 +197,13 @@ COMPOUND: dict[str, list[str]] = {
     "history": ["region = 'south' and units >= 5"],
     "growth": ["region = 'apac' and ts >= '2024-03-09'", "region is null or qty < 5"],
     "exact_values": ["id is null or day >= '2024-02-01'", "not (day = '2024-01-07') and id > 0"],
+    "dv_lifecycle_v3": ["meter = 'm-1' or kwh < 1", "not (reading_id > 3) and meter is not null"],
+    "upgrade_v3": ["depot = 'lyon' and weight_kg > 1", "not (parcel_id < 5) or depot is null"],
+    "lineage_v3": ["store = 'north' or qty > 5", "not (sku = 1) and qty is not null"],
+    "variant_v3": ["event_id > 1 and event_id < 5", "not (event_id = 3)"],
+    "geo_v3": ["site_id > 5 and name is not null", "shape is null or site_id = 1"],
+    "defaults_v3": ["name = 'ada' or customer_id > 10", "not (customer_id < 3) and name is not null"],
+    "types_v3": ["probe_id > 1 and probe_id < 11", "not (probe_id = 2)"],
 }
 
 

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from _support.java_oracle import java_files, java_table
 from icebook.analysis.history.diff import diff
 from icebook.analysis.history.v3_changes import DvChange, DvChangeKind, V3Changes
 from icebook.spec.schema import DELETE_FILE_PATH_ID
@@ -19,13 +20,21 @@ class SparkSide:
     """What Spark says of one table at a snapshot: each data file's delete file (a vector first, else a
     position delete file for it alone), the live data files' row ids, and a snapshot's assigned ids."""
 
-    def __init__(self, spark: Any, fq: str) -> None:
-        self.spark, self.fq = spark, fq
-        self.table = spark._jvm.org.apache.iceberg.spark.Spark3Util.loadIcebergTable(spark._jsparkSession, fq)
+    def __init__(self, spark: Any, fq: str, location: str | None = None) -> None:
+        """With ``location``, a table Spark cannot read: Iceberg's Java manifest readers answer instead."""
+        self.spark, self.fq, self.location = spark, fq, location
+        if location is not None:
+            self.table = java_table(spark, location)
+        else:
+            self.table = spark._jvm.org.apache.iceberg.spark.Spark3Util.loadIcebergTable(spark._jsparkSession, fq)
         self._deletes: dict[int, dict[str, tuple[Ref, bool]]] = {}
         self._data: dict[int, dict[str, tuple[int | None, int]]] = {}
 
     def deletes(self, sid: int) -> dict[str, tuple[Ref, bool]]:
+        if sid not in self._deletes and self.location is not None:
+            listed = [r for r in java_files(self.spark, self.location, sid) if r["content"] != 0]
+            assert not listed, "java_files gives no referenced data file: a table with deletes needs Spark"
+            self._deletes[sid] = {}
         if sid not in self._deletes:
             rows = self.spark.sql(
                 "SELECT file_path, upper(file_format) = 'PUFFIN' AS vector, referenced_data_file, content_offset, "
@@ -46,6 +55,9 @@ class SparkSide:
         return self._deletes[sid]
 
     def data(self, sid: int) -> dict[str, tuple[int | None, int]]:
+        if sid not in self._data and self.location is not None:
+            rows = [r for r in java_files(self.spark, self.location, sid) if r["content"] == 0]
+            self._data[sid] = {r["file_path"]: (r["first_row_id"], r["record_count"]) for r in rows}
         if sid not in self._data:
             rows = self.spark.sql(
                 f"SELECT file_path, first_row_id, record_count FROM {self.fq}.data_files VERSION AS OF {sid}"

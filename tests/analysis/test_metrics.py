@@ -86,3 +86,24 @@ def test_map_lookup_equals_a_row_by_row_lookup(layout: str) -> None:
     for key in (1, 2, 3, 4, 9):
         expected = [dict(row).get(key) for row in rows[5:]]  # a repeated key: the last value
         assert column.lookup(key).to_pylist() == expected, key
+
+
+@pytest.mark.parametrize(
+    "coords,wkb_type",
+    [((2.5, -1.0), 1), ((2.5, -1.0, 7.0), 1001), ((2.5, -1.0, float("nan"), 3.0), 2001), ((2.5, -1.0, 7.0, 3.0), 3001)],
+)
+def test_geo_bounds_are_the_wkb_of_their_points(coords: tuple[float, ...], wkb_type: int) -> None:
+    # The spec writes x:y, x:y:z, x:y:NaN:m (a measure without z) or x:y:z:m; each is one WKB point.
+    import math
+    import struct
+
+    from icebook.spec.types import GeoType
+
+    raw = pa.array([struct.pack(f"<{len(coords)}d", *coords), None], pa.binary())
+    for t in (GeoType(kind="geometry", params=("srid:4326",)), GeoType(kind="geography")):
+        wkb = decode_bound_column(raw, t).to_pylist()
+        assert wkb[1] is None and wkb[0] is not None
+        order, kind = struct.unpack_from("<BI", wkb[0])
+        values = struct.unpack_from(f"<{(len(wkb[0]) - 5) // 8}d", wkb[0], 5)
+        assert (order, kind) == (1, wkb_type)
+        assert values == tuple(c for c in coords if not math.isnan(c))

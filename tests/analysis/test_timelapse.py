@@ -9,6 +9,7 @@ from typing import Any
 
 import pandas as pd
 import pytest
+from _support.java_oracle import java_files
 
 import icebook
 from icebook.analysis.history.timelapse import STATE_COLUMNS, Timelapse
@@ -35,6 +36,9 @@ TOTALS = (
 @pytest.fixture(scope="module")
 def tables(scenario_locations: dict[str, Path]) -> dict[str, Table]:
     return {name: icebook.open(str(path)) for name, path in scenario_locations.items()}
+
+
+JAVA_COLUMNS = ["content", "file_size_in_bytes", "content_size_in_bytes", "record_count", "partition"]
 
 
 def totals_of_listing(files: pd.DataFrame, partitioned: bool) -> dict[str, int]:
@@ -136,7 +140,12 @@ def test_every_frame_equals_a_full_listing_and_spark(spark: Any, tables: dict[st
         where = f"{name}@{sid}"
         ours = {k: int(frame[k]) for k in TOTALS}
         assert ours == totals_of_listing(t.inspect.files(at=sid), lapse.partitioned), where
-        assert ours == totals_of_spark(spark, fq, sid, lapse.partitioned), where
+        if SCENARIOS[name].spark_reads:
+            assert ours == totals_of_spark(spark, fq, sid, lapse.partitioned), where
+        else:  # Spark cannot read this table: Iceberg's Java manifest readers list the files instead
+            assert not lapse.partitioned, where  # java_files gives a partition as text only
+            java = pd.DataFrame(java_files(spark, t.location, sid), columns=JAVA_COLUMNS)
+            assert ours == totals_of_listing(java, lapse.partitioned), where
         expected = partition_state(t.inspect.partitions(at=sid), lapse.partitioned)
         assert partition_state(lapse.partitions_at(int(index)), lapse.partitioned) == expected, where
         changes = summary_changes(dict(t.snapshot(sid).summary or {}))

@@ -10,12 +10,13 @@ from typing import Any
 
 import pandas as pd
 import pytest
+from _support.java_oracle import java_files
 
 import icebook
 from icebook.analysis.maintenance.health_sections import SIZE_BUCKETS
 from icebook.analysis.scan.columns import bound_columns
 from icebook.engines import spark_aggregates, spark_deletes
-from icebook.errors import NotFound
+from icebook.errors import EngineError, NotFound
 from icebook.scenarios import SCENARIOS
 from icebook.spec.types import UUID, is_primitive
 
@@ -45,8 +46,17 @@ def test_file_measures_through_spark_equal_the_health_reports_at_every_snapshot(
     t = icebook.open(scenario_locations[name])
     for snapshot in t.snapshots:
         at = snapshot.snapshot_id
-        ours = t.file_measures(at, engine="spark")
-        assert ours == t.file_measures(at), f"{name} at {at}"
+        if SCENARIOS[name].spark_reads:
+            ours = t.file_measures(at, engine="spark")
+            assert ours == t.file_measures(at), f"{name} at {at}"
+        else:  # Spark cannot load the table's metadata tables (a type it lacks): one error, and the local answer
+            with pytest.raises(EngineError, match="timestamp_ns"):
+                t.file_measures(at, engine="spark")
+            ours = t.file_measures(at)
+            data = [r for r in java_files(spark, scenario_locations[name], at) if r["content"] == 0]
+            records, size = sum(p.records for p in ours.partitions), sum(p.data_bytes for p in ours.partitions)
+            java = (len(data), sum(r["record_count"] for r in data), sum(r["file_size_in_bytes"] for r in data))
+            assert (ours.data_files, records, size) == java, (name, at)
         assert ours == t.health(at, list_files=False).files
         assert [b for b, _ in ours.size_histogram] == [b[0] for b in SIZE_BUCKETS]
         assert sum(n for _, n in ours.size_histogram) == ours.data_files

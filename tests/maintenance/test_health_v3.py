@@ -8,6 +8,8 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
+from _support.conformance import spark_params
+from _support.java_oracle import java_files
 
 from icebook.analysis.maintenance.health_v3 import MANY_DV_REPLACEMENTS
 from icebook.display.registry import render_html, render_text
@@ -17,7 +19,7 @@ from icebook.table import Table
 
 pytestmark = pytest.mark.spark
 
-V3 = [name for name, s in SCENARIOS.items() if s.claims.format_version >= 3 and s.spark_reads]
+V3 = spark_params(name for name, s in SCENARIOS.items() if s.claims.format_version >= 3)
 V2 = [name for name in ("debt", "equality_deletes", "orders_cow") if SCENARIOS[name].claims.format_version == 2]
 _PUFFIN = "upper(file_format) = 'PUFFIN'"
 
@@ -53,6 +55,19 @@ def test_dangling_vectors_and_churn_equal_spark(spark: Any, tables_by_name: dict
     text = render_text(report)
     assert f"Format version 3: {live} live deletion vectors, {len(dangling)} dangling" in text
     assert "Format v3" in render_html(report)
+
+
+@pytest.mark.parametrize(
+    "name", [n for n, s in SCENARIOS.items() if s.claims.format_version >= 3 and not s.spark_reads]
+)
+def test_v3_health_equals_the_java_listing_where_spark_cannot_read(
+    spark: Any, tables_by_name: dict[str, Table], name: str
+) -> None:
+    t = tables_by_name[name]
+    v3 = t.health(list_files=False).v3
+    vectors = [r for r in java_files(spark, t.location, t.snapshot("main").snapshot_id) if r["content_offset"]]
+    assert v3.upgrade is None and v3.deletion_vectors == len(vectors)
+    assert not v3.dangling and not v3.churn
 
 
 def test_dv_v3_has_a_data_file_whose_vector_was_replaced(tables_by_name: dict[str, Table]) -> None:

@@ -5,6 +5,10 @@ name), ``column_size``, ``value_count``, ``null_value_count``, ``nan_value_count
 ``lower_bound``/``upper_bound`` decoded from the binary single-value serialization
 (spec Appendix D). Fixed-width bounds are decoded with numpy over whole columns; other
 types go value by value through ``icebook.spec.values.decode_value``.
+
+A ``geometry``/``geography`` bound is a point ``x:y[:z[:m]]``; Spark's metadata tables type it as the
+column's type (``lower_bound: geometry(4326)``), so here it is that point as a value of the column: its
+WKB, marked ``geoarrow.wkb`` like the column's values (``arrow_types.arrow_field``).
 """
 
 from __future__ import annotations
@@ -19,7 +23,7 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from icebook.analysis.arrow_types import arrow_type
+from icebook.analysis.arrow_types import arrow_field, arrow_type
 from icebook.errors import IcebookError, MetadataError, one_line
 from icebook.spec.schema import Schema
 from icebook.spec.types import (
@@ -271,7 +275,7 @@ def readable_metrics(files: pa.Table, schema: Schema, *, file: Origin = "<manife
         for label, column in (("lower_bound", "lower_bounds"), ("upper_bound", "upper_bounds")):
             raw = maps[column].lookup(field_id) if n else pa.array([], pa.binary())
             parts.append(decode_bound_column(raw, t, file=file, column=bound_label(column, name, field_id)))
-            part_fields.append(pa.field(label, arrow_type(t)))
+            part_fields.append(arrow_field(label, t, True))
         children.append(pa.StructArray.from_arrays(parts, fields=part_fields))
         fields.append(pa.field(name, children[-1].type))
     if not fields:
