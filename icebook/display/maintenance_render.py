@@ -93,9 +93,9 @@ maintenance_diff_text, maintenance_diff_html = _pair(_diff_tables, "ib-maint-dif
 
 def _why_lines(w: WhyKept) -> list[str]:
     width = max(60, shutil.get_terminal_size((100, 20)).columns)
-    verdict = "expire_snapshots with these settings deletes it" if w.deleted_now else "it stays"
+    verdict = f"; {w.verdict()}" if w.verdict() else ""
     lines = textwrap.wrap(f"{w.kind} {w.path}", width, break_long_words=True)
-    lines += textwrap.wrap(f"{w.status}; {verdict}.", width)
+    lines += textwrap.wrap(f"{w.status}{verdict}.", width)
     lines += textwrap.wrap(f"removed by: {w.removed_by.text()}", width, subsequent_indent="  ")
     return lines
 
@@ -110,10 +110,10 @@ def why_text(w: WhyKept) -> str:
 
 
 def why_html(w: WhyKept) -> str:
-    verdict = "expire_snapshots with these settings deletes it" if w.deleted_now else "it stays"
+    verdict = f"; {w.verdict()}" if w.verdict() else ""
     body = (
         f'<div class="ib-maint-summary"><b>{esc(w.kind)}</b> <code>{esc(w.path)}</code><br>'
-        f"{esc(w.status)}; {esc(verdict)}.<br><b>removed by:</b> {esc(w.removed_by.text())}</div>"
+        f"{esc(w.status)}{esc(verdict)}.<br><b>removed by:</b> {esc(w.removed_by.text())}</div>"
     )
     if len(w.keepers):
         body += frame_table_html(w.keepers, limit=ROWS, caption="kept by")

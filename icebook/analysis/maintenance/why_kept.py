@@ -96,15 +96,21 @@ class WhyKept:
     keepers: pd.DataFrame
     """``snapshot_id``, ``refs``, ``committed_at``, ``retained_by``: the snapshots reaching the file."""
     removed_by: Removal
-    deleted_now: bool = False
-    """``expire_snapshots`` with the arguments asked (default: the table's retention) deletes it."""
+    deleted_now: bool | None = None
+    """``expire_snapshots`` with the arguments asked (default: the table's retention) deletes it; None for a
+    file no snapshot reaches (expiry never deletes it)."""
+
+    def verdict(self) -> str:
+        if self.deleted_now is None:
+            return ""
+        return "expire_snapshots with these settings deletes it" if self.deleted_now else "expire_snapshots keeps it"
 
     def to_pandas(self) -> pd.DataFrame:
         return self.keepers
 
     def summary(self) -> str:
-        verdict = "expire_snapshots with these settings deletes it" if self.deleted_now else "it stays"
-        return f"{self.kind} {self.path}: {self.status}; {verdict}. Removed by: {self.removed_by.text()}"
+        verdict = f"; {self.verdict()}" if self.verdict() else ""
+        return f"{self.kind} {self.path}: {self.status}{verdict}. Removed by: {self.removed_by.text()}"
 
     def __repr__(self) -> str:
         return f"<WhyKept {self.summary()}>"
