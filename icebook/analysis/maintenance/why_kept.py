@@ -229,7 +229,10 @@ def removal(metadata: TableMetadata, keepers: frozenset[int], now_ms: int) -> Re
     if args is None:
         main = metadata.refs.get(MAIN_BRANCH)
         if main is not None and main.snapshot_id in keepers:
-            first.append("a commit on main that no longer lists it (DELETE, overwrite or compaction)")
+            first.append(
+                "a commit on main after which its current snapshot no longer reaches it "
+                "(for a live data or delete file: a DELETE, overwrite or compaction)"
+            )
         else:
             first.append("newer commits on main, past main's own retention (min-snapshots-to-keep, max-snapshot-age)")
         return Removal(procedure=None, first=tuple(first), drop_refs=tuple(sorted(dropped)))
