@@ -117,3 +117,19 @@ def test_metadata_files_and_missing_paths(spark: Any, tables_by_name: dict[str, 
     assert head.removed_by.procedure is None
     with pytest.raises(NotFound, match="no file of table"):
         t.why_kept(t.location + "/data/never-written.parquet")
+
+
+@pytest.mark.spark
+def test_icebook_why_prints_it(
+    spark: Any, scenario_locations: dict[str, Path], tables_by_name: dict[str, Table]
+) -> None:
+    import io
+
+    from icebook.cli import main
+
+    t = tables_by_name["debt"]
+    live = t.inspect.files()["file_path"].iloc[0]
+    out = io.StringIO()
+    assert main(["why", str(scenario_locations["debt"]), live], out=out) == 0
+    printed = out.getvalue()
+    assert "removed by:" in printed and "commit on main" in printed and "head of branch 'main'" in printed
