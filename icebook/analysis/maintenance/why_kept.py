@@ -149,8 +149,9 @@ def reached_by(metadata: TableMetadata, store: ManifestStore, only: str | None =
     for path, sids in manifest_snapshots.items():
         add(path, "manifest", sids)
     registered: list[StatisticsFile | PartitionStatisticsFile] = [*metadata.statistics, *metadata.partition_statistics]
-    for f in registered:
-        add(f.statistics_path, "statistics file", (f.snapshot_id,))
+    valid = {s.snapshot_id for s in metadata.snapshots}
+    for f in registered:  # a statistics file of a snapshot the table no longer has is reached by none
+        add(f.statistics_path, "statistics file", (f.snapshot_id,) if f.snapshot_id in valid else ())
     for manifest, live in reach_tables(metadata, store, None):
         if manifest is None or not live.num_rows:
             continue
@@ -281,6 +282,16 @@ def why_kept(
     now = int(time.time() * 1000) if now_ms is None else int(now_ms)
     key = _key(path)
     reached = reached_by(metadata, store, only=key).get(key)
+    if reached is not None and not reached.snapshots:
+        return WhyKept(
+            path=reached.path,
+            kind=reached.kind,
+            status="registered in the table metadata for a snapshot the table no longer has",
+            keepers=keepers_frame(metadata, (), {}),
+            removed_by=Removal(
+                procedure=None, first=("remove its statistics entry from the table (no procedure deletes it)",)
+            ),
+        )
     if reached is not None:
         fates: dict[int, SnapshotFate] = {}
         deleted_now = False
@@ -401,7 +412,7 @@ def kept_files(metadata: TableMetadata, store: ManifestStore, preview: ExpirePre
     removals: dict[frozenset[int], Removal] = {}
     rows = []
     for key, reached in sorted(reached_by(metadata, store).items(), key=lambda item: (item[1].kind, item[0])):
-        if key in gone:
+        if key in gone or not reached.snapshots:
             continue
         keeping = sorted(
             (sid for sid in reached.snapshots if not fates[sid].expires), key=lambda i: (-fates[i].timestamp_ms, i)
