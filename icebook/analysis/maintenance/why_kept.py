@@ -324,36 +324,26 @@ def _unreached(
         if deletes
         else f"{properties.DELETE_AFTER_COMMIT.name}=false: it is then an orphan for remove_orphan_files"
     )
-    if key == _key(metadata_location):
-        return WhyKept(
-            path=path,
-            kind="metadata file",
-            status="the table's current metadata file",
-            keepers=empty,
-            removed_by=Removal(
-                procedure=None,
-                first=(
-                    f"{versions + 1} more commits push it out of the metadata log "
-                    f"({properties.PREVIOUS_VERSIONS_MAX.name}={versions}); {cleanup}",
-                ),
-            ),
-        )
     logged = [_key(p) for p in log]
-    if key in logged:
-        newest_first = len(logged) - 1 - logged.index(key)
+    if key == _key(metadata_location) or key in logged:
+        # Newest first: the current file is -1, the newest previous 0; the log keeps `versions` of them.
+        newest_first = -1 if key not in logged else len(logged) - 1 - logged.index(key)
         commits = max(1, versions - newest_first)
+        status = (
+            "the table's current metadata file"
+            if newest_first < 0
+            else f"a previous metadata file, {newest_first + 1} of {len(log)} in the metadata log (newest first)"
+        )
+        pushed = (
+            f"{commits} more commit{'s' if commits != 1 else ''} push it out of the metadata log "
+            f"({properties.PREVIOUS_VERSIONS_MAX.name}={versions}); {cleanup}"
+        )
         return WhyKept(
             path=path,
             kind="metadata file",
-            status=f"a previous metadata file, {newest_first + 1} of {len(log)} in the metadata log (newest first)",
+            status=status,
             keepers=empty,
-            removed_by=Removal(
-                procedure=None,
-                first=(
-                    f"{commits} more commit{'s' if commits != 1 else ''} push it out of the metadata log "
-                    f"({properties.PREVIOUS_VERSIONS_MAX.name}={versions}); {cleanup}",
-                ),
-            ),
+            removed_by=Removal(procedure=None, first=(pushed,)),
         )
     if key == _key(metadata.location.rstrip("/") + "/metadata/" + VERSION_HINT):
         return WhyKept(
