@@ -53,6 +53,13 @@ KEY_VIEWS: dict[str, list[tuple[str, str]]] = {
         ("statistics file", ".stats"),
         ("provenance", "names agree"),
     ],
+    "85_slow_and_big": [
+        ("bytes read per row group", "bytes_read"),
+        ("the three planners", "PyIceberg keeps"),
+        ("where the bytes are", "history: expires now"),
+        ("why a live file stays", "commit on main"),
+        ("an orphan's call", "remove_orphan_files(older_than="),
+    ],
     "90_format_v3": [
         ("a deletion vector's positions", "1-3, 10, 20-24, 40"),
         ("a replaced vector", "replaced: 4 → 9 deleted rows"),

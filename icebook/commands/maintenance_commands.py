@@ -2,7 +2,8 @@
 
 ``health`` shows the report of a table, or of every table of ``CATALOG.NAMESPACE`` ranked by debt; ``maintain ACTION`` runs one Spark procedure (``expire``, ``orphans``,
 ``compact``, ``rewrite-manifests``, ``rewrite-deletes``) and shows the before/after diff, or with
-``--dry-run`` shows icebook's preview and runs nothing; the metadata tables (``entries``,
+``--dry-run`` shows icebook's preview and runs nothing; ``why PATH`` says what keeps a file and what
+would delete it; the metadata tables (``entries``,
 ``partitions``, ``metadata-log``, ``all-*``, ``position-deletes``, ...) show Spark-shaped frames.
 """
 
@@ -140,6 +141,19 @@ def _maintain(call: Call) -> Any:
     return t.rewrite_position_delete_files(_options(args.option) or None, dry_run=dry)
 
 
+def _why_arguments(p: argparse.ArgumentParser, _context: Context) -> None:
+    p.add_argument("path", help="a file of the table: data, delete, manifest, manifest list, statistics, metadata")
+    when = p.add_mutually_exclusive_group()
+    when.add_argument("--older-than", help="judge by expire_snapshots(older_than => this ISO-8601 time)")
+    when.add_argument("--older-than-days", type=float, help="judge by an older_than that many days ago")
+    p.add_argument("--retain-last", type=int, help="judge by expire_snapshots(retain_last => N)")
+
+
+def _why(call: Call) -> Any:
+    args = call.args
+    return call.table.why_kept(args.path, _older_than(args), args.retain_last)
+
+
 def _table_command(name: str, method: str, text: str, *, at: bool) -> Command:
     def run(call: Call) -> Any:
         reader: Callable[..., Any] = getattr(call.table.inspect, method)
@@ -171,6 +185,14 @@ MAINTENANCE_COMMANDS: tuple[Command, ...] = (
         run=_maintain,
         arguments=_maintain_arguments,
         changes_table=True,
+        group="maintenance",
+    ),
+    Command(
+        name="why",
+        help="why a file is still there: the snapshots and refs keeping it, the retention rule keeping each, "
+        "and the call that would delete it (or what must happen first); orphans too",
+        run=_why,
+        arguments=_why_arguments,
         group="maintenance",
     ),
     _table_command("entries", "entries", "every manifest entry of a snapshot (the entries table)", at=True),

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import shutil
+import textwrap
 from collections.abc import Callable
 from typing import Any
 
@@ -12,6 +14,7 @@ from icebook.analysis.maintenance.compaction import CompactionPreview
 from icebook.analysis.maintenance.expire import ExpirePreview
 from icebook.analysis.maintenance.orphans import OrphanReport
 from icebook.analysis.maintenance.rewrite_previews import DeleteRewritePreview, ManifestRewritePreview
+from icebook.analysis.maintenance.why_kept import WhyKept
 from icebook.display._base import esc, frame, frame_table_html
 from icebook.display.frames import frame_text
 
@@ -35,7 +38,11 @@ def _html(summary: str, *tables: tuple[str, pd.DataFrame], cls: str) -> str:
 
 
 def _expire_tables(p: ExpirePreview) -> tuple[tuple[str, pd.DataFrame], ...]:
-    return (("snapshots", p.snapshots_frame()), ("files to delete", p.to_pandas()))
+    tables = [("snapshots", p.snapshots_frame()), ("files to delete", p.to_pandas())]
+    if p.source is not None:
+        kept = p.kept_files().drop(columns=["removal"])
+        tables.append(("files that stay, and why", kept))
+    return tuple(tables)
 
 
 def _orphan_tables(p: OrphanReport) -> tuple[tuple[str, pd.DataFrame], ...]:
@@ -84,6 +91,35 @@ delete_rewrite_text, delete_rewrite_html = _pair(_delete_tables, "ib-delete-rewr
 maintenance_diff_text, maintenance_diff_html = _pair(_diff_tables, "ib-maint-diff")
 
 
+def _why_lines(w: WhyKept) -> list[str]:
+    width = max(60, shutil.get_terminal_size((100, 20)).columns)
+    verdict = f"; {w.verdict()}" if w.verdict() else ""
+    lines = textwrap.wrap(f"{w.kind} {w.path}", width, break_long_words=True)
+    lines += textwrap.wrap(f"{w.status}{verdict}.", width)
+    lines += textwrap.wrap(f"removed by: {w.removed_by.text()}", width, subsequent_indent="  ")
+    return lines
+
+
+def why_text(w: WhyKept) -> str:
+    lines = _why_lines(w)
+    if len(w.keepers):
+        lines += ["", f"kept by ({len(w.keepers)} snapshots):", frame_text(w.keepers.head(ROWS))]
+        if len(w.keepers) > ROWS:
+            lines.append(f"... {len(w.keepers) - ROWS} more rows (keepers)")
+    return "\n".join(lines)
+
+
+def why_html(w: WhyKept) -> str:
+    verdict = f"; {w.verdict()}" if w.verdict() else ""
+    body = (
+        f'<div class="ib-maint-summary"><b>{esc(w.kind)}</b> <code>{esc(w.path)}</code><br>'
+        f"{esc(w.status)}{esc(verdict)}.<br><b>removed by:</b> {esc(w.removed_by.text())}</div>"
+    )
+    if len(w.keepers):
+        body += frame_table_html(w.keepers, limit=ROWS, caption="kept by")
+    return frame(body, cls="ib-maint ib-why")
+
+
 def result_text(diff: MaintenanceDiff, output: Any) -> str:
     """A procedure's outcome: its own output, then the before/after diff."""
     shown = output if not isinstance(output, list) else f"{len(output)} files"
@@ -110,4 +146,6 @@ __all__ = [
     "orphans_text",
     "result_html",
     "result_text",
+    "why_html",
+    "why_text",
 ]

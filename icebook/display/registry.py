@@ -200,6 +200,7 @@ _BUILTIN: tuple[tuple[str, str, str, str, str, str | None], ...] = (
             ("icebook.analysis.maintenance.rewrite_previews", "ManifestRewritePreview", "manifest_rewrite"),
             ("icebook.analysis.maintenance.rewrite_previews", "DeleteRewritePreview", "delete_rewrite"),
             ("icebook.analysis.maintenance.before_after", "MaintenanceDiff", "maintenance_diff"),
+            ("icebook.analysis.maintenance.why_kept", "WhyKept", "why"),
         )
     ),
     *(

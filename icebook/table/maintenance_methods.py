@@ -21,6 +21,7 @@ if TYPE_CHECKING:
     from icebook.analysis.maintenance.health_sections import FilesHealth
     from icebook.analysis.maintenance.orphans import OrphanReport
     from icebook.analysis.maintenance.rewrite_previews import DeleteRewritePreview, ManifestRewritePreview
+    from icebook.analysis.maintenance.why_kept import WhyKept
     from icebook.analysis.store.manifests import ManifestStore
     from icebook.analysis.store.table_like import TableLike
     from icebook.engines.spark_aggregates import SparkMetadataTables
@@ -128,6 +129,22 @@ class TableMaintenance:
             older_than_ms=when_ms(older_than),
             retain_last=retain_last,
             snapshot_ids=snapshot_ids,
+        )
+
+    def why_kept(self, path: str, older_than: When = None, retain_last: int | None = None) -> WhyKept:
+        """What keeps the file ``path`` (data, delete, manifest, manifest list, statistics, metadata file,
+        orphan): ``.keepers`` (the snapshots reaching it, their refs and the retention rule keeping each,
+        judged by ``expire_snapshots(older_than, retain_last)``, default the table's retention) and
+        ``.removed_by`` (the call that would delete it, or what must happen first)."""
+        from icebook.analysis.maintenance.why_kept import why_kept
+
+        return why_kept(
+            self._table(),
+            path,
+            metadata_location=self.metadata_location,
+            fileio=self.fileio,
+            older_than_ms=when_ms(older_than),
+            retain_last=retain_last,
         )
 
     def orphans(self, older_than: When = None, location: str | None = None) -> OrphanReport:

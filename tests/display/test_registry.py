@@ -61,6 +61,7 @@ def results(events: icebook.Table) -> dict[type, Any]:
         events.query_cost("region = 'eu'"),
         events.storage(),
         events.compare_plans("region = 'eu'"),
+        events.why_kept(events.inspect.files()["file_path"].iloc[0]),
         *_v3(events),
     ]
     return {type(r): r for r in made}

@@ -43,6 +43,7 @@ from icebook.spec import properties
 from icebook.spec.manifest import FileKind, ManifestFile
 from icebook.spec.metadata import MAIN_BRANCH, TableMetadata, commit_order
 from icebook.spec.snapshots import Branch, Ref
+from icebook.text import utc_text
 
 
 class GcDisabled(IcebookError):
@@ -106,6 +107,8 @@ class SnapshotFate:
     operation: str | None
     expires: bool
     reason: str
+    rule: str = ""
+    """The setting behind ``reason``, with its name and value (e.g. ``history.expire.max-snapshot-age-ms=1000``)."""
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -128,6 +131,18 @@ class ExpirePreview:
     refs: tuple[RefFate, ...]
     files: tuple[TableFile, ...]
     """Every file the run would delete: no kept snapshot reaches it any more."""
+    source: tuple[TableMetadata, ManifestStore] | None = field(default=None, repr=False, compare=False)
+    """The table previewed, for ``kept_files``."""
+
+    def kept_files(self) -> pd.DataFrame:
+        """Every file a snapshot reaches that this run keeps, and why: ``file_path``, ``kind``,
+        ``kept_by`` (the kept snapshots reaching it and the rule keeping each) and ``removed_by`` (the
+        ``expire_snapshots`` call that would delete it, or what must happen first)."""
+        from icebook.analysis.maintenance.why_kept import kept_files
+
+        if self.source is None:
+            raise IcebookError("this expiry preview was made without its table: open the table, then expire_preview")
+        return kept_files(*self.source, self)
 
     @property
     def expired_snapshot_ids(self) -> tuple[int, ...]:
@@ -305,7 +320,13 @@ class PendingExpiry:
                 ),
                 key=lambda f: (order.index(f.kind), f.path),
             )
-        return ExpirePreview(retention=self.retention, snapshots=self.fates, refs=self.ref_fates, files=tuple(files))
+        return ExpirePreview(
+            retention=self.retention,
+            snapshots=self.fates,
+            refs=self.ref_fates,
+            files=tuple(files),
+            source=(self._metadata, self._store),
+        )
 
 
 def start_expiry(
@@ -380,9 +401,9 @@ def expiry_fates(
         if ref.snapshot_id in explicit:
             raise OptionError(f"cannot expire {ref.snapshot_id}: still referenced by ref {name!r}")
 
-    why: dict[int, str] = {}
+    why: dict[int, tuple[str, str]] = {}
     for name, ref in kept_refs.items():
-        why.setdefault(ref.snapshot_id, f"head of {ref.type} {name!r}")
+        why.setdefault(ref.snapshot_id, (f"head of {ref.type} {name!r}", _ref_rule(name, ref, r)))
     referenced: set[int] = set()
     for name, ref in kept_refs.items():
         if isinstance(ref, Branch):
@@ -392,29 +413,40 @@ def expiry_fates(
                 r.now_ms - ref.max_snapshot_age_ms if ref.max_snapshot_age_ms is not None else r.expire_older_than_ms
             )
             keep = ref.min_snapshots_to_keep if ref.min_snapshots_to_keep is not None else r.min_snapshots_to_keep
+            keep_rule = (
+                f"branch {name!r} min-snapshots-to-keep={keep}"
+                if ref.min_snapshots_to_keep is not None
+                else f"{r.sources['min_snapshots_to_keep']}: {keep}"
+            )
+            age_rule = (
+                f"branch {name!r} max-snapshot-age-ms={ref.max_snapshot_age_ms}"
+                if ref.max_snapshot_age_ms is not None
+                else _cutoff_rule(r)
+            )
             kept: list[int] = []
             for sid in chain:
                 if len(kept) < keep:
                     kept.append(sid)
-                    why.setdefault(sid, f"one of the newest {keep} of branch {name!r}")
+                    why.setdefault(sid, (f"one of the newest {keep} of branch {name!r}", keep_rule))
                 elif known[sid].timestamp_ms >= cutoff:
                     kept.append(sid)
-                    why.setdefault(sid, f"on branch {name!r}, committed after its cutoff")
+                    why.setdefault(sid, (f"on branch {name!r}, committed after its cutoff", age_rule))
                 else:
                     break
         else:
             referenced.add(ref.snapshot_id)
     for s in metadata.snapshots:
         if s.snapshot_id not in referenced and s.timestamp_ms >= r.expire_older_than_ms:
-            why.setdefault(s.snapshot_id, "on no ref, but committed after the cutoff")
+            why.setdefault(s.snapshot_id, ("on no ref, but committed after the cutoff", _cutoff_rule(r)))
 
     fates = []
     for s in sorted(metadata.snapshots, key=commit_order):
         keep_reason = why.get(s.snapshot_id)
+        rule = ""
         if s.snapshot_id in explicit:
             expires, reason = True, "named in snapshot_ids"
         elif keep_reason is not None:
-            expires, reason = False, keep_reason
+            expires, (reason, rule) = False, keep_reason
         else:
             expires = True
             reason = "on no kept ref" if s.snapshot_id not in referenced else "older than its branch's retention"
@@ -425,9 +457,25 @@ def expiry_fates(
                 operation=s.operation,
                 expires=expires,
                 reason=reason,
+                rule=rule,
             )
         )
     return r, tuple(fates), tuple(ref_fates)
+
+
+def _cutoff_rule(r: Retention) -> str:
+    return f"{r.sources['older_than']}: committed at or after {utc_text(r.expire_older_than_ms)}"
+
+
+def _ref_rule(name: str, ref: Ref, r: Retention) -> str:
+    """Why a ref outlives expiry: main always does; another while younger than its max ref age."""
+    if name == MAIN_BRANCH:
+        return "main is never removed"
+    if ref.max_ref_age_ms is not None:
+        return f"{ref.type} {name!r} max-ref-age-ms={ref.max_ref_age_ms}"
+    limit = properties.MAX_REF_AGE_MS
+    shown = "forever" if r.max_ref_age_ms == properties.LONG_MAX else str(r.max_ref_age_ms)
+    return f"{limit.name}={shown}"
 
 
 __all__ = [
