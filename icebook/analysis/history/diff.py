@@ -195,8 +195,10 @@ def _origin(files: pa.Table) -> RowFiles:
     runs: list[tuple[str, int]] = []
     for chunk in files.column(_FROM).chunks:
         codes = np.asarray(chunk.indices.to_numpy(zero_copy_only=False))
+        if not len(codes):  # an empty chunk starts no run
+            continue
         paths = chunk.dictionary.to_pylist()
-        starts = np.concatenate(([0], np.flatnonzero(np.diff(codes)) + 1)) if len(codes) else np.zeros(0, int)
+        starts = np.concatenate(([0], np.flatnonzero(np.diff(codes)) + 1))
         for start, end in zip(starts, (*starts[1:], len(codes)), strict=True):
             runs.append((paths[codes[start]], int(end - start)))
     return RowFiles.of(runs)
