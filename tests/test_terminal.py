@@ -56,6 +56,7 @@ def _invocations(locations: dict[str, Path], warehouse: Path, tmp: Path) -> list
         ("storage", debt),
         ("maintain", debt, "compact", "--dry-run"),
         ("maintain", debt, "expire", "--dry-run"),
+        ("why", debt, str(Path(debt) / "metadata" / "version-hint.text")),
     ]
     given = {o[0] for o in out}
     for command in COMMANDS:  # every other table command, on two tables

@@ -20,12 +20,14 @@ import pyarrow as pa
 
 from icebook.engines import spark_catalogs, spark_storage
 from icebook.engines.spark_session import (
+    INTERNAL_CATALOG_PREFIX,
     active_session,
     add_catalog,
     catalog_configured_for_startup,
     catalogs,
     get_session,
     session_running,
+    user_catalogs,
 )
 from icebook.errors import EngineError, EnvironmentProblem, IcebookError, NotFound, OptionError, StorageError
 from icebook.io.filesystems import split_location
@@ -124,7 +126,7 @@ def metadata_location_of(identifier: str) -> str:
             raise NotFound(f"no table {identifier}", available=_tables_like(identifier)) from None
         if "REQUIRES_SINGLE_PART_NAMESPACE" in str(exc) or "CATALOG_NOT_FOUND" in str(exc):
             catalog = identifier.split(".", 1)[0]
-            raise NotFound(f"no catalog {catalog!r} in the Spark session", available=sorted(catalogs())) from None
+            raise NotFound(f"no catalog {catalog!r} in the Spark session", available=sorted(user_catalogs())) from None
         raise
     with spark_errors(f"resolving {identifier}"):
         rows = spark.sql(
@@ -401,7 +403,7 @@ def writable_identifier(location: str, identifier: str | None) -> str:
     for catalog, root in catalogs().items():
         if root.rstrip("/") == warehouse:
             return f"{catalog}.{namespace}.{name}"
-    catalog = "icebook_" + hashlib.sha1(warehouse.encode()).hexdigest()[:10]
+    catalog = INTERNAL_CATALOG_PREFIX + hashlib.sha1(warehouse.encode()).hexdigest()[:10]
     get_session()
     add_catalog(catalog, warehouse)
     return f"{catalog}.{namespace}.{name}"

@@ -179,9 +179,19 @@ def active_session() -> SparkSession | None:
     return _session
 
 
+INTERNAL_CATALOG_PREFIX = "icebook_"
+"""The prefix of the catalogs icebook adds for itself (writing a table opened by path, reading one on an
+object store): they are no one's to name, so listings for people leave them out."""
+
+
 def catalogs() -> dict[str, str]:
     """Catalog name -> warehouse location of the catalogs icebook configured."""
     return dict(_catalogs)
+
+
+def user_catalogs() -> dict[str, str]:
+    """``catalogs()`` without icebook's own (``INTERNAL_CATALOG_PREFIX``): the ones a person named."""
+    return {name: root for name, root in _catalogs.items() if not name.startswith(INTERNAL_CATALOG_PREFIX)}
 
 
 def session_running() -> bool:

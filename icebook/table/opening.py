@@ -62,7 +62,7 @@ def catalog_listing() -> list[dict[str, str]]:
     rows = [{"catalog": name, "source": "pyiceberg", **catalogs.describe(name)} for name in catalogs.catalog_names()]
     for row in rows:
         row.pop("name", None)
-    for name, warehouse in sorted(spark_engine.catalogs().items()):
+    for name, warehouse in sorted(spark_engine.user_catalogs().items()):
         rows.append({"catalog": name, "source": "spark", "type": "hadoop", "warehouse": warehouse})
     return rows
 
