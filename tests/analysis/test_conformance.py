@@ -13,7 +13,7 @@ from typing import Any
 
 import pandas as pd
 import pytest
-from _support.conformance import assert_same, norm, spark_params, spark_rows, without_bounds
+from _support.conformance import assert_same, norm, spark_readable, spark_rows, without_bounds
 from _support.java_oracle import java_file_facts, java_table
 
 import icebook
@@ -58,7 +58,7 @@ def tables(scenario_locations: dict[str, Path]) -> dict[str, icebook.table.Table
     return {name: icebook.open(str(path)) for name, path in scenario_locations.items()}
 
 
-@pytest.mark.parametrize("name", spark_params(SCENARIOS))
+@pytest.mark.parametrize("name", spark_readable(SCENARIOS))
 def test_table_level_metadata_tables(spark: Any, tables: dict[str, Any], name: str) -> None:
     t = tables[name]
     fq = SCENARIOS[name].table
@@ -81,7 +81,7 @@ def test_table_level_metadata_tables(spark: Any, tables: dict[str, Any], name: s
         _compare(spark, t, ours, select, f"{fq}.{method}", f"{name}.{method}")
 
 
-@pytest.mark.parametrize("name", spark_params(SCENARIOS))
+@pytest.mark.parametrize("name", spark_readable(SCENARIOS))
 def test_snapshot_level_metadata_tables_at_every_snapshot(spark: Any, tables: dict[str, Any], name: str) -> None:
     t = tables[name]
     fq = SCENARIOS[name].table

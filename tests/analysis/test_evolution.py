@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from _support.conformance import spark_params
+from _support.conformance import spark_readable
 
 import icebook
 from icebook.analysis.expr.projection import explain_in_spec
@@ -100,7 +100,7 @@ def test_files_per_spec_equal_the_full_listing_where_spark_cannot_read(
 
 
 @pytest.mark.spark
-@pytest.mark.parametrize("name", spark_params(SCENARIOS))
+@pytest.mark.parametrize("name", spark_readable(SCENARIOS))
 def test_files_per_spec_equal_spark_counts_without_reading_manifests(
     spark: Any, scenario_locations: dict[str, Path], name: str
 ) -> None:

@@ -12,7 +12,7 @@ from typing import Any
 
 import pyarrow.parquet as pq
 import pytest
-from _support.conformance import spark_params
+from _support.conformance import spark_readable
 
 import icebook
 from icebook.analysis.v3.default_provenance import Source
@@ -74,7 +74,7 @@ def test_every_snapshot_of_every_v3_scenario(spark: Any, scenario_locations: dic
         assert {f.file_path for f in dv_map.files} == set(first_row_ids)
 
 
-@pytest.mark.parametrize("name", spark_params(V3))  # types_v3's row ids: the Java reader in engines/test_arrow.py
+@pytest.mark.parametrize("name", spark_readable(V3))  # types_v3's row ids: the Java reader in engines/test_arrow.py
 def test_row_ids_spark_reads_lie_in_the_ranges(spark: Any, scenario_locations: dict[str, Path], name: str) -> None:
     t = icebook.open(scenario_locations[name])
     ranges = {f.file_path: f for f in t.v3().row_lineage.files}

@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from _support.conformance import spark_params
+from _support.conformance import spark_readable
 from _support.java_oracle import java_table
 from _support.predicates import predicates
 
@@ -56,7 +56,7 @@ def test_icebook_plans_what_the_java_api_plans_where_spark_cannot_read(
     assert pruned, "no predicate pruned a file: the comparison would be vacuous"
 
 
-@pytest.mark.parametrize("name", spark_params(sorted(SCENARIOS)))
+@pytest.mark.parametrize("name", spark_readable(sorted(SCENARIOS)))
 def test_icebook_plans_what_spark_plans(spark: Any, scenario_locations: dict[str, Path], name: str) -> None:
     t = icebook.open(str(scenario_locations[name]))
     if t.current_snapshot is None:

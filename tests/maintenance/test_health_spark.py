@@ -11,7 +11,7 @@ from typing import Any
 
 import pytest
 from _copies import age_files
-from _support.conformance import spark_params
+from _support.conformance import spark_readable
 from _support.java_oracle import java_files, java_table
 
 from icebook.analysis.maintenance.health import HealthReport
@@ -109,7 +109,7 @@ def test_health_measures_agree_with_the_java_api_where_spark_cannot_read(
     assert report.files.files_with_deletes == 0 == len(files) - len(data)
 
 
-@pytest.mark.parametrize("name", spark_params(SCENARIOS))
+@pytest.mark.parametrize("name", spark_readable(SCENARIOS))
 def test_health_measures_agree_with_spark(spark: Any, tables_by_name: dict[str, Table], name: str) -> None:
     t = tables_by_name[name]
     fq = SCENARIOS[name].table

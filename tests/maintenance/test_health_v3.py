@@ -8,7 +8,7 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
-from _support.conformance import spark_params
+from _support.conformance import spark_readable
 from _support.java_oracle import java_files
 
 from icebook.analysis.maintenance.health_v3 import MANY_DV_REPLACEMENTS
@@ -19,7 +19,7 @@ from icebook.table import Table
 
 pytestmark = pytest.mark.spark
 
-V3 = spark_params(name for name, s in SCENARIOS.items() if s.claims.format_version >= 3)
+V3 = spark_readable(name for name, s in SCENARIOS.items() if s.claims.format_version >= 3)
 V2 = [name for name in ("debt", "equality_deletes", "orders_cow") if SCENARIOS[name].claims.format_version == 2]
 _PUFFIN = "upper(file_format) = 'PUFFIN'"
 
