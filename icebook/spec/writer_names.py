@@ -4,6 +4,8 @@ and manifests (those are in ``filenames``). Informative only: readers follow the
 - Data and delete files written by Spark: ``<partition %05d>-<task id>-<operation id>-<file count %05d>[-deletes].<format>``,
   where the operation id is the write's query UUID and ``-<epoch>`` (0 for a batch write): every file
   of one write shares it (``OutputFileFactory``).
+- Data files written by PyIceberg: ``00000-<task id>-<write uuid>.<format>``, the write UUID being the commit
+  UUID of the append at the time it wrote them (a retried commit draws a new one; its files keep the old).
 - Table statistics (Puffin): ``<snapshot id>-<uuid>.stats`` (``compute_table_stats``).
 - Partition statistics: ``partition-stats-<snapshot id>-<uuid>.<format>``.
 
@@ -41,6 +43,18 @@ _CONVENTIONS: tuple[tuple[re.Pattern[str], str, tuple[tuple[str, str], ...]], ..
         ),
     ),
     (
+        re.compile(rf"^(00000)(-)(\d+)(-)({UUID_PATTERN}){_EXTENSION}$"),
+        "pyiceberg output",
+        (
+            ("prefix", "PyIceberg's fixed prefix"),
+            SEPARATOR,
+            ("task_id", "index of the write task that wrote the file"),
+            SEPARATOR,
+            ("write_uuid", "the commit UUID of the append when it wrote the file: shared by its files"),
+            ("extension", "file format"),
+        ),
+    ),
+    (
         re.compile(rf"^(-?\d+)(-)({UUID_PATTERN})(\.stats)$"),
         "table statistics",
         (
@@ -69,8 +83,10 @@ class WrittenFileName(ParsedName):
     """A data, delete or statistics file name, split into its parts (``kind`` says which convention)."""
 
     kind: str
-    """``task output`` (Spark data/delete file), ``table statistics``, ``partition statistics`` or ``other``."""
+    """``task output`` (Spark data/delete file), ``pyiceberg output`` (PyIceberg data file), ``table statistics``,
+    ``partition statistics`` or ``other``."""
     operation_id: str | None = None
+    write_uuid: str | None = None
     snapshot_id: int | None = None
 
 
@@ -87,6 +103,7 @@ def parse_written_file_name(path: str) -> WrittenFileName:
                 kind=kind,
                 parts=parts,
                 operation_id=by_role.get("operation_id"),
+                write_uuid=by_role["write_uuid"].lower() if "write_uuid" in by_role else None,
                 snapshot_id=None if snapshot is None else int(snapshot),
             )
     note = "named by its writer; no convention to read (names are informative only)"

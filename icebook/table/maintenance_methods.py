@@ -15,6 +15,7 @@ from icebook.analysis.resolve import At, to_epoch_ms
 
 if TYPE_CHECKING:
     from icebook.analysis.maintenance.before_after import MaintenanceDiff
+    from icebook.analysis.maintenance.commit_forensics import CommitForensics
     from icebook.analysis.maintenance.compaction import CompactionPreview
     from icebook.analysis.maintenance.expire import ExpirePreview
     from icebook.analysis.maintenance.health import HealthReport
@@ -160,6 +161,14 @@ class TableMaintenance:
             older_than_ms=when_ms(older_than),
             location=location,
         )
+
+    def commit_forensics(self, older_than: When = None) -> CommitForensics:
+        """How the table's commits went, from its files: which were retried after losing a race (the
+        attempt in a manifest list's name, a PyIceberg data file named by an earlier commit UUID), and the
+        files writers left behind (``orphans(older_than)``, each with the commit its name carries)."""
+        from icebook.analysis.maintenance.commit_forensics import commit_forensics
+
+        return commit_forensics(self._table(), self.orphans(older_than))
 
     def compaction_preview(
         self, options: Mapping[str, Any] | None = None, where: str | None = None
