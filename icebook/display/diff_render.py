@@ -97,7 +97,7 @@ def _files_table(d: SnapshotDiff, location: str) -> str:
                 f'<tr class="ib-row-{change}"><td>{"+" if change == "added" else "−"} {esc(change)}</td>'
                 f"<td>{esc(content_label(r['content']))}</td>"
                 f"<td><code>{esc(short_path(str(r['file_path']), location))}</code></td>"
-                f"<td>{esc(partition_text(r['partition']))}</td><td>{esc(human_count(r['record_count']))}</td>"
+                f"<td>{esc(partition_text(r.get('partition')))}</td><td>{esc(human_count(r['record_count']))}</td>"
                 f"<td>{esc(byte_size(r['file_size_in_bytes']))}</td></tr>"
             )
     hidden = max(len(d.added_files) - FILE_ROWS, 0) + max(len(d.removed_files) - FILE_ROWS, 0)
