@@ -91,3 +91,16 @@ def test_forensics_show_a_retried_commit_a_failed_one_and_an_abandoned_one(catal
     assert frame.loc[frame["retried"], "snapshot_id"].tolist() == [b_staged.snapshot_id]
     assert set(found.leftovers_frame()["kind"]) == {"data", "manifest", "manifest list"}
     assert "1 retried" in repr(found)
+
+
+@pytest.mark.spark
+def test_the_lessons_race_table_forensics(scenario_locations: dict[str, Path]) -> None:
+    """The optimistic-concurrency lesson's table (a Hadoop table raced through the Java API): the retried append
+    and compaction (attempt 2), and the two data files the writers that failed validation left."""
+    t = icebook.open(str(scenario_locations["concurrent_writes"]))
+    found = t.commit_forensics(older_than=dt.timedelta(0))
+    assert sorted(c.operation or "" for c in found.retried) == ["append", "replace"]
+    assert all(c.attempt == 2 and c.lost_attempts == 1 and not c.first_commit_uuids for c in found.retried)
+    assert [c.snapshot_id for c in found.commits] == [s.snapshot_id for s in t.snapshots]
+    assert len(found.leftovers) == 2 and all("writer-b-" in f.path and f.kind == "data" for f in found.leftovers)
+    assert all(f.commit_uuid is None for f in found.leftovers)  # named by the writer, not by a convention
