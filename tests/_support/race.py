@@ -5,15 +5,14 @@ Each round is arranged so that one writer must lose: both writers stage their ch
 barrier holds each until the other has staged), the round's winner commits, then the loser commits from
 its stale base. The catalog's compare-and-swap refuses the loser's first attempt; the loser's library
 retries on the winner's snapshot and either commits (an append) or fails the operation's validation (an
-overwrite with conflict detection, or a delete, when the winner added matching rows), which the writer
-reports. Each writer records every attempt: its outcome, its snapshot, and the files it wrote, read from
+overwrite of the round's rows, with conflict detection, when the winner added a row of the round), which the
+writer reports. Each writer records every attempt: its outcome, its snapshot, and the files it wrote, read from
 what its own library handed back (the staged and the committed snapshot), never from icebook.
 """
 
 from __future__ import annotations
 
 import threading
-from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -49,6 +48,18 @@ class Round:
     number: int
     winner: str
     loser_does: str
+
+
+@dataclass(frozen=True, slots=True)
+class Staged:
+    """A change a writer staged on its base: its transaction, its snapshot and first manifest list, the files
+    it wrote and the rows it holds."""
+
+    tx: Any
+    snapshot_id: int
+    first_list: str
+    files: tuple[str, ...]
+    rows: list[tuple[int, str, int]]
 
 
 @dataclass
@@ -88,8 +99,8 @@ class JavaWriter:
         self.iceberg = jvm(spark).org.apache.iceberg
         self.table = self.iceberg.spark.Spark3Util.loadIcebergTable(spark._jsparkSession, identifier)
 
-    def stage(self, rnd: Round, kind: str) -> Callable[[], Any]:
-        """Stage this round's change on the current base; returns the commit to run later."""
+    def stage(self, rnd: Round, kind: str) -> Staged:
+        """Stage this round's change on the current base (written, not committed)."""
         from icebook.scenarios.javaapi import write_data_file
 
         self.table.refresh()
@@ -117,12 +128,12 @@ class JavaWriter:
             str(m.path()) for m in staged.allManifests(self.table.io()) if int(m.snapshotId() or 0) == snapshot_id
         ]
         files = (plain(str(data.location())), *map(plain, manifests), plain(first_list))
-        return lambda: (tx, snapshot_id, first_list, files, rows)
+        return Staged(tx, snapshot_id, first_list, files, [(r["round"], r["writer"], r["n"]) for r in rows])
 
-    def commit(self, rnd: Round, staged: Any, log: Log, *, expect_loss: bool) -> None:
+    def commit(self, rnd: Round, staged: Staged, log: Log, *, expect_loss: bool) -> None:
         from icebook.scenarios.javaapi import java_error
 
-        tx, snapshot_id, first_list, files, rows = staged
+        tx, snapshot_id, first_list, files = staged.tx, staged.snapshot_id, staged.first_list, staged.files
         first = _list_uuid(first_list)
         try:
             tx.commitTransaction()
@@ -143,7 +154,7 @@ class JavaWriter:
             log.record(Attempt(JAVA, rnd.number, 2, "committed", snapshot_id, first, (plain(committed),)))
         with log.lock:
             log.acknowledged.append((JAVA, rnd.number, snapshot_id))
-            log.written_rows[snapshot_id] = [(r["round"], r["writer"], r["n"]) for r in rows]
+            log.written_rows[snapshot_id] = staged.rows
 
 
 def _list_uuid(manifest_list: str) -> str:
@@ -173,7 +184,7 @@ class PyIcebergWriter:
             log.acknowledged.append((PY, rnd.number, snapshot.snapshot_id))
             log.written_rows[snapshot.snapshot_id] = rows
 
-    def stage(self, rnd: Round, kind: str) -> Callable[[], Any]:
+    def stage(self, rnd: Round, kind: str) -> Staged:
         from pyiceberg.expressions import EqualTo
 
         table = self.catalog.load_table(self.identifier)
@@ -187,12 +198,12 @@ class PyIcebergWriter:
         assert staged is not None
         snapshot_id = staged.snapshot_id
         files = _written(table.io, tx.table_metadata, snapshot_id)
-        return lambda: (tx, snapshot_id, staged.manifest_list, files, rows)
+        return Staged(tx, snapshot_id, staged.manifest_list, files, rows)
 
-    def commit(self, rnd: Round, staged: Any, log: Log, *, expect_loss: bool) -> None:
+    def commit(self, rnd: Round, staged: Staged, log: Log, *, expect_loss: bool) -> None:
         from pyiceberg.exceptions import CommitFailedException, ValidationException
 
-        tx, snapshot_id, first_list, files, rows = staged
+        tx, snapshot_id, first_list, files = staged.tx, staged.snapshot_id, staged.first_list, staged.files
         first = _list_uuid(first_list)
         try:
             table = tx.commit_transaction()
@@ -211,7 +222,7 @@ class PyIcebergWriter:
             log.record(Attempt(PY, rnd.number, 2, "committed", snapshot_id, _list_uuid(snapshot.manifest_list), again))
         with log.lock:
             log.acknowledged.append((PY, rnd.number, snapshot_id))
-            log.written_rows[snapshot_id] = rows
+            log.written_rows[snapshot_id] = staged.rows
 
 
 def _rows(rows: list[tuple[int, str, int]]) -> pa.Table:
@@ -254,7 +265,7 @@ def race(java: JavaWriter, py: PyIcebergWriter, rounds: list[Round], log: Log, t
                     py.seed(rnd, log)  # before either stages: both bases hold the seed row
                 round_over.wait()
                 kind = rnd.loser_does if me != rnd.winner else APPEND
-                staged = writer.stage(rnd, kind)()
+                staged = writer.stage(rnd, kind)
                 staged_both.wait()  # both writers staged on one base
                 if me == rnd.winner:
                     writer.commit(rnd, staged, log, expect_loss=False)
