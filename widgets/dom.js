@@ -1,7 +1,7 @@
 // Helpers shared by icebook's widget modules (tree.js, lineage.js).
 // Security: text goes in with textContent and attributes with setAttribute; nothing is parsed as markup.
-// Inlined into each widget module by icebook/display/assets.py (anywidget loads a module from a blob URL,
-// where a relative import has nothing to resolve against).
+// Imported by each widget module; esbuild bundles it into each (icebook/widgets/static), since anywidget
+// loads a module from a blob URL, where a relative import has nothing to resolve against.
 
 export const SVG_NS = "http://www.w3.org/2000/svg";
 

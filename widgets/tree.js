@@ -1,4 +1,4 @@
-// icebook metadata tree (anywidget ES module, no build step).
+// icebook metadata tree (anywidget ES module, bundled with dom.js by esbuild).
 // Security: every string from the table is written with textContent or as a property, never parsed as markup.
 
 import { fmtCount, h, safeClass } from "./dom.js";

@@ -18,10 +18,10 @@ import traitlets
 from icebook.analysis.cost.query_cost import QueryCost
 from icebook.analysis.cost.storage import Storage
 from icebook.display._base import StaticHTML
-from icebook.display.assets import STYLESHEET, widget_module
 from icebook.display.charts import storage_chart
 from icebook.display.cost_render import file_map
 from icebook.display.registry import render_html
+from icebook.widgets import STYLESHEET, bundle
 
 PAGE = 100
 """Files sent at first, and added by each "show more"."""
@@ -30,7 +30,7 @@ PAGE = 100
 class CostWidget(StaticHTML, anywidget.AnyWidget):  # type: ignore[misc]
     """Files to row groups; ``only_skipping`` shows only the files with a row group skipped."""
 
-    _esm = widget_module("cost.js")
+    _esm = bundle("cost.js")
     _css = STYLESHEET
 
     summary = traitlets.Unicode("").tag(sync=True)

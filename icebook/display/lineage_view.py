@@ -14,16 +14,16 @@ import traitlets
 
 from icebook.analysis.history.lineage import Lineage, lineage
 from icebook.display._base import StaticHTML, TableLike
-from icebook.display.assets import STYLESHEET, widget_module
 from icebook.display.lineage_render import current_snapshot_id, layout
 from icebook.display.registry import render_html
 from icebook.display.tree import SNAPSHOT_ID_JSON
+from icebook.widgets import STYLESHEET, bundle
 
 
 class LineageWidget(StaticHTML, anywidget.AnyWidget):  # type: ignore[misc]
     """Snapshots as a git-like graph; ``selected_snapshot_id`` follows clicks."""
 
-    _esm = widget_module("lineage.js")
+    _esm = bundle("lineage.js")
     _css = STYLESHEET
 
     graph = traitlets.List(trait=traitlets.Dict()).tag(sync=True)

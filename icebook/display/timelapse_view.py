@@ -16,16 +16,16 @@ import traitlets
 
 from icebook.analysis.history.timelapse import Timelapse
 from icebook.display._base import StaticHTML
-from icebook.display.assets import STYLESHEET, widget_module
 from icebook.display.registry import render_html
 from icebook.display.timelapse_render import METRICS, timelapse_payload
 from icebook.display.tree import SNAPSHOT_ID_JSON
+from icebook.widgets import STYLESHEET, bundle
 
 
 class TimelapseWidget(StaticHTML, anywidget.AnyWidget):  # type: ignore[misc]
     """The scrubber and the views that follow it; ``selected_snapshot_id`` is set by "open in workbench"."""
 
-    _esm = widget_module("timelapse.js")
+    _esm = bundle("timelapse.js")
     _css = STYLESHEET
 
     payload = traitlets.Dict().tag(sync=True)

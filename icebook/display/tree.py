@@ -17,12 +17,12 @@ import anywidget
 import traitlets
 
 from icebook.display._base import StaticHTML, TableLike
-from icebook.display.assets import STYLESHEET, widget_module
 from icebook.display.registry import render_html
 from icebook.display.tree_ids import NodeId, NodeKind
 from icebook.display.tree_nodes import PAGE, TreeSource
 from icebook.display.tree_render import MetadataTree
 from icebook.errors import one_line
+from icebook.widgets import STYLESHEET, bundle
 
 SNAPSHOT_ID_JSON = {
     "to_json": lambda value, widget: None if value is None else str(value),
@@ -37,7 +37,7 @@ class TreeWidget(StaticHTML, anywidget.AnyWidget):  # type: ignore[misc]
     ``at`` (a snapshot id) re-roots the tree at that snapshot; None shows the whole metadata file.
     """
 
-    _esm = widget_module("tree.js")
+    _esm = bundle("tree.js")
     _css = STYLESHEET
 
     roots = traitlets.List(trait=traitlets.Dict()).tag(sync=True)

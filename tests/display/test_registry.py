@@ -17,7 +17,6 @@ from icebook import display as D
 from icebook.analysis.maintenance.before_after import maintenance_diff
 from icebook.analysis.maintenance.lake_health import LakeHealth, TableHealth, metadata_debts, table_card
 from icebook.display._base import esc
-from icebook.display.assets import STYLESHEET, compose
 from icebook.display.formatters import WIDGET_MIMETYPE, register_formatters
 from icebook.display.registry import registered, render_html, render_text, render_widget
 from icebook.display.tree_ids import Group, Item, NodeId, NodeKind
@@ -25,8 +24,6 @@ from icebook.display.tree_nodes import TreeSource
 from icebook.display.tree_render import Expansion, MetadataTree, Walked, tree_html, tree_text, walk
 from icebook.errors import NotFound
 from icebook.table import MaintenanceResult
-
-WIDGETS = Path(__file__).resolve().parents[2] / "widgets"
 
 
 @pytest.fixture(scope="module")
@@ -235,32 +232,3 @@ def test_lineage_widget_and_static_view_draw_the_same_layout(events: icebook.Tab
     for row in widget.graph:
         assert f"<code>{row['id']}</code>" in html
     assert html.count("<circle") == len(widget.graph) == len(events.snapshots)
-
-
-# ---------------------------------------------------------------------- widget assets
-
-
-def test_widget_modules_inline_the_one_helper_module() -> None:
-    helpers = (WIDGETS / "dom.js").read_text()
-    for name in ("tree.js", "lineage.js", "cost.js"):
-        source = (WIDGETS / name).read_text()
-        assert 'from "./dom.js";' in source and "function h(" not in source  # no copied helpers
-        module = compose(name)
-        assert "./dom.js" not in module and module.count("export function h(") == 1
-        assert helpers in module and module.count("export default") == 1
-    assert str(D.TreeWidget._esm) == compose("tree.js") and str(D.LineageWidget._esm) == compose("lineage.js")
-    assert D.TreeWidget._css.__class__.__name__ == "FileContents" and STYLESHEET.name == "icebook.css"
-
-
-@pytest.mark.spark
-def test_a_changed_module_reaches_live_widgets(events: icebook.Table) -> None:
-    # What the development watcher does when tree.js or dom.js changes: live widgets get the new module.
-    widget = D.tree_widget(events)
-    module = D.TreeWidget._esm
-    original = module.contents
-    try:
-        module.contents = original + "\n// changed\n"
-        assert widget._esm.endswith("// changed\n")
-    finally:
-        module.contents = original
-    assert widget._esm == compose("tree.js")

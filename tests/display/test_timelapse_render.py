@@ -10,11 +10,11 @@ from pathlib import Path
 import pytest
 
 import icebook
-from icebook.display.assets import compose
 from icebook.display.registry import render_html, render_text
 from icebook.display.timelapse_render import chosen_frames, timelapse_payload
 from icebook.display.timelapse_view import TimelapseView, TimelapseWidget
 from icebook.scenarios.hostile import IMG, SCRIPT
+from icebook.widgets import bundle
 
 pytestmark = pytest.mark.spark
 
@@ -83,4 +83,4 @@ def test_the_widget_and_its_module(events: icebook.Table) -> None:
     source = (WIDGETS / "timelapse.js").read_text()
     assert 'from "./dom.js";' in source and "function h(" not in source
     assert not re.search(r"innerHTML|outerHTML|insertAdjacentHTML|document\.write|eval\(|new Function", source)
-    assert str(TimelapseWidget._esm) == compose("timelapse.js")
+    assert str(TimelapseWidget._esm) == bundle("timelapse.js").read_text()
