@@ -32,7 +32,7 @@ import pandas as pd
 
 from icebook.analysis._frames import frame
 from icebook.analysis.maintenance.compaction import compaction_options
-from icebook.analysis.maintenance.expire import GcDisabled, expiry_fates
+from icebook.analysis.maintenance.expiry_rules import GcDisabled, expiry_fates
 from icebook.analysis.maintenance.health import Area, HealthReport, ProcedureCall
 from icebook.errors import IcebookError, one_line
 from icebook.io.catalogs import CatalogTable, list_tables, resolve_table

@@ -25,7 +25,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from icebook.analysis._frames import frame
-from icebook.analysis.maintenance.expire import gc_enabled
+from icebook.analysis.maintenance.expiry_rules import gc_enabled
 from icebook.analysis.store.manifests import ManifestStore
 from icebook.analysis.store.reachable import files_table, reach_tables, snapshots_by_id, unique_manifests
 from icebook.errors import IcebookError

@@ -29,7 +29,7 @@ import pyarrow.compute as pc
 
 from icebook.analysis._frames import frame
 from icebook.analysis.ancestry import ancestor_ids
-from icebook.analysis.maintenance.expire import ExpirePreview, SnapshotFate, expiry_fates, gc_enabled
+from icebook.analysis.maintenance.expiry_rules import SnapshotFate, expiry_fates, gc_enabled
 from icebook.analysis.maintenance.orphans import VERSION_HINT, find_orphans, path_keys
 from icebook.analysis.store.manifests import ManifestStore
 from icebook.analysis.store.reachable import reach_tables
@@ -40,6 +40,7 @@ from icebook.spec.snapshots import Branch, PartitionStatisticsFile, StatisticsFi
 from icebook.text import DAY_MS, spark_call, spark_string, spark_timestamp, utc_text
 
 if TYPE_CHECKING:
+    from icebook.analysis.maintenance.expire import ExpirePreview
     from icebook.analysis.store.table_like import TableLike
     from icebook.io.fileio import FileIO
 
