@@ -211,6 +211,7 @@ def metadata_debts(metadata: TableMetadata, card: TableCard, now_ms: int) -> tup
         _retention, fates, ref_fates = expiry_fates(metadata, now_ms=now_ms)
     except GcDisabled:
         return tuple(out)  # expire_snapshots refuses to run: no debt it could pay
+    expire = ProcedureCall(name="expire_snapshots", icebook="t.expire_snapshots()")  # pays both debts below
     expired = [f for f in fates if f.expires]
     if expired:
         out.append(
@@ -218,7 +219,7 @@ def metadata_debts(metadata: TableMetadata, card: TableCard, now_ms: int) -> tup
                 kind=Area.HISTORY,
                 title=f"{len(expired)} of {len(fates)} snapshots are past the table's retention",
                 weight=len(expired),
-                procedure=ProcedureCall(name="expire_snapshots", icebook="t.expire_snapshots()"),
+                procedure=expire,
             )
         )
     stale = sorted(r.name for r in ref_fates if r.removed)
@@ -228,7 +229,7 @@ def metadata_debts(metadata: TableMetadata, card: TableCard, now_ms: int) -> tup
                 kind=Area.REFS,
                 title=f"refs past their max age: {', '.join(stale)}",
                 weight=len(stale),
-                procedure=ProcedureCall(name="expire_snapshots", icebook="t.expire_snapshots()"),
+                procedure=expire,
             )
         )
     return tuple(out)

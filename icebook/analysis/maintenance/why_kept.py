@@ -339,21 +339,10 @@ def _unreached(
             f"{commits} more commit{'s' if commits != 1 else ''} push it out of the metadata log "
             f"({properties.PREVIOUS_VERSIONS_MAX.name}={versions}); {cleanup}"
         )
-        return WhyKept(
-            path=path,
-            kind="metadata file",
-            status=status,
-            keepers=empty,
-            removed_by=Removal(procedure=None, first=(pushed,)),
-        )
+        return _unkept(path, "metadata file", status, empty, first=pushed)
     if key == _key(metadata.location.rstrip("/") + "/metadata/" + VERSION_HINT):
-        return WhyKept(
-            path=path,
-            kind="version hint",
-            status="the version hint names the current metadata file",
-            keepers=empty,
-            removed_by=Removal(procedure=None, first=("dropping the table (no procedure deletes it)",)),
-        )
+        status = "the version hint names the current metadata file"
+        return _unkept(path, "version hint", status, empty, first="dropping the table (no procedure deletes it)")
     orphans = find_orphans(metadata, metadata_location, table.store, fileio, now_ms=now_ms, progress=False)
     for orphan in (*orphans.files, *orphans.too_recent):
         if _key(orphan.path) != key:
@@ -361,14 +350,16 @@ def _unreached(
         return _orphan(metadata, orphan.path, orphan.modified_ms, now_ms, empty)
     under = key.startswith(_key(metadata.location.rstrip("/")) + "/")
     if under and fileio.exists(path):
-        return WhyKept(
-            path=path,
-            kind="hidden file",
-            status="referenced by nothing, under a name starting with _ or . that remove_orphan_files never lists",
-            keepers=empty,
-            removed_by=Removal(procedure=None, first=("delete it by hand, once sure no writer uses it",)),
-        )
+        status = "referenced by nothing, under a name starting with _ or . that remove_orphan_files never lists"
+        return _unkept(path, "hidden file", status, empty, first="delete it by hand, once sure no writer uses it")
     raise NotFound(f"{path}: no file of table {metadata.location} (not referenced by any snapshot, nor found there)")
+
+
+def _unkept(path: str, kind: str, status: str, empty: pd.DataFrame, *, first: str) -> WhyKept:
+    """A file no snapshot keeps and no procedure deletes; ``first``: what would remove it."""
+    return WhyKept(
+        path=path, kind=kind, status=status, keepers=empty, removed_by=Removal(procedure=None, first=(first,))
+    )
 
 
 def _orphan(metadata: TableMetadata, path: str, modified_ms: int | None, now_ms: int, empty: pd.DataFrame) -> WhyKept:
