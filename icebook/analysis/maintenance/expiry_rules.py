@@ -47,10 +47,16 @@ class Retention:
     """setting -> where it came from ("older_than argument", "table property ...", "default")."""
 
 
+def clock_ms(now_ms: int | None) -> int:
+    """The time retention and orphan rules measure from: ``now_ms`` when given (a reproducible preview),
+    else the clock."""
+    return int(time.time() * 1000) if now_ms is None else int(now_ms)
+
+
 def retention(
     metadata: TableMetadata, *, older_than_ms: int | None, retain_last: int | None, now_ms: int | None
 ) -> Retention:
-    now = int(time.time() * 1000) if now_ms is None else int(now_ms)
+    now = clock_ms(now_ms)
     sources: dict[str, str] = {}
     if older_than_ms is not None:
         cutoff = int(older_than_ms)
@@ -233,4 +239,4 @@ def _ref_rule(name: str, ref: Ref, r: Retention) -> str:
     return f"{limit.name}={shown}"
 
 
-__all__ = ["GcDisabled", "RefFate", "Retention", "SnapshotFate", "expiry_fates", "gc_enabled", "retention"]
+__all__ = ["GcDisabled", "RefFate", "Retention", "SnapshotFate", "clock_ms", "expiry_fates", "gc_enabled", "retention"]

@@ -32,7 +32,7 @@ import pandas as pd
 
 from icebook.analysis._frames import frame
 from icebook.analysis.maintenance.compaction import compaction_options
-from icebook.analysis.maintenance.expiry_rules import GcDisabled, expiry_fates
+from icebook.analysis.maintenance.expiry_rules import GcDisabled, clock_ms, expiry_fates
 from icebook.analysis.maintenance.health import Area, HealthReport, ProcedureCall
 from icebook.errors import IcebookError, one_line
 from icebook.io.catalogs import CatalogTable, list_tables, resolve_table
@@ -285,7 +285,7 @@ def read_cards(
     resolve: Resolver | None = None,
 ) -> list[TableHealth]:
     """Cards of ``tables`` (``namespace.table`` names of ``catalog``) in parallel, in their order."""
-    now = int(time.time() * 1000) if now_ms is None else int(now_ms)
+    now = clock_ms(now_ms)
     with ThreadPoolExecutor(max_workers=min(WORKERS, max(len(tables), 1))) as pool:
         out = []
         for row in pool.map(lambda t: read_card(catalog, t, now_ms=now, resolve=resolve), tables):

@@ -17,7 +17,6 @@ it (``orphans.find_orphans``): that procedure deletes it with ``older_than`` pas
 from __future__ import annotations
 
 import dataclasses
-import time
 from collections import defaultdict
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
@@ -29,7 +28,7 @@ import pyarrow.compute as pc
 
 from icebook.analysis._frames import frame
 from icebook.analysis.ancestry import ancestor_ids
-from icebook.analysis.maintenance.expiry_rules import SnapshotFate, expiry_fates, gc_enabled
+from icebook.analysis.maintenance.expiry_rules import SnapshotFate, clock_ms, expiry_fates, gc_enabled
 from icebook.analysis.maintenance.orphans import VERSION_HINT, find_orphans, path_keys
 from icebook.analysis.store.manifests import ManifestStore
 from icebook.analysis.store.reachable import reach_tables
@@ -280,7 +279,7 @@ def why_kept(
     """What keeps ``path`` (a file of ``table``) and the call that would delete it; ``older_than_ms`` and
     ``retain_last`` are the expiry the keepers are judged by (default: the table's retention)."""
     metadata, store = table.metadata, table.store
-    now = int(time.time() * 1000) if now_ms is None else int(now_ms)
+    now = clock_ms(now_ms)
     key = _key(path)
     reached = reached_by(metadata, store, only=key).get(key)
     if reached is not None and not reached.snapshots:
