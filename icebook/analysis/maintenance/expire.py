@@ -50,6 +50,9 @@ class ExpirePreview:
     """Every file the run would delete: no kept snapshot reaches it any more."""
     source: tuple[TableMetadata, ManifestStore] | None = field(default=None, repr=False, compare=False)
     """The table previewed, for ``kept_files``."""
+    _kept: dict[str, pd.DataFrame] = field(default_factory=dict, init=False, repr=False, compare=False)
+    """``kept_files``' answer once computed (it reads every manifest): the text and the HTML of one preview
+    show it, and a second call costs nothing. A cache: no answer changes with it."""
 
     def kept_files(self) -> pd.DataFrame:
         """Every file a snapshot reaches that this run keeps, and why: ``file_path``, ``kind``,
@@ -59,7 +62,9 @@ class ExpirePreview:
 
         if self.source is None:
             raise IcebookError("this expiry preview was made without its table: open the table, then expire_preview")
-        return kept_files(*self.source, self)
+        if "kept" not in self._kept:
+            self._kept["kept"] = kept_files(*self.source, self)
+        return self._kept["kept"].copy()
 
     @property
     def expired_snapshot_ids(self) -> tuple[int, ...]:
