@@ -48,10 +48,11 @@ def _unit(path: Path, package: Path = PACKAGE) -> str:
 
 
 def read_map(text: str) -> dict[str, frozenset[str]]:
-    """Each unit's "may import" cell of the Layers table: the units it names (``"nothing"``: none), and
-    with "and below" everything those units may import in turn."""
+    """Each unit's "may import" cell of the table under "## Layers": the units it names (``"nothing"``:
+    none), and with "and below" everything those units may import in turn."""
+    layers = text.split("## Layers", 1)[1].split("\n## ", 1)[0]
     cells: dict[str, tuple[frozenset[str], bool]] = {}
-    for line in text.splitlines():
+    for line in layers.splitlines():
         row = [c.strip() for c in line.strip().strip("|").split("|")]
         if len(row) != 3 or not row[0].startswith("`"):
             continue
@@ -252,6 +253,8 @@ def test_spec_is_stdlib_only() -> None:
 
 
 MAP_SAMPLE = """
+## Layers
+
 | package | what it holds | may import |
 | --- | --- | --- |
 | `icebook/errors.py` | errors | nothing |
