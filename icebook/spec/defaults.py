@@ -36,8 +36,8 @@ from icebook.spec.types import (
     PrimitiveType,
     StructType,
 )
+from icebook.text import EPOCH, EPOCH_DATE
 
-_EPOCH = _dt.datetime(1970, 1, 1)
 _INT_RANGE = {Primitive.INT: 2**31, Primitive.LONG: 2**63}
 _NULL_ONLY = {Primitive.UNKNOWN, Primitive.VARIANT}
 _TIMESTAMP = re.compile(r"^(\d{4}-\d{2}-\d{2})T(\d{2}:\d{2}:\d{2})(?:\.(\d{1,9}))?(\+00:00)?$")
@@ -167,7 +167,7 @@ def _primitive(raw: Any, name: Primitive) -> Any:
             day = _dt.date.fromisoformat(raw) if len(raw) == 10 else _bad("expected YYYY-MM-DD")
         except ValueError:
             raise _Wrong("expected an ISO-8601 date (YYYY-MM-DD)") from None
-        return (day - _EPOCH.date()).days
+        return (day - EPOCH_DATE).days
     if name == Primitive.TIME:
         return _time(raw)
     return _timestamp(raw, name)
@@ -225,7 +225,7 @@ def _timestamp(raw: str, name: Primitive) -> int:
         moment = _dt.datetime.fromisoformat(f"{m[1]}T{m[2]}")
     except ValueError:
         raise _Wrong("not a valid date and time") from None
-    seconds = (moment - _EPOCH) // _dt.timedelta(seconds=1)
+    seconds = (moment - EPOCH) // _dt.timedelta(seconds=1)
     scale = 1_000_000_000 if nanos else 1_000_000
     return seconds * scale + int(fraction.ljust(9 if nanos else 6, "0") or 0)
 
