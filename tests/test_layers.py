@@ -92,7 +92,8 @@ def _type_checking(node: ast.AST) -> bool:
 
 
 def _imports(path: Path, package: Path = PACKAGE, *, runtime: bool = False) -> list[tuple[str, int]]:
-    """Every module ``path`` imports, at any depth (a function's lazy import too), by the name imported:
+    """Every module ``path`` imports, at any depth (a function's lazy import too, and ``import_module`` of a
+    name written out), by the name imported:
     ``from a.b import c`` is ``a.b.c`` when that is a module of the package, else ``a.b``. ``runtime``
     leaves out what never runs on import or call: ``TYPE_CHECKING`` blocks and a script's main guard."""
     tree = ast.parse(path.read_text(), filename=str(path))
@@ -117,6 +118,15 @@ def _imports(path: Path, package: Path = PACKAGE, *, runtime: bool = False) -> l
                     for alias in child.names:
                         sub = f"{child.module}.{alias.name}"
                         found.append((sub if is_module(sub) else child.module, child.lineno))
+            elif (
+                isinstance(child, ast.Call)
+                and isinstance(child.func, ast.Attribute)
+                and child.func.attr == "import_module"
+                and child.args
+                and isinstance(child.args[0], ast.Constant)
+                and isinstance(child.args[0].value, str)
+            ):  # importlib.import_module("icebook.x") with the name written out
+                found.append((child.args[0].value, child.lineno))
             visit(child)
 
     visit(tree)
@@ -279,7 +289,7 @@ def test_checker_reads_the_map() -> None:
 
 def test_checker_catches_an_upward_import(tmp_path: Path) -> None:
     # The check itself must work: run on a package laid out like icebook's with the sample map, it flags an
-    # io module importing table (by module, through the package root, lazily in a function), a display
+    # io module importing table (by module, through the package root, lazily in a function, by import_module), a display
     # module importing engines, spec importing pyarrow, the book importing the package root, and nothing that
     # imports downwards; and it finds the cycle two lazy imports close.
     package = tmp_path / "icebook"
@@ -289,6 +299,7 @@ def test_checker_catches_an_upward_import(tmp_path: Path) -> None:
         "io/bad.py": "from icebook.table import Table\n",
         "io/also_bad.py": "import os\nfrom icebook import table\n",
         "io/lazy.py": "def f():\n    import icebook.table.facade\n",
+        "io/dynamic.py": "import importlib\n\ndef f():\n    return importlib.import_module('icebook.table')\n",
         "display/crossed.py": "import icebook.engines.arrow\n",
         "spec/heavy.py": "import pyarrow\n",
         "book.py": "from icebook import __version__\n",
@@ -310,6 +321,7 @@ def test_checker_catches_an_upward_import(tmp_path: Path) -> None:
         f"display/crossed.py:1: display imports icebook.engines.arrow (it may import {rule['display']})",
         f"io/also_bad.py:2: io imports icebook.table (it may import {rule['io']})",
         f"io/bad.py:1: io imports icebook.table (it may import {rule['io']})",
+        f"io/dynamic.py:4: io imports icebook.table (it may import {rule['io']})",
         f"io/lazy.py:2: io imports icebook.table.facade (it may import {rule['io']})",
         "spec/heavy.py:1: spec/ is stdlib-only but imports pyarrow",
     ]
