@@ -33,34 +33,38 @@ class MetadataError(IcebookError):
         super().__init__(f"{where}: {field}: {problem}" if field else f"{where}: {problem}")
 
 
-class PropertyError(IcebookError):
-    """A table property icebook reads holds a value it cannot use.
+class _SettingValue(Exception):
+    """A named setting holds a value icebook cannot use: ``<what> <name>=<value>: <problem>``."""
 
-    The message reads ``table property <name>=<value>: <problem>``.
-    """
+    what = "setting"
 
     def __init__(self, name: str, value: str, problem: str) -> None:
         self.name = name
         self.value = value
         self.problem = problem
-        super().__init__(f"table property {name}={value!r}: {problem}")
+        super().__init__(f"{self.what} {name}={value!r}: {problem}")
+
+
+class PropertyError(_SettingValue, IcebookError):
+    """A table property icebook reads holds a value it cannot use.
+
+    The message reads ``table property <name>=<value>: <problem>``.
+    """
+
+    what = "table property"
 
 
 class OptionError(IcebookError):
     """An option or argument a procedure would reject, with the procedure's own reason."""
 
 
-class ConfigError(OptionError):
+class ConfigError(_SettingValue, OptionError):
     """An ``ICEBOOK_*`` environment variable holds a value icebook cannot use (``icebook/config.py``).
 
     The message reads ``environment variable <name>=<value>: <problem>``.
     """
 
-    def __init__(self, name: str, value: str, problem: str) -> None:
-        self.name = name
-        self.value = value
-        self.problem = problem
-        super().__init__(f"environment variable {name}={value!r}: {problem}")
+    what = "environment variable"
 
 
 class NotFound(IcebookError):

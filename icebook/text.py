@@ -13,6 +13,8 @@ EPOCH = _dt.datetime(1970, 1, 1)
 """The epoch as a naive datetime (Iceberg's timestamps without a zone count from it, read as UTC)."""
 EPOCH_UTC = EPOCH.replace(tzinfo=_dt.UTC)
 """The epoch as an aware UTC datetime."""
+EPOCH_DATE = EPOCH.date()
+"""The epoch as a date (Iceberg's dates count days from it)."""
 DAY_MS = 86_400_000
 
 BYTE_UNITS = ("B", "KiB", "MiB", "GiB", "TiB")

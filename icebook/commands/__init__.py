@@ -24,7 +24,6 @@ from typing import Any
 
 import pandas as pd
 
-from icebook import __version__
 from icebook.analysis._frames import exact_frame
 from icebook.analysis.engine_choice import Engine
 from icebook.analysis.resolve import AtRef
@@ -57,6 +56,7 @@ from icebook.display.tree_render import MetadataTree
 from icebook.errors import EngineError
 from icebook.table import Table
 from icebook.table.opening import catalog_listing, open_table, table_listing
+from icebook.version import __version__
 
 
 def _files_arguments(p: argparse.ArgumentParser, context: Context) -> None:

@@ -9,10 +9,10 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from icebook import __version__
 from icebook.errors import IcebookError, NotFound
 from icebook.table import Table
 from icebook.text import DAY_MS
+from icebook.version import __version__
 
 
 class Context(enum.Enum):

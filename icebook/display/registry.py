@@ -63,12 +63,18 @@ def loaded() -> Mapping[type, Renderers]:
     return MappingProxyType(_REGISTERED)
 
 
-def render_text(obj: Any) -> str:
-    """Plain text of any result: registered types, DataFrames, strings, else ``str``."""
+def _lookup(obj: Any) -> Renderers | None:
+    """The renderers of ``obj``'s type; icebook's own result types are imported on the first miss."""
     entry = _renderers(obj)
     if entry is None and not _BUILTINS:
         _register_builtins()
         entry = _renderers(obj)
+    return entry
+
+
+def render_text(obj: Any) -> str:
+    """Plain text of any result: registered types, DataFrames, strings, else ``str``."""
+    entry = _lookup(obj)
     if entry is not None:
         return entry.text(obj)
     if obj is None:
@@ -86,10 +92,7 @@ def render_html(obj: Any) -> str:
     """Static HTML of any result, escaped: registered types, DataFrames (one page), else preformatted text."""
     from icebook.display._base import esc, frame, frame_table_html
 
-    entry = _renderers(obj)
-    if entry is None and not _BUILTINS:
-        _register_builtins()
-        entry = _renderers(obj)
+    entry = _lookup(obj)
     if entry is not None:
         return entry.html(obj)
     import pandas as pd  # not before: a registered result is shown without it
@@ -101,10 +104,7 @@ def render_html(obj: Any) -> str:
 
 def render_widget(obj: Any) -> Any | None:
     """The live view of ``obj``, or None when its type has none."""
-    entry = _renderers(obj)
-    if entry is None and not _BUILTINS:
-        _register_builtins()
-        entry = _renderers(obj)
+    entry = _lookup(obj)
     if entry is None or entry.widget is None:
         return None
     module, _, path = entry.widget.partition(":")

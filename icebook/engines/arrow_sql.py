@@ -35,7 +35,7 @@ from icebook.errors import EngineError, one_line
 from icebook.spec.schema import Schema
 from icebook.spec.snapshots import Snapshot
 from icebook.spec.types import DOUBLE, FLOAT
-from icebook.text import EPOCH
+from icebook.text import EPOCH, EPOCH_DATE
 
 _COMPARE = {"Eq": "=", "NotEq": "!=", "Lt": "<", "LtEq": "<=", "Gt": ">", "GtEq": ">="}
 _UNIT = {"Nanoseconds": 1_000, "Microseconds": 1, "Milliseconds": 1 / 1_000}
@@ -294,7 +294,7 @@ def _literal(node: Any) -> Any:
     if kind in ("String", "Boolean"):
         return value
     if kind == "Date":
-        return _dt.date(1970, 1, 1) + _dt.timedelta(days=int(value))
+        return EPOCH_DATE + _dt.timedelta(days=int(value))
     if kind == "Datetime" and isinstance(value, list) and len(value) >= 2 and value[1] in _UNIT:
         ticks, unit, zone = value[0], value[1], value[2] if len(value) > 2 else None
         if isinstance(zone, dict):

@@ -28,6 +28,7 @@ from pathlib import Path
 
 from icebook import config
 from icebook.errors import EnvironmentProblem, OptionError
+from icebook.text import byte_size
 
 ICEBERG_VERSION = "1.12.0"
 BUNDLE_VERSIONS: Mapping[str, str] = {"aws": "1.12.0", "gcp": "1.11.0", "azure": "1.10.0"}
@@ -212,10 +213,6 @@ def why_not_fetched(coordinate: Coordinate, settings: Mapping[str, str]) -> str:
     return found.problem if found.size is None else f"{found.repository} has it, but Ivy did not fetch it"
 
 
-def _mib(size: int) -> str:
-    return f"{size / 1_048_576:.1f} MiB"
-
-
 def announce(wanted: list[Coordinate], settings: Mapping[str, str], ivy: Path) -> tuple[int, list[Probe]]:
     """Before a first start: which jars Spark will fetch, from where and how large, or one line naming
     the repository and coordinate that cannot be had (EnvironmentProblem). Returns the total size.
@@ -238,8 +235,8 @@ def announce(wanted: list[Coordinate], settings: Mapping[str, str], ivy: Path) -
 
 def describe(found: list[Probe], total: int, ivy: Path) -> str:
     """The first-start line: what is fetched, how large, where to."""
-    parts = ", ".join(f"{p.coordinate} ({_mib(p.size or 0)})" for p in found)
-    return f"icebook: first start: Spark fetches {_mib(total)} once into {ivy}: {parts}"
+    parts = ", ".join(f"{p.coordinate} ({byte_size(p.size or 0)})" for p in found)
+    return f"icebook: first start: Spark fetches {byte_size(total)} once into {ivy}: {parts}"
 
 
 def cache_size(ivy: Path) -> int:

@@ -4,10 +4,11 @@
 writer writes when a row leaves the field out. Both are kept in the schema JSON in the single-value JSON
 form of the field's type: ``parse_default`` reads one into a Python value of that type, and a value of
 another type (a string for an ``int``, a number for a ``date``) is one ``MetadataError`` naming the
-metadata file and the field. The value is what Arrow and the views take: ``int``, ``float``, ``bool``,
-``str``, ``Decimal``, ``datetime.date``/``time``, timestamps as microseconds (nanoseconds for the ``_ns``
-types) since the epoch, ``bytes`` for ``binary``/``fixed``/``uuid``, a dict by field name for a struct,
-a list, a map as a list of (key, value) pairs.
+metadata file and the field. The value has the one form icebook gives a single value of a type, the
+form of ``spec.values`` (Appendix D's physical values, as bounds decode): ``int``, ``float``, ``bool``,
+``str``, ``Decimal``, a date as days and a time as microseconds, timestamps as microseconds (nanoseconds
+for the ``_ns`` types) since the epoch, ``uuid.UUID``, ``bytes`` for ``binary``/``fixed``; a dict by field
+name for a struct, a list, a map as a list of (key, value) pairs.
 
 A struct's default is null or an empty object; each of its fields then takes its own default. Fields of
 type ``unknown``, ``variant``, ``geometry`` and ``geography`` default to null only.
@@ -35,8 +36,8 @@ from icebook.spec.types import (
     PrimitiveType,
     StructType,
 )
+from icebook.text import EPOCH, EPOCH_DATE
 
-_EPOCH = _dt.datetime(1970, 1, 1)
 _INT_RANGE = {Primitive.INT: 2**31, Primitive.LONG: 2**63}
 _NULL_ONLY = {Primitive.UNKNOWN, Primitive.VARIANT}
 _TIMESTAMP = re.compile(r"^(\d{4}-\d{2}-\d{2})T(\d{2}:\d{2}:\d{2})(?:\.(\d{1,9}))?(\+00:00)?$")
@@ -158,14 +159,15 @@ def _primitive(raw: Any, name: Primitive) -> Any:
         return _hex(raw)
     if name == Primitive.UUID:
         try:
-            return _uuid.UUID(raw).bytes
+            return _uuid.UUID(raw)
         except ValueError:
             raise _Wrong("expected a uuid string") from None
     if name == Primitive.DATE:
         try:
-            return _dt.date.fromisoformat(raw) if len(raw) == 10 else _bad("expected YYYY-MM-DD")
+            day = _dt.date.fromisoformat(raw) if len(raw) == 10 else _bad("expected YYYY-MM-DD")
         except ValueError:
             raise _Wrong("expected an ISO-8601 date (YYYY-MM-DD)") from None
+        return (day - EPOCH_DATE).days
     if name == Primitive.TIME:
         return _time(raw)
     return _timestamp(raw, name)
@@ -196,14 +198,15 @@ def _hex(raw: Any) -> bytes:
     return bytes.fromhex(raw)
 
 
-def _time(raw: str) -> _dt.time:
+def _time(raw: str) -> int:
+    """Microseconds from midnight."""
     m = _TIME.match(raw)
     if m is None:
         raise _Wrong("expected an ISO-8601 time (HH:MM:SS.ffffff)")
-    try:
-        return _dt.time(int(m[1]), int(m[2]), int(m[3]), int((m[4] or "0").ljust(6, "0")))
-    except ValueError:
-        raise _Wrong("expected an ISO-8601 time (HH:MM:SS.ffffff)") from None
+    hour, minute, second = int(m[1]), int(m[2]), int(m[3])
+    if hour > 23 or minute > 59 or second > 59:
+        raise _Wrong("expected an ISO-8601 time (HH:MM:SS.ffffff)")
+    return ((hour * 60 + minute) * 60 + second) * 1_000_000 + int((m[4] or "0").ljust(6, "0"))
 
 
 def _timestamp(raw: str, name: Primitive) -> int:
@@ -222,7 +225,7 @@ def _timestamp(raw: str, name: Primitive) -> int:
         moment = _dt.datetime.fromisoformat(f"{m[1]}T{m[2]}")
     except ValueError:
         raise _Wrong("not a valid date and time") from None
-    seconds = (moment - _EPOCH) // _dt.timedelta(seconds=1)
+    seconds = (moment - EPOCH) // _dt.timedelta(seconds=1)
     scale = 1_000_000_000 if nanos else 1_000_000
     return seconds * scale + int(fraction.ljust(9 if nanos else 6, "0") or 0)
 

@@ -35,11 +35,6 @@ class FileContent(IntEnum):
     POSITION_DELETES = 1
     EQUALITY_DELETES = 2
 
-    @property
-    def label(self) -> str:
-        """``data``, ``position deletes`` or ``equality deletes``."""
-        return self.name.lower().replace("_", " ")
-
 
 class FileFormat(StrEnum):
     """data_file.file_format (101): the file's format, as the reference implementation names it.
@@ -69,11 +64,6 @@ class EntryStatus(IntEnum):
     EXISTING = 0
     ADDED = 1
     DELETED = 2
-
-    @property
-    def label(self) -> str:
-        """``EXISTING``, ``ADDED`` or ``DELETED``, as the reference implementation prints a status."""
-        return self.name
 
     @property
     def is_alive(self) -> bool:

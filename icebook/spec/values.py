@@ -44,9 +44,8 @@ from typing import Any
 
 from icebook.errors import MetadataError, UnsupportedFeature
 from icebook.spec.types import DecimalType, FixedType, GeoType, IcebergType, Primitive, PrimitiveType
-from icebook.text import EPOCH
+from icebook.text import EPOCH, EPOCH_DATE
 
-EPOCH_DATE = EPOCH.date()
 MICROS_PER_DAY = 86_400_000_000
 NANOS_PER_DAY = 86_400_000_000_000
 

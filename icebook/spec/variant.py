@@ -38,12 +38,11 @@ from decimal import Decimal
 from typing import Any
 
 from icebook.errors import MetadataError
+from icebook.text import EPOCH, EPOCH_DATE
 
 MAX_DEPTH = 200
 """Nesting deeper than this is refused (a hostile value cannot exhaust the stack)."""
 
-_EPOCH = _dt.datetime(1970, 1, 1)
-_EPOCH_DATE = _dt.date(1970, 1, 1)
 _FIXED = {3: 1, 4: 2, 5: 4, 6: 8, 7: 8, 11: 4, 12: 8, 13: 8, 14: 4, 17: 8, 18: 8, 19: 8, 20: 16}
 """Primitive type id -> its fixed size in bytes after the header."""
 _DECIMAL_SIZES = {8: 4, 9: 8, 10: 16}
@@ -229,7 +228,7 @@ def _primitive(value: bytes, pos: int, type_id: int) -> Any:
         return _days(number, pos)
     if type_id in (12, 13):
         try:
-            moment = _EPOCH + _dt.timedelta(microseconds=number)
+            moment = EPOCH + _dt.timedelta(microseconds=number)
         except OverflowError:
             raise VariantError("value", f"timestamp {number} us at byte {pos} is outside years 1-9999") from None
         return moment.replace(tzinfo=_dt.UTC) if type_id == 12 else moment
@@ -238,13 +237,13 @@ def _primitive(value: bytes, pos: int, type_id: int) -> Any:
     if type_id == 17:
         if not 0 <= number < 86_400_000_000:
             raise VariantError("value", f"time {number} us at byte {pos} is outside one day")
-        return (_EPOCH + _dt.timedelta(microseconds=number)).time()
+        return (EPOCH + _dt.timedelta(microseconds=number)).time()
     return number  # integers
 
 
 def _days(number: int, pos: int) -> _dt.date:
     try:
-        return _EPOCH_DATE + _dt.timedelta(days=number)
+        return EPOCH_DATE + _dt.timedelta(days=number)
     except OverflowError:
         raise VariantError("value", f"date {number} at byte {pos} is outside years 1-9999") from None
 
@@ -427,7 +426,7 @@ def _json_primitive(type_id: int, value: Any) -> str:
     if type_id == 11:
         return f'"{value.isoformat()}"'
     if type_id in (12, 13):
-        micros = round((value.replace(tzinfo=None) - _EPOCH) / _dt.timedelta(microseconds=1))
+        micros = round((value.replace(tzinfo=None) - EPOCH) / _dt.timedelta(microseconds=1))
         return '"' + _timestamp_text(micros, 6, type_id == 12) + '"'
     if isinstance(value, NanoTimestamp):
         return f'"{value}"'
@@ -448,7 +447,7 @@ def _timestamp_text(count: int, digits: int, utc: bool) -> str:
     per_second = 10**digits
     seconds, units = divmod(count, per_second)
     try:
-        moment = _EPOCH + _dt.timedelta(seconds=seconds)
+        moment = EPOCH + _dt.timedelta(seconds=seconds)
     except OverflowError:
         raise VariantError("value", f"timestamp {count} is outside years 1-9999") from None
     text = moment.strftime("%Y-%m-%d %H:%M:%S").rjust(19, "0") + _fraction(units, digits)

@@ -16,6 +16,7 @@ from decimal import Decimal
 from typing import Any
 
 from icebook.spec.variant import VariantError, VariantMetadata, _container, _meta, value_size
+from icebook.text import EPOCH_DATE
 
 NULL = b"\x00"
 
@@ -149,7 +150,7 @@ def key_id(meta: VariantMetadata, key: str) -> int:
 
 
 def days(value: _dt.date) -> int:
-    return (value - _dt.date(1970, 1, 1)).days
+    return (value - EPOCH_DATE).days
 
 
 __all__ = [

@@ -96,8 +96,8 @@ def test_a_first_start_says_what_it_fetches_and_how_large(tmp_path: Path) -> Non
     total, found = spark_jars.announce(wanted, {"spark.jars.repositories": repository}, ivy)
     assert total == 4096 and [p.repository for p in found] == [repository, repository]
     line = spark_jars.describe(found, total, ivy)
-    assert line.startswith(f"icebook: first start: Spark fetches 0.0 MiB once into {ivy}: ")
-    assert "org.apache.iceberg:iceberg-aws-bundle:1.12.0 (0.0 MiB)" in line
+    assert line.startswith(f"icebook: first start: Spark fetches 4.0 KiB once into {ivy}: ")
+    assert "org.apache.iceberg:iceberg-aws-bundle:1.12.0 (2.0 KiB)" in line
     # once resolved into Ivy's jars/ there is nothing to announce
     (ivy / "jars").mkdir(parents=True)
     for c in wanted:

@@ -28,7 +28,8 @@ import pandas as pd
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from icebook.analysis.maintenance.expire import expire_preview, gc_enabled
+from icebook.analysis.maintenance.expire import expire_preview
+from icebook.analysis.maintenance.expiry_rules import gc_enabled
 from icebook.analysis.maintenance.orphans import VERSION_HINT, find_orphans, path_keys
 from icebook.analysis.scan.columns import FileBuilder, physical
 from icebook.analysis.store.table_like import TableLike

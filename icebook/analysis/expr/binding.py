@@ -40,7 +40,7 @@ from icebook.spec.types import (
     PrimitiveType,
     is_primitive,
 )
-from icebook.text import EPOCH
+from icebook.text import EPOCH, EPOCH_DATE
 
 
 def bind(expr: Expr | str | None, schema: Schema, *, case_sensitive: bool = False) -> Expr:
@@ -170,7 +170,7 @@ def convert_literal(value: Any, t: IcebergType, column: str = "?") -> Any:
                 if isinstance(value, str):
                     value = _dt.date.fromisoformat(value.strip()[:10]) if len(value.strip()) >= 10 else None
                 if isinstance(value, _dt.date):
-                    return (value - _dt.date(1970, 1, 1)).days
+                    return (value - EPOCH_DATE).days
                 raise FilterError(problem)
             case Primitive.TIMESTAMP | Primitive.TIMESTAMPTZ | Primitive.TIMESTAMP_NS | Primitive.TIMESTAMPTZ_NS:
                 micros = _timestamp_micros(value, zoned=t in UTC_ADJUSTED_TYPES)

@@ -306,44 +306,22 @@ def sort_order_changes(old: SortOrder | None, new: SortOrder | None, schema: Sch
     old_keys = [key(old, i) for i in range(len(old.fields))]
     new_keys = [key(new, i) for i in range(len(new.fields))]
     for j, k in enumerate(new_keys):
-        after = _sort_field_text(new, j, schema)
+        after, name = _sort_field_text(new, j, schema), _source_names(schema, k[1])
         if k not in old_keys:
-            out.append(
-                FieldChange(kind=ChangeKind.ADDED, field_id=j + 1, name=_source_names(schema, k[1]), after=after)
-            )
+            out.append(FieldChange(kind=ChangeKind.ADDED, field_id=j + 1, name=name, after=after))
             continue
         i = old_keys.index(k)
         before = _sort_field_text(old, i, schema)
         if before != after:
-            out.append(
-                FieldChange(
-                    kind=ChangeKind.CHANGED,
-                    field_id=j + 1,
-                    name=_source_names(schema, k[1]),
-                    before=before,
-                    after=after,
-                )
-            )
+            out.append(FieldChange(kind=ChangeKind.CHANGED, field_id=j + 1, name=name, before=before, after=after))
         if i != j:
             out.append(
-                FieldChange(
-                    kind=ChangeKind.REORDERED,
-                    field_id=j + 1,
-                    name=_source_names(schema, k[1]),
-                    before=str(i + 1),
-                    after=str(j + 1),
-                )
+                FieldChange(kind=ChangeKind.REORDERED, field_id=j + 1, name=name, before=str(i + 1), after=str(j + 1))
             )
     for i, k in enumerate(old_keys):
         if k not in new_keys:
-            out.append(
-                FieldChange(
-                    kind=ChangeKind.REMOVED,
-                    field_id=i + 1,
-                    name=_source_names(schema, k[1]),
-                    before=_sort_field_text(old, i, schema),
-                )
-            )
+            before, name = _sort_field_text(old, i, schema), _source_names(schema, k[1])
+            out.append(FieldChange(kind=ChangeKind.REMOVED, field_id=i + 1, name=name, before=before))
     return tuple(out)
 
 

@@ -32,7 +32,7 @@ import pandas as pd
 
 from icebook.analysis._frames import frame
 from icebook.analysis.maintenance.compaction import compaction_options
-from icebook.analysis.maintenance.expire import GcDisabled, expiry_fates
+from icebook.analysis.maintenance.expiry_rules import GcDisabled, clock_ms, expiry_fates
 from icebook.analysis.maintenance.health import Area, HealthReport, ProcedureCall
 from icebook.errors import IcebookError, one_line
 from icebook.io.catalogs import CatalogTable, list_tables, resolve_table
@@ -211,6 +211,7 @@ def metadata_debts(metadata: TableMetadata, card: TableCard, now_ms: int) -> tup
         _retention, fates, ref_fates = expiry_fates(metadata, now_ms=now_ms)
     except GcDisabled:
         return tuple(out)  # expire_snapshots refuses to run: no debt it could pay
+    expire = ProcedureCall(name="expire_snapshots", icebook="t.expire_snapshots()")  # pays both debts below
     expired = [f for f in fates if f.expires]
     if expired:
         out.append(
@@ -218,7 +219,7 @@ def metadata_debts(metadata: TableMetadata, card: TableCard, now_ms: int) -> tup
                 kind=Area.HISTORY,
                 title=f"{len(expired)} of {len(fates)} snapshots are past the table's retention",
                 weight=len(expired),
-                procedure=ProcedureCall(name="expire_snapshots", icebook="t.expire_snapshots()"),
+                procedure=expire,
             )
         )
     stale = sorted(r.name for r in ref_fates if r.removed)
@@ -228,7 +229,7 @@ def metadata_debts(metadata: TableMetadata, card: TableCard, now_ms: int) -> tup
                 kind=Area.REFS,
                 title=f"refs past their max age: {', '.join(stale)}",
                 weight=len(stale),
-                procedure=ProcedureCall(name="expire_snapshots", icebook="t.expire_snapshots()"),
+                procedure=expire,
             )
         )
     return tuple(out)
@@ -284,7 +285,7 @@ def read_cards(
     resolve: Resolver | None = None,
 ) -> list[TableHealth]:
     """Cards of ``tables`` (``namespace.table`` names of ``catalog``) in parallel, in their order."""
-    now = int(time.time() * 1000) if now_ms is None else int(now_ms)
+    now = clock_ms(now_ms)
     with ThreadPoolExecutor(max_workers=min(WORKERS, max(len(tables), 1))) as pool:
         out = []
         for row in pool.map(lambda t: read_card(catalog, t, now_ms=now, resolve=resolve), tables):

@@ -14,7 +14,6 @@ the procedure refuses to decide.
 from __future__ import annotations
 
 import threading
-import time
 from collections.abc import Iterator
 from dataclasses import dataclass
 from urllib.parse import urlparse
@@ -25,7 +24,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from icebook.analysis._frames import frame
-from icebook.analysis.maintenance.expire import gc_enabled
+from icebook.analysis.maintenance.expiry_rules import clock_ms, gc_enabled
 from icebook.analysis.store.manifests import ManifestStore
 from icebook.analysis.store.reachable import files_table, reach_tables, snapshots_by_id, unique_manifests
 from icebook.errors import IcebookError
@@ -204,7 +203,7 @@ class PendingOrphans:
         now_ms: int | None = None,
     ) -> None:
         self._metadata, self._metadata_location, self._store = metadata, metadata_location, store
-        self.now = int(time.time() * 1000) if now_ms is None else int(now_ms)
+        self.now = clock_ms(now_ms)
         self.cutoff = self.now - DEFAULT_AGE_MS if older_than_ms is None else int(older_than_ms)
         self.root = location or metadata.location
         prefixes = tuple(

@@ -17,7 +17,6 @@ it (``orphans.find_orphans``): that procedure deletes it with ``older_than`` pas
 from __future__ import annotations
 
 import dataclasses
-import time
 from collections import defaultdict
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
@@ -29,7 +28,7 @@ import pyarrow.compute as pc
 
 from icebook.analysis._frames import frame
 from icebook.analysis.ancestry import ancestor_ids
-from icebook.analysis.maintenance.expire import ExpirePreview, SnapshotFate, expiry_fates, gc_enabled
+from icebook.analysis.maintenance.expiry_rules import SnapshotFate, clock_ms, expiry_fates, gc_enabled
 from icebook.analysis.maintenance.orphans import VERSION_HINT, find_orphans, path_keys
 from icebook.analysis.store.manifests import ManifestStore
 from icebook.analysis.store.reachable import reach_tables
@@ -40,6 +39,7 @@ from icebook.spec.snapshots import Branch, PartitionStatisticsFile, StatisticsFi
 from icebook.text import DAY_MS, spark_call, spark_string, spark_timestamp, utc_text
 
 if TYPE_CHECKING:
+    from icebook.analysis.maintenance.expire import ExpirePreview
     from icebook.analysis.store.table_like import TableLike
     from icebook.io.fileio import FileIO
 
@@ -279,7 +279,7 @@ def why_kept(
     """What keeps ``path`` (a file of ``table``) and the call that would delete it; ``older_than_ms`` and
     ``retain_last`` are the expiry the keepers are judged by (default: the table's retention)."""
     metadata, store = table.metadata, table.store
-    now = int(time.time() * 1000) if now_ms is None else int(now_ms)
+    now = clock_ms(now_ms)
     key = _key(path)
     reached = reached_by(metadata, store, only=key).get(key)
     if reached is not None and not reached.snapshots:
@@ -338,21 +338,10 @@ def _unreached(
             f"{commits} more commit{'s' if commits != 1 else ''} push it out of the metadata log "
             f"({properties.PREVIOUS_VERSIONS_MAX.name}={versions}); {cleanup}"
         )
-        return WhyKept(
-            path=path,
-            kind="metadata file",
-            status=status,
-            keepers=empty,
-            removed_by=Removal(procedure=None, first=(pushed,)),
-        )
+        return _unkept(path, "metadata file", status, empty, first=pushed)
     if key == _key(metadata.location.rstrip("/") + "/metadata/" + VERSION_HINT):
-        return WhyKept(
-            path=path,
-            kind="version hint",
-            status="the version hint names the current metadata file",
-            keepers=empty,
-            removed_by=Removal(procedure=None, first=("dropping the table (no procedure deletes it)",)),
-        )
+        status = "the version hint names the current metadata file"
+        return _unkept(path, "version hint", status, empty, first="dropping the table (no procedure deletes it)")
     orphans = find_orphans(metadata, metadata_location, table.store, fileio, now_ms=now_ms, progress=False)
     for orphan in (*orphans.files, *orphans.too_recent):
         if _key(orphan.path) != key:
@@ -360,14 +349,16 @@ def _unreached(
         return _orphan(metadata, orphan.path, orphan.modified_ms, now_ms, empty)
     under = key.startswith(_key(metadata.location.rstrip("/")) + "/")
     if under and fileio.exists(path):
-        return WhyKept(
-            path=path,
-            kind="hidden file",
-            status="referenced by nothing, under a name starting with _ or . that remove_orphan_files never lists",
-            keepers=empty,
-            removed_by=Removal(procedure=None, first=("delete it by hand, once sure no writer uses it",)),
-        )
+        status = "referenced by nothing, under a name starting with _ or . that remove_orphan_files never lists"
+        return _unkept(path, "hidden file", status, empty, first="delete it by hand, once sure no writer uses it")
     raise NotFound(f"{path}: no file of table {metadata.location} (not referenced by any snapshot, nor found there)")
+
+
+def _unkept(path: str, kind: str, status: str, empty: pd.DataFrame, *, first: str) -> WhyKept:
+    """A file no snapshot keeps and no procedure deletes; ``first``: what would remove it."""
+    return WhyKept(
+        path=path, kind=kind, status=status, keepers=empty, removed_by=Removal(procedure=None, first=(first,))
+    )
 
 
 def _orphan(metadata: TableMetadata, path: str, modified_ms: int | None, now_ms: int, empty: pd.DataFrame) -> WhyKept:

@@ -15,11 +15,10 @@ from typing import Any
 
 import pandas as pd
 
-from icebook.analysis.expr.binding import convert_literal
 from icebook.analysis.scan.planner import plan_scan
 from icebook.analysis.store.table_like import TableLike
 from icebook.analysis.v3.file_fields import file_field_ids
-from icebook.errors import IcebookError, MetadataError
+from icebook.spec.defaults import parse_default
 from icebook.spec.schema import Schema
 from icebook.spec.snapshots import Snapshot
 from icebook.spec.types import NestedField, StructType, is_primitive
@@ -36,7 +35,7 @@ class Source(StrEnum):
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class ColumnDefaults:
-    """A field with a default, its values in their Iceberg type (``convert_literal``'s physical form)."""
+    """A field with a default, its values in their Iceberg type (``spec.defaults.parse_default``'s form)."""
 
     field_id: int
     name: str
@@ -104,14 +103,7 @@ def _fields(struct: StructType, prefix: str = "") -> list[tuple[str, NestedField
 
 
 def _value(raw: Any, f: NestedField, name: str, which: str, metadata_location: str) -> Any:
-    if raw is None:
-        return None
-    try:
-        return convert_literal(raw, f.type, name)
-    except IcebookError as exc:
-        raise MetadataError(
-            metadata_location, f"schema field {f.field_id} ({name}) {which}", str(exc), kind="table metadata"
-        ) from None
+    return parse_default(raw, f.type, file=metadata_location, field=f"schema field {f.field_id} ({name}) {which}")
 
 
 def _text(value: Any, present: bool, f: NestedField) -> str:
