@@ -14,6 +14,7 @@ import pyarrow as pa
 import pytest
 
 import icebook
+import icebook.table
 from icebook.analysis.store.manifests import ManifestStore
 from icebook.cli import main as cli
 from icebook.io import manifest_cache
@@ -103,6 +104,36 @@ def test_a_damaged_listing_is_detected_and_rebuilt(
     again = icebook.open(location)
     again.store.disk_cache = cache
     assert again.inspect.files().equals(expected) and cache.rejected == 1 and again.store.reads == 0
+
+
+def test_a_listing_is_served_without_its_manifest_list_until_a_manifest_changes(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A cached listing is found by its manifest list's identity alone (the list is not decoded), and is
+    not served once one of its manifests has another modification time (rewritten in place)."""
+    monkeypatch.syspath_prepend(str(Path(__file__).resolve().parents[2] / "benchmarks"))
+    import synthetic_table
+
+    location = synthetic_table.build(3000, tmp_path / "table", files_per_manifest=1000)
+    cache = ManifestCache(tmp_path / "cache")
+
+    def opened() -> icebook.table.Table:
+        t = icebook.open(location)
+        t.store.disk_cache = cache
+        return t
+
+    expected = opened().inspect.files()
+    warm = opened()
+    assert warm.inspect.files().equals(expected)
+    assert warm.store.reads == 0 and not warm.store._lists  # neither a manifest nor the list decoded
+    manifest = Path(warm.store.manifest_list(warm.current_snapshot)[-1].manifest_path)  # type: ignore[arg-type]
+    status = manifest.stat()
+    os.utime(manifest, ns=(status.st_atime_ns, status.st_mtime_ns + 1_000_000))
+    again = opened()
+    assert again.inspect.files().equals(expected)
+    assert again.store.reads > 0  # built again from the manifests
+    last = opened()
+    assert last.inspect.files().equals(expected) and last.store.reads == 0  # and stored again
 
 
 def _one_entry(tmp_path: Path, scenario_locations: dict[str, Path]) -> tuple[ManifestCache, ManifestStore, Path]:

@@ -32,7 +32,13 @@ from icebook.analysis.store.manifests import (
 )
 from icebook.analysis.store.metrics import Origin, RowFiles, readable_metrics
 from icebook.analysis.store.reachable import unique_manifests
-from icebook.analysis.tables.listing_size import ListingContent, listing_size, of_content, warn_if_large
+from icebook.analysis.tables.listing_size import (
+    ListingContent,
+    ListingSize,
+    listing_size,
+    of_content,
+    warn_if_large,
+)
 from icebook.analysis.tables.partition_summaries import partition_summaries_arrow
 from icebook.analysis.tables.position_deletes import position_deletes_arrow
 from icebook.errors import EngineError, OptionError
@@ -250,7 +256,12 @@ def files_arrow(
         store.verify_snapshot(snapshot)
         return table
 
-    return store.snapshot_table(f"files:{content}", snapshot, build)
+    return store.snapshot_table(files_listing_kind(content), snapshot, build)
+
+
+def files_listing_kind(content: ListingContent) -> str:
+    """The name of a snapshot's files listing in the disk cache (``ManifestStore.snapshot_table``)."""
+    return f"files:{content}"
 
 
 def all_manifests_of(store: ManifestStore) -> list[ManifestFile]:
@@ -523,8 +534,14 @@ class Inspector:
             from icebook.analysis.tables.lazy import lazy_frame
 
             return lazy_frame(method, reader().schema, reader)
-        chosen = manifests if manifests is not None else self._store.manifest_list(snapshot) if snapshot else ()
         entries = content == ListingContent.ENTRIES
+        if not entries and manifests is None and snapshot is not None:
+            # A warm start: the whole listing from the disk cache, without decoding the manifest list.
+            cached = self._store.cached_snapshot_table(files_listing_kind(content), snapshot)
+            if cached is not None:
+                warn_if_large(method, at, ListingSize(cached.num_rows, exact=True))
+                return to_pandas(spark_shaped(self._metadata, cached))
+        chosen = manifests if manifests is not None else self._store.manifest_list(snapshot) if snapshot else ()
         warn_if_large(method, at, listing_size(chosen if entries else of_content(chosen, content), deleted=entries))
         if manifests is not None:
             built = (
