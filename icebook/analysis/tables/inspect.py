@@ -16,7 +16,6 @@ from __future__ import annotations
 from collections.abc import Callable, Collection, Iterable, Sequence
 from typing import TYPE_CHECKING, Any, Literal, TypeAlias, overload
 
-import pandas as pd
 import pyarrow as pa
 import pyarrow.compute as pc
 
@@ -48,6 +47,7 @@ from icebook.spec.metadata import TableMetadata
 from icebook.spec.snapshots import Branch, Snapshot, snapshot_sequence_number
 
 if TYPE_CHECKING:
+    import pandas as pd
     import polars as pl
 
 Listing: TypeAlias = "pd.DataFrame | pa.RecordBatchReader | pl.LazyFrame"
@@ -75,21 +75,24 @@ DATA_FILE_COLUMNS = (
     "content_offset",
     "content_size_in_bytes",
 )
-# Nullable pandas dtypes, so a missing id shows as <NA> rather than turning the column into floats.
-_NULLABLE: dict[pa.DataType, Any] = {
-    pa.int32(): pd.Int32Dtype(),
-    pa.int64(): pd.Int64Dtype(),
-    pa.bool_(): pd.BooleanDtype(),
-}
 
 
 def to_pandas(table: pa.Table) -> pd.DataFrame:
-    """Flat columns become numpy-backed, nested ones stay Arrow-backed (no Python object per row)."""
+    """Flat columns become numpy-backed, nested ones stay Arrow-backed (no Python object per row). pandas is
+    imported here, by the first answer that is a DataFrame (a streamed listing needs none)."""
+    import pandas as pd
+
+    # Nullable pandas dtypes, so a missing id shows as <NA> rather than turning the column into floats.
+    nullable: dict[pa.DataType, Any] = {
+        pa.int32(): pd.Int32Dtype(),
+        pa.int64(): pd.Int64Dtype(),
+        pa.bool_(): pd.BooleanDtype(),
+    }
 
     def mapper(t: pa.DataType) -> Any:
         if pa.types.is_nested(t):
             return pd.ArrowDtype(t)
-        return _NULLABLE.get(t)
+        return nullable.get(t)
 
     return table.to_pandas(types_mapper=mapper)
 
