@@ -87,6 +87,8 @@ print(json.dumps({**report, "cpu": usage.ru_utime + usage.ru_stime}), flush=True
 
 def child_environment(cache: bool) -> dict[str, str]:
     env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
+    # The checkout this script is in, unless PYTHONPATH names the icebook to measure (an older one, say).
+    env["PYTHONPATH"] = os.environ.get("PYTHONPATH") or str(Path(__file__).resolve().parent.parent)
     env["PYTHONPYCACHEPREFIX"] = str(large_table.bench_dir() / "pycache")
     env["ICEBOOK_MANIFEST_CACHE"] = "on" if cache else "off"
     return env
@@ -95,7 +97,8 @@ def child_environment(cache: bool) -> dict[str, str]:
 def run_once(what: str, location: Path, metadata_file: Path) -> dict[str, Any]:
     """One fresh process, timed from its launch to the line that reports its answer (its exit, which
     frees the answer, is not the user's wait)."""
-    args = [sys.executable, "-c", _CHILD, what, str(location), str(metadata_file)]
+    # -P: the working directory is not put on the path, so icebook is the one PYTHONPATH names (or installed)
+    args = [sys.executable, "-P", "-c", _CHILD, what, str(location), str(metadata_file)]
     started = time.perf_counter()
     with subprocess.Popen(
         args, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=child_environment(cache=True)
