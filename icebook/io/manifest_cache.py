@@ -15,8 +15,9 @@ the whole entry or none, and an entry file is never written again once in place.
 Checking every byte of a 500 MB listing on every load costs more than the rest of a warm start, so a load
 that has checked an entry leaves a stamp beside it (``<key>.ok``): the entry file's identity and status
 (device, inode, size, modification and status-change times) and its checksum. A later load whose entry
-still has that identity and status skips the byte-by-byte check and keeps every other one (the trailer, the
-IPC framing): any write to the file, a truncation or a replacement changes its size, inode or times. A stamp
+still has that identity and status holds the bytes that load hashed and validated: it skips both and reads the
+trailer and the IPC framing as always. Any write to the file, a truncation or a replacement changes its size,
+inode or times. A stamp
 is trusted only when it was written well after the entry's last status change (``STAMP_MARGIN_NS``), as git
 treats a file changed within its index's timestamp as racy: a write within the same tick of the file
 system's clock as the check would otherwise keep the times unchanged. The stamp's modification time is the
@@ -266,7 +267,8 @@ def _trailer_digest(data: pa.Buffer) -> int:
 
 def _decode(data: pa.Buffer, checked: int | None = None) -> pa.Table | None:
     """The table of one entry file, or None when anything about it is wrong. ``checked``: the checksum a
-    trusted stamp holds for this very file (its bytes are then not hashed again; everything else is checked)."""
+    trusted stamp holds for this very file, whose bytes are then those an earlier load hashed and validated:
+    neither is done again; the trailer and the IPC framing are read as always."""
     if data.size < _TRAILER or data.slice(data.size - _TRAILER, len(MAGIC)).to_pybytes() != MAGIC:
         return None
     digest, length = _HEADER.unpack_from(memoryview(data), data.size - _HEADER.size)
@@ -277,7 +279,8 @@ def _decode(data: pa.Buffer, checked: int | None = None) -> pa.Table | None:
         return None
     try:
         table = ipc.open_file(body).read_all()
-        table.validate(full=False)
+        if checked is None:  # bytes checked and stamped were validated by the load that stamped them
+            table.validate(full=False)
     except (pa.ArrowException, ValueError, OSError):
         return None
     return table
