@@ -78,8 +78,9 @@ DATA_FILE_COLUMNS = (
 
 
 def to_pandas(table: pa.Table) -> pd.DataFrame:
-    """Flat columns become numpy-backed, nested ones stay Arrow-backed (no Python object per row). pandas is
-    imported here, by the first answer that is a DataFrame (a streamed listing needs none)."""
+    """Flat columns become numpy-backed, nested ones stay Arrow-backed (no Python object per row). icebook
+    imports pandas here, for the first answer that is a DataFrame (pyarrow 26 also imports it, when it is
+    installed, at its first ``pa.array``: a streamed listing does not avoid it)."""
     import pandas as pd
 
     # Nullable pandas dtypes, so a missing id shows as <NA> rather than turning the column into floats.
