@@ -24,6 +24,7 @@ FILES = 4_000  # at least three days of the layout's 1,280 files a day (the one-
 SMOKED: dict[str, list[str]] = {
     "scan_planning": ["scan_planning.py", "--files", str(FILES)],
     "scan_planning warm start": ["scan_planning.py", "--files", str(FILES), "--warm-start"],
+    "warm_start": ["warm_start.py", "--files", str(FILES), "--runs", "2"],
     "files_listing": ["files_listing.py", "--files", str(FILES), "--no-spark"],
     "diff": ["diff.py", "--files", str(FILES)],
     "partitions_table": ["partitions_table.py", "--table", "<table>", "--timeout", "300"],

@@ -61,3 +61,36 @@ def test_in_ipython_too(scenario_locations: dict[str, Path]) -> None:
 def test_what_is_deferred_still_loads_when_used(scenario_locations: dict[str, Path]) -> None:
     result = _run(scenario_locations["events"], "", "table.inspect.files().to_string() + repr(table.lineage())")
     assert result["shown"] > 0 and {"pandas", "icebook.analysis.store.manifests"} <= set(result["heavy"])
+
+
+def test_a_warm_listing_decodes_nothing(scenario_locations: dict[str, Path], tmp_path: Path) -> None:
+    """A new process listing a table whose listing is in the disk cache reads no manifest list or manifest:
+    it imports no Avro decoder and starts no decode worker."""
+    program = """
+import json, sys
+import icebook
+from icebook.io.worker_pool import POOL
+frame = icebook.open(sys.argv[1]).inspect.files()
+print(json.dumps({"rows": len(frame), "heavy": [m for m in ("fastavro", "polars") if m in sys.modules],
+                  "workers": POOL.started}))
+"""
+    env = {
+        **os.environ,
+        "PYTHONPATH": str(Path(__file__).resolve().parents[1]),
+        "ICEBOOK_HOME": str(tmp_path),
+        "ICEBOOK_MANIFEST_CACHE": "on",
+    }
+    runs = []
+    for _ in range(2):  # the first fills the cache
+        done = subprocess.run(
+            [sys.executable, "-c", program, str(scenario_locations["events"])],
+            capture_output=True,
+            text=True,
+            env=env,
+            timeout=300,
+        )
+        assert done.returncode == 0, done.stderr
+        runs.append(json.loads(done.stdout.strip().splitlines()[-1]))
+    cold, warm = runs
+    assert cold["rows"] == warm["rows"] > 0 and cold["workers"] > 0
+    assert warm == {"rows": cold["rows"], "heavy": [], "workers": 0}

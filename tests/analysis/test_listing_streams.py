@@ -52,6 +52,7 @@ def test_streamed_listings_equal_the_frames_at_every_snapshot(name: str, tables:
 def test_one_batch_per_manifest_and_none_kept_in_memory(tables: dict[str, Table]) -> None:
     name = max(tables, key=lambda n: len(tables[n].inspect.manifests()))
     table = icebook.open(tables[name].location)  # a fresh store: nothing decoded yet
+    table.store.disk_cache = None  # (a cached listing is streamed without reading a manifest: below)
     manifests = table.inspect.manifests()
     listing = ((manifests["added_data_files_count"] + manifests["existing_data_files_count"]) > 0).sum() + (
         (manifests["added_delete_files_count"] + manifests["existing_delete_files_count"]) > 0
@@ -59,3 +60,27 @@ def test_one_batch_per_manifest_and_none_kept_in_memory(tables: dict[str, Table]
     batches = list(table.inspect.files(batches=True))
     assert len(batches) == listing and all(b.num_rows for b in batches), name
     assert table.store.reads == len(manifests) and not table.store._entries  # decoded once, not kept
+
+
+def test_a_cached_listing_streams_the_same_batches_without_reading_a_manifest(
+    tables: dict[str, Table], tmp_path: Path
+) -> None:
+    from icebook.io.manifest_cache import ManifestCache
+
+    name = max(tables, key=lambda n: len(tables[n].inspect.manifests()))
+    cache = ManifestCache(tmp_path / "cache")
+    for content in ("files", "data_files", "delete_files"):
+        cold = icebook.open(tables[name].location)
+        cold.store.disk_cache = None
+        expected = list(getattr(cold.inspect, content)(batches=True))
+        filling = icebook.open(tables[name].location)
+        filling.store.disk_cache = cache
+        getattr(filling.inspect, content)()  # the DataFrame listing fills the cache
+        warm = icebook.open(tables[name].location)
+        warm.store.disk_cache = cache
+        reader = getattr(warm.inspect, content)(batches=True)
+        batches = list(reader)
+        assert reader.schema == expected[0].schema if expected else True
+        assert [b.num_rows for b in batches] == [b.num_rows for b in expected], (name, content)
+        assert all(b.equals(e) for b, e in zip(batches, expected, strict=True)), (name, content)
+        assert warm.store.reads == 0 and not warm.store._lists, (name, content)  # nothing decoded

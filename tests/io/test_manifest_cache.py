@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import io
 import os
+import time
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -13,8 +14,10 @@ import pyarrow as pa
 import pytest
 
 import icebook
+import icebook.table
 from icebook.analysis.store.manifests import ManifestStore
 from icebook.cli import main as cli
+from icebook.io import manifest_cache
 from icebook.io.manifest_cache import MAGIC, ManifestCache, reset_shared_cache, shared_cache
 from icebook.scenarios import SCENARIOS
 
@@ -103,6 +106,36 @@ def test_a_damaged_listing_is_detected_and_rebuilt(
     assert again.inspect.files().equals(expected) and cache.rejected == 1 and again.store.reads == 0
 
 
+def test_a_listing_is_served_without_its_manifest_list_until_a_manifest_changes(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A cached listing is found by its manifest list's identity alone (the list is not decoded), and is
+    not served once one of its manifests has another modification time (rewritten in place)."""
+    monkeypatch.syspath_prepend(str(Path(__file__).resolve().parents[2] / "benchmarks"))
+    import synthetic_table
+
+    location = synthetic_table.build(3000, tmp_path / "table", files_per_manifest=1000)
+    cache = ManifestCache(tmp_path / "cache")
+
+    def opened() -> icebook.table.Table:
+        t = icebook.open(location)
+        t.store.disk_cache = cache
+        return t
+
+    expected = opened().inspect.files()
+    warm = opened()
+    assert warm.inspect.files().equals(expected)
+    assert warm.store.reads == 0 and not warm.store._lists  # neither a manifest nor the list decoded
+    manifest = Path(warm.store.manifest_list(warm.current_snapshot)[-1].manifest_path)  # type: ignore[arg-type]
+    status = manifest.stat()
+    os.utime(manifest, ns=(status.st_atime_ns, status.st_mtime_ns + 1_000_000))
+    again = opened()
+    assert again.inspect.files().equals(expected)
+    assert again.store.reads > 0  # built again from the manifests
+    last = opened()
+    assert last.inspect.files().equals(expected) and last.store.reads == 0  # and stored again
+
+
 def _one_entry(tmp_path: Path, scenario_locations: dict[str, Path]) -> tuple[ManifestCache, ManifestStore, Path]:
     t = icebook.open(scenario_locations["events"])
     cache = ManifestCache(tmp_path / "manifests")
@@ -143,6 +176,67 @@ def test_a_damaged_entry_is_detected_and_rebuilt(
     assert again.equals(cold) and cache.rejected == 1
 
 
+def _checked_entry(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> tuple[ManifestCache, Path, pa.Table]:
+    """An entry loaded once (every byte checked, the check stamped) with stamps trusted at once: the margin
+    that waits out a file system's timestamp tick is the only thing set aside here."""
+    monkeypatch.setattr(manifest_cache, "STAMP_MARGIN_NS", 0)
+    cache = ManifestCache(tmp_path / "m")
+    table = pa.table({"x": pa.array(range(100_000), pa.int64()), "s": pa.array([str(i) for i in range(100_000)])})
+    cache.put("a" * 64, table)
+    time.sleep(0.05)  # past the file system clock's tick of the entry's write
+    assert cache.get("a" * 64).equals(table)  # type: ignore[union-attr]
+    return cache, cache._path("a" * 64), table
+
+
+def test_a_checked_entry_is_not_hashed_again(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    cache, _, table = _checked_entry(tmp_path, monkeypatch)
+    hashed: list[int] = []
+    real = manifest_cache._checksum
+    monkeypatch.setattr(manifest_cache, "_checksum", lambda data: hashed.append(data.size) or real(data))
+    assert cache.get("a" * 64).equals(table)  # type: ignore[union-attr]
+    assert hashed == [] and cache.hits == 2 and cache.rejected == 0
+
+
+@pytest.mark.parametrize("damage", ["flip a byte in place", "truncate", "replace with an altered copy", "append"])
+def test_a_checked_entry_damaged_later_is_detected(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, damage: str
+) -> None:
+    cache, entry, _ = _checked_entry(tmp_path, monkeypatch)
+    time.sleep(0.05)  # the damage comes a tick after the check, as any later write does
+    data = bytearray(entry.read_bytes())
+    middle = len(data) // 2
+    if damage == "flip a byte in place":
+        with open(entry, "r+b") as fh:
+            fh.seek(middle)
+            fh.write(bytes([data[middle] ^ 0x5A]))
+    elif damage == "truncate":
+        os.truncate(entry, len(data) - 100)
+    elif damage == "replace with an altered copy":
+        data[middle] ^= 0x5A
+        altered = entry.with_name("altered")
+        altered.write_bytes(bytes(data))
+        os.replace(altered, entry)
+    else:
+        with open(entry, "ab") as fh:
+            fh.write(b"\0" * 16)
+    assert cache.get("a" * 64) is None  # never served
+    assert cache.rejected == 1 and not entry.exists() and not entry.with_suffix(manifest_cache.STAMP_SUFFIX).exists()
+
+
+def test_a_stamp_written_within_the_margin_is_not_trusted(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Right after an entry is written, a check cannot tell a later write in the same clock tick from none:
+    every load then hashes every byte until the margin has passed."""
+    cache = ManifestCache(tmp_path / "m")
+    table = pa.table({"x": pa.array(range(1000), pa.int64())})
+    cache.put("b" * 64, table)
+    hashed: list[int] = []
+    real = manifest_cache._checksum
+    monkeypatch.setattr(manifest_cache, "_checksum", lambda data: hashed.append(data.size) or real(data))
+    for _ in range(2):
+        assert cache.get("b" * 64).equals(table)  # type: ignore[union-attr]
+    assert len(hashed) == 2
+
+
 def test_least_recently_used_entries_go_past_the_cap(tmp_path: Path) -> None:
     cache = ManifestCache(tmp_path / "m", max_bytes=10 << 20)
     big = pa.table({"x": pa.array(range(300_000), pa.int64())})  # about 2.3 MiB per entry
@@ -151,7 +245,7 @@ def test_least_recently_used_entries_go_past_the_cap(tmp_path: Path) -> None:
         entry = cache._path(f"{i:064x}")
         os.utime(entry, ns=(1_000_000_000 * (i + 1), 1_000_000_000 * (i + 1)))
     assert cache.info().entries == 4
-    assert cache.get(f"{0:064x}") is not None  # used: now the most recent
+    assert cache.get(f"{0:064x}") is not None  # used: now the most recent (its stamp's time)
     cache.put(f"{9:064x}", big)
     left = {p.stem for p in (tmp_path / "m").rglob("*.arrow")}
     assert f"{0:064x}" in left and f"{1:064x}" not in left

@@ -4,6 +4,7 @@ object caches them by path, and reads many of them in parallel with progress sho
 
 from __future__ import annotations
 
+import json
 import threading
 from collections import OrderedDict, deque
 from collections.abc import Callable, Collection, Iterator, Sequence
@@ -192,20 +193,42 @@ class ManifestStore:
         self, kind: str, snapshot: Snapshot, build: Callable[[tuple[ManifestFile, ...]], pa.Table]
     ) -> pa.Table:
         """``build(manifests)`` for a table computed from every manifest of ``snapshot`` (its file listing),
-        kept in the disk cache across processes.
-
-        The key holds everything the result is computed from: the manifest list and each of its manifests
-        (path, length, local modification time), the snapshot's summary (whose totals ``build`` checks), the
-        table metadata that shapes the columns (schemas, partition specs, last column id), and the code of
-        the ``io``, ``spec`` and ``analysis`` packages. ``build`` runs every check of a cold read, and only
-        a table that passed them is stored, so a hit repeats no check's work and skips none.
+        kept in the disk cache across processes (``cached_snapshot_table``). ``build`` runs every check of a
+        cold read, and only a table that passed them is stored, so a hit repeats no check's work and skips none.
         """
+        cached = self.cached_snapshot_table(kind, snapshot)
+        if cached is not None:
+            return cached
         manifests = self.manifest_list(snapshot)
+        table = build(manifests)
+        key = self._snapshot_key(kind, snapshot)
+        if key is not None and self.disk_cache is not None:
+            self.disk_cache.put(key, _with_manifests(table, manifests))
+        return table
+
+    def cached_snapshot_table(self, kind: str, snapshot: Snapshot) -> pa.Table | None:
+        """What ``snapshot_table(kind, snapshot, ...)`` stored, when the disk cache holds it and the files
+        it was computed from are unchanged; else None. Neither the manifest list nor a manifest is decoded.
+
+        The key holds everything the result is computed from but the manifests: the manifest list (path and,
+        locally, modification time: it is immutable, and so is the list of manifests it names), the
+        snapshot's summary (whose totals the build checks), the table metadata that shapes the columns
+        (schemas, partition specs, last column id), and the code of the ``io``, ``spec`` and ``analysis``
+        packages. The manifests' paths and local modification times are stored in the entry and compared
+        with the files' before the entry is served: a manifest rewritten in place is a miss.
+        """
+        key = self._snapshot_key(kind, snapshot)
+        if key is None or self.disk_cache is None:
+            return None
+        table = self.disk_cache.get(key)
+        return None if table is None else _unless_manifests_changed(table)
+
+    def _snapshot_key(self, kind: str, snapshot: Snapshot) -> str | None:
         cache = self.disk_cache
         if cache is None or not cache.enabled or snapshot.manifest_list is None:
-            return build(manifests)
+            return None
         metadata = self.metadata
-        key = ManifestCache.key(
+        return ManifestCache.key(
             snapshot.manifest_list,
             None,  # a manifest list's length is recorded nowhere; its modification time stands in locally
             kind,
@@ -216,15 +239,9 @@ class ManifestStore:
             metadata.current_schema_id,
             sorted(metadata.schemas.items()),
             sorted(metadata.partition_specs.items()),
-            [(m.manifest_path, m.manifest_length, local_mtime_ns(m.manifest_path)) for m in manifests],
             decoder_fingerprint(("io", "spec", "analysis")),
             mtime_ns=local_mtime_ns(snapshot.manifest_list),
         )
-        table = cache.get(key)
-        if table is None:
-            table = build(manifests)
-            cache.put(key, table)
-        return table
 
     def verify_snapshot(self, snapshot: Snapshot) -> None:
         """Check the snapshot summary's totals once all of the snapshot's manifests have been read.
@@ -257,6 +274,30 @@ class ManifestStore:
     def many_entries(self, manifests: Sequence[ManifestFile], *, progress: bool = True) -> list[pa.Table]:
         """Entries of several manifests, read in parallel (the decoders release the GIL)."""
         return parallel_map(self.entries, manifests, progress=progress, label="manifests")
+
+
+_MANIFESTS_KEY = b"icebook.cache.manifests"
+
+
+def _with_manifests(table: pa.Table, manifests: Sequence[ManifestFile]) -> pa.Table:
+    """``table`` carrying, in its schema's metadata, each manifest's path and local modification time."""
+    files = [[m.manifest_path, local_mtime_ns(m.manifest_path)] for m in manifests]
+    return table.replace_schema_metadata({**(table.schema.metadata or {}), _MANIFESTS_KEY: json.dumps(files)})
+
+
+def _unless_manifests_changed(table: pa.Table) -> pa.Table | None:
+    """The table stored by ``_with_manifests``, as it was built (without the manifests' record), when every
+    manifest still has its recorded modification time; else None."""
+    stored = dict(table.schema.metadata or {})
+    recorded = stored.pop(_MANIFESTS_KEY, None)
+    if recorded is None:
+        return None
+    try:
+        if any(local_mtime_ns(path) != mtime_ns for path, mtime_ns in json.loads(recorded)):
+            return None
+    except (ValueError, TypeError):
+        return None
+    return table.replace_schema_metadata(stored or None)
 
 
 def parallel_map(

@@ -16,7 +16,6 @@ from __future__ import annotations
 from collections.abc import Callable, Collection, Iterable, Sequence
 from typing import TYPE_CHECKING, Any, Literal, TypeAlias, overload
 
-import pandas as pd
 import pyarrow as pa
 import pyarrow.compute as pc
 
@@ -32,7 +31,13 @@ from icebook.analysis.store.manifests import (
 )
 from icebook.analysis.store.metrics import Origin, RowFiles, readable_metrics
 from icebook.analysis.store.reachable import unique_manifests
-from icebook.analysis.tables.listing_size import ListingContent, listing_size, of_content, warn_if_large
+from icebook.analysis.tables.listing_size import (
+    ListingContent,
+    ListingSize,
+    listing_size,
+    of_content,
+    warn_if_large,
+)
 from icebook.analysis.tables.partition_summaries import partition_summaries_arrow
 from icebook.analysis.tables.position_deletes import position_deletes_arrow
 from icebook.errors import EngineError, OptionError
@@ -42,6 +47,7 @@ from icebook.spec.metadata import TableMetadata
 from icebook.spec.snapshots import Branch, Snapshot, snapshot_sequence_number
 
 if TYPE_CHECKING:
+    import pandas as pd
     import polars as pl
 
 Listing: TypeAlias = "pd.DataFrame | pa.RecordBatchReader | pl.LazyFrame"
@@ -69,21 +75,25 @@ DATA_FILE_COLUMNS = (
     "content_offset",
     "content_size_in_bytes",
 )
-# Nullable pandas dtypes, so a missing id shows as <NA> rather than turning the column into floats.
-_NULLABLE: dict[pa.DataType, Any] = {
-    pa.int32(): pd.Int32Dtype(),
-    pa.int64(): pd.Int64Dtype(),
-    pa.bool_(): pd.BooleanDtype(),
-}
 
 
 def to_pandas(table: pa.Table) -> pd.DataFrame:
-    """Flat columns become numpy-backed, nested ones stay Arrow-backed (no Python object per row)."""
+    """Flat columns become numpy-backed, nested ones stay Arrow-backed (no Python object per row). icebook
+    imports pandas here, for the first answer that is a DataFrame (pyarrow 26 also imports it, when it is
+    installed, at its first ``pa.array``: a streamed listing does not avoid it)."""
+    import pandas as pd
+
+    # Nullable pandas dtypes, so a missing id shows as <NA> rather than turning the column into floats.
+    nullable: dict[pa.DataType, Any] = {
+        pa.int32(): pd.Int32Dtype(),
+        pa.int64(): pd.Int64Dtype(),
+        pa.bool_(): pd.BooleanDtype(),
+    }
 
     def mapper(t: pa.DataType) -> Any:
         if pa.types.is_nested(t):
             return pd.ArrowDtype(t)
-        return _NULLABLE.get(t)
+        return nullable.get(t)
 
     return table.to_pandas(types_mapper=mapper)
 
@@ -250,7 +260,12 @@ def files_arrow(
         store.verify_snapshot(snapshot)
         return table
 
-    return store.snapshot_table(f"files:{content}", snapshot, build)
+    return store.snapshot_table(files_listing_kind(content), snapshot, build)
+
+
+def files_listing_kind(content: ListingContent) -> str:
+    """The name of a snapshot's files listing in the disk cache (``ManifestStore.snapshot_table``)."""
+    return f"files:{content}"
 
 
 def all_manifests_of(store: ManifestStore) -> list[ManifestFile]:
@@ -523,8 +538,14 @@ class Inspector:
             from icebook.analysis.tables.lazy import lazy_frame
 
             return lazy_frame(method, reader().schema, reader)
-        chosen = manifests if manifests is not None else self._store.manifest_list(snapshot) if snapshot else ()
         entries = content == ListingContent.ENTRIES
+        if not entries and manifests is None and snapshot is not None:
+            # A warm start: the whole listing from the disk cache, without decoding the manifest list.
+            cached = self._store.cached_snapshot_table(files_listing_kind(content), snapshot)
+            if cached is not None:
+                warn_if_large(method, at, ListingSize(cached.num_rows, exact=True))
+                return to_pandas(spark_shaped(self._metadata, cached))
+        chosen = manifests if manifests is not None else self._store.manifest_list(snapshot) if snapshot else ()
         warn_if_large(method, at, listing_size(chosen if entries else of_content(chosen, content), deleted=entries))
         if manifests is not None:
             built = (

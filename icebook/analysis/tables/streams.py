@@ -17,6 +17,7 @@ import pyarrow as pa
 from icebook.analysis.store.manifests import ManifestStore, read_ahead
 from icebook.analysis.tables.inspect import (
     entries_shaped,
+    files_listing_kind,
     manifest_entries_arrow,
     manifest_entries_table,
     manifest_live_files,
@@ -46,6 +47,14 @@ def files_batches(
     wanted = None if columns is None else [name for name in schema.names if name in columns]
     if wanted is not None:
         schema = pa.schema([schema.field(name) for name in wanted])
+    if manifests is None and snapshot is not None:
+        cached = store.cached_snapshot_table(files_listing_kind(content), snapshot)
+        if cached is not None:
+            # The whole listing is in the disk cache (checked against the snapshot's summary when built):
+            # its chunks, one per manifest, are the batches, memory-mapped, and no manifest is read.
+            listing = spark_shaped(metadata, cached).select(schema.names)
+            listing = listing if listing.schema == schema else listing.cast(schema)
+            return pa.RecordBatchReader.from_batches(schema, (b for b in listing.to_batches() if b.num_rows))
     if manifests is None:
         manifests = store.manifest_list(snapshot) if snapshot is not None else ()
     chosen = of_content(manifests, content)
