@@ -18,7 +18,7 @@ Each measurement runs in its own process (``--measure``), so its peak memory is 
 the ratio to fastavro and the peak memory; then checks that every icebook decoder gives the same entries
 (exit status 1 if not).
 
-    python benchmarks/avro_decode.py [--entries 100000] [--codec deflate] [--repeat 3] [--table DIR]
+    python benchmarks/avro_decode.py [--entries 100000] [--codec deflate] [--repeat 3] [--table DIR [--manifests N]]
 """
 
 from __future__ import annotations
@@ -289,7 +289,7 @@ def _synthetic_manifest(folder: Path, entries: int, codec: str) -> dict[str, Any
     return {"paths": [str(path)], "manifests": [manifest]}
 
 
-def _table_manifests(location: str) -> dict[str, Any]:
+def _table_manifests(location: str, most: int) -> dict[str, Any]:
     import dataclasses
 
     import icebook
@@ -297,6 +297,7 @@ def _table_manifests(location: str) -> dict[str, Any]:
     t = icebook.open(location)
     snapshot = t.metadata.current_snapshot()
     listed = t.store.manifest_list(snapshot) if snapshot is not None else ()
+    listed = listed[:most] if most else listed
     manifests = []
     for m in listed:
         fields = {f.name: getattr(m, f.name) for f in dataclasses.fields(m) if f.init}
@@ -322,6 +323,7 @@ def main() -> None:
     parser.add_argument("--codec", default="deflate")
     parser.add_argument("--repeat", type=int, default=3)
     parser.add_argument("--table", help="decode the manifests of this table's current snapshot instead")
+    parser.add_argument("--manifests", type=int, default=0, help="with --table: only the first N (0: all)")
     parser.add_argument("--measure", choices=list(MEASURES), help=argparse.SUPPRESS)
     parser.add_argument("--spec", help=argparse.SUPPRESS)
     args = parser.parse_args()
@@ -330,7 +332,11 @@ def main() -> None:
         return
 
     with tempfile.TemporaryDirectory() as tmp:
-        spec = _table_manifests(args.table) if args.table else _synthetic_manifest(Path(tmp), args.entries, args.codec)
+        spec = (
+            _table_manifests(args.table, args.manifests)
+            if args.table
+            else _synthetic_manifest(Path(tmp), args.entries, args.codec)
+        )
         spec_file = Path(tmp) / "spec.json"
         spec_file.write_text(json.dumps(spec))
         size = sum(Path(p).stat().st_size for p in spec["paths"])
