@@ -1,13 +1,24 @@
-"""Manifest decoding speed: icebook's columnar path vs a fastavro dict-per-entry path.
+"""Manifest decoding speed: the decoders side by side on the same manifests, each in a fresh process.
 
-Writes a synthetic manifest (default 100k entries, 8 columns of stats each) with the
-exact manifest_entry Avro schema Iceberg's Spark runtime writes (v3, partitioned by
-bucket + day), then decodes it with every available decoder and prints entries/s and
-the ratio to fastavro measured in the same run; then polars-avro's options side by side, and checks that
-every decoder gives the same entries (exit status 1 if not). DuckDB is not measured: its Avro reader is an
-extension it downloads from its own site, not from PyPI.
+Decodes either a synthetic manifest (default 100k entries, 8 columns of stats each, the exact
+manifest_entry Avro schema Iceberg's Spark runtime writes: v3, partitioned by bucket + day) or, with
+``--table``, every manifest of a table's current snapshot (``benchmarks/synthetic_table.py``'s 500,000-file
+table: 200 manifests of 2,500 entries), with:
 
-    python benchmarks/avro_decode.py [--entries 100000] [--codec deflate] [--repeat 3]
+* fastavro (records as dicts: the peer every ratio is against);
+* polars-avro with its options: defaults, a projection (the entry fields only), ``batch_size``, ``utf8_view``,
+  ``rechunk``, every manifest in one call, and the blocks inflated first by zlib (what icebook's workers
+  hand it: ``avro_header.inflated``);
+* DuckDB's ``read_avro`` (the ``avro`` extension: DuckDB downloads it from its own site, which may not be
+  reachable; the output says so);
+* icebook's whole path: ``read_manifest_entries`` (a worker process, the checks, inheritance), and the
+  worker's task run in this process (``manifest_columns``).
+
+Each measurement runs in its own process (``--measure``), so its peak memory is its own. Prints entries/s,
+the ratio to fastavro and the peak memory; then checks that every icebook decoder gives the same entries
+(exit status 1 if not).
+
+    python benchmarks/avro_decode.py [--entries 100000] [--codec deflate] [--repeat 3] [--table DIR [--manifests N]]
 """
 
 from __future__ import annotations
@@ -16,6 +27,8 @@ import argparse
 import io
 import json
 import resource
+import subprocess
+import sys
 import tempfile
 import time
 from pathlib import Path
@@ -131,86 +144,226 @@ def _entries(n: int) -> Any:
         }
 
 
+# ------------------------------------------------------------------ one measurement (a child process)
+
+ENTRY_FIELDS = ["status", "snapshot_id", "sequence_number", "file_sequence_number"]
+
+
+def _polars_avro(datas: list[bytes], **options: Any) -> int:
+    import polars_avro
+
+    return sum(polars_avro.read_avro(io.BytesIO(d), **options).height for d in datas)
+
+
+def _polars_avro_inflated(datas: list[bytes]) -> int:
+    from icebook.io.avro_header import inflated
+
+    return _polars_avro([inflated(d, check_framing(d, "m", kind="manifest"), "m", kind="manifest") for d in datas])
+
+
+def _polars_avro_one_call(datas: list[bytes]) -> int:
+    import polars_avro
+
+    return int(polars_avro.read_avro([io.BytesIO(d) for d in datas]).height)
+
+
+def _fastavro(datas: list[bytes]) -> int:
+    return sum(len(list(fastavro.reader(io.BytesIO(d)))) for d in datas)
+
+
+def _duckdb(paths: list[str]) -> int:
+    import duckdb
+
+    con = duckdb.connect()
+    try:
+        con.execute("LOAD avro")
+    except duckdb.Error:
+        con.execute("INSTALL avro FROM community")
+        con.execute("LOAD avro")
+    listing = ", ".join("'" + p.replace("'", "''") + "'" for p in paths)
+    return int(con.execute(f"SELECT count(*) FROM (SELECT * FROM read_avro([{listing}]))").fetchone()[0])
+
+
+def _icebook(manifests: list[ManifestFile]) -> int:
+    fileio = ArrowFileIO()
+    return sum(read_manifest_entries(fileio, m).num_rows for m in manifests)
+
+
+def _icebook_in_process(datas: list[bytes]) -> int:
+    total = 0
+    for d in datas:
+        layout = manifest_layout(header_from_metadata("m", dict(check_framing(d, "m", kind="m").metadata)))
+        schema = entries_schema(layout.partition_type)
+        targets = {n: schema.field(n).type for n in schema.names if n not in INHERITED_FLAGS and n != "spec_id"}
+        _, ipc, _ = manifest_columns(d, layout, targets, ["polars-avro"])
+        total += import_ipc_rows(ipc)
+    return total
+
+
+def import_ipc_rows(ipc: Any) -> int:
+    import pyarrow as pa
+
+    return int(pa.ipc.open_stream(pa.py_buffer(ipc)).read_all().num_rows)
+
+
+MEASURES: dict[str, str] = {
+    "fastavro": "fastavro records (peer)",
+    "polars-avro": "polars-avro defaults",
+    "polars-avro-entry-fields": "polars-avro projection: entry fields",
+    "polars-avro-batch-1M": "polars-avro batch_size=1M",
+    "polars-avro-utf8-view": "polars-avro utf8_view",
+    "polars-avro-rechunk": "polars-avro rechunk",
+    "polars-avro-one-call": "polars-avro every manifest, one call",
+    "polars-avro-inflated": "polars-avro after zlib inflate (icebook)",
+    "duckdb": "DuckDB read_avro",
+    "icebook": "icebook read_manifest_entries (worker)",
+    "icebook-in-process": "icebook worker task, in this process",
+}
+
+
+def measure(name: str, spec: dict[str, Any], repeat: int) -> dict[str, Any]:
+    """Decode the manifests of ``spec`` with ``name`` ``repeat`` times in this process: the best time, the
+    entries decoded and this process's peak memory (its inputs and imports included)."""
+    paths = spec["paths"]
+    datas = [Path(p).read_bytes() for p in paths]
+    manifests = [ManifestFile(**m) for m in spec["manifests"]]
+    work = {
+        "fastavro": lambda: _fastavro(datas),
+        "polars-avro": lambda: _polars_avro(datas),
+        "polars-avro-entry-fields": lambda: _polars_avro(datas, columns=ENTRY_FIELDS),
+        "polars-avro-batch-1M": lambda: _polars_avro(datas, batch_size=1 << 20),
+        "polars-avro-utf8-view": lambda: _polars_avro(datas, utf8_view=True),
+        "polars-avro-rechunk": lambda: _polars_avro(datas, rechunk=True),
+        "polars-avro-one-call": lambda: _polars_avro_one_call(datas),
+        "polars-avro-inflated": lambda: _polars_avro_inflated(datas),
+        "duckdb": lambda: _duckdb(paths),
+        "icebook": lambda: _icebook(manifests),
+        "icebook-in-process": lambda: _icebook_in_process(datas),
+    }[name]
+    before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+    try:
+        work()  # once untimed: imports, a worker's start, DuckDB's extension
+        entries, best = 0, float("inf")
+        for _ in range(repeat):
+            started = time.perf_counter()
+            entries = work()
+            best = min(best, time.perf_counter() - started)
+    except Exception as exc:
+        return {"note": f"{type(exc).__name__}: {str(exc).splitlines()[0][:160]}"}
+    peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+    return {"entries": entries, "seconds": best, "peak_mib": peak / 1024, "inputs_mib": before / 1024}
+
+
+def _in_child(name: str, spec_file: Path, repeat: int) -> dict[str, Any]:
+    done = subprocess.run(
+        [sys.executable, __file__, "--measure", name, "--spec", str(spec_file), "--repeat", str(repeat)],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    lines = done.stdout.strip().splitlines()
+    if done.returncode or not lines:
+        return {"note": f"exit {done.returncode}: {(done.stderr.strip().splitlines() or [''])[-1][:160]}"}
+    result: dict[str, Any] = json.loads(lines[-1])
+    return result
+
+
+# ------------------------------------------------------------------ the comparison
+
+
+def _synthetic_manifest(folder: Path, entries: int, codec: str) -> dict[str, Any]:
+    path = folder / "bench-m0.avro"
+    with open(path, "wb") as f:
+        fastavro.writer(f, fastavro.parse_schema(SCHEMA), _entries(entries), codec=codec, metadata=METADATA)
+    manifest = {
+        "manifest_path": str(path),
+        "manifest_length": path.stat().st_size,
+        "partition_spec_id": 0,
+        "content": int(ManifestContent.DATA),
+        "sequence_number": 5,
+        "min_sequence_number": 5,
+        "added_snapshot_id": 1,
+        "first_row_id": 0,
+        "format_version": 3,
+    }
+    return {"paths": [str(path)], "manifests": [manifest]}
+
+
+def _table_manifests(location: str, most: int) -> dict[str, Any]:
+    import dataclasses
+
+    import icebook
+
+    t = icebook.open(location)
+    snapshot = t.metadata.current_snapshot()
+    listed = t.store.manifest_list(snapshot) if snapshot is not None else ()
+    listed = listed[:most] if most else listed
+    manifests = []
+    for m in listed:
+        fields = {f.name: getattr(m, f.name) for f in dataclasses.fields(m) if f.init}
+        fields["content"] = int(m.content) if m.content is not None else None
+        manifests.append({k: v for k, v in fields.items() if v is None or isinstance(v, (int, str))})
+    return {"paths": [m.manifest_path.removeprefix("file://") for m in listed], "manifests": manifests}
+
+
+def _agree(spec: dict[str, Any]) -> bool:
+    """Every icebook decoder gives the same entries for the first manifest."""
+    fileio = ArrowFileIO()
+    manifest = ManifestFile(**spec["manifests"][0])
+    tables = {d: read_manifest_entries(fileio, manifest, decoder=d) for d in available_decoders()}
+    reference = next(iter(tables.values()))
+    differ = [d for d, table in tables.items() if not table.equals(reference)]
+    print(f"decoders agree: {', '.join(tables)}" if not differ else f"decoders differ: {', '.join(differ)}")
+    return not differ
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--entries", type=int, default=100_000)
     parser.add_argument("--codec", default="deflate")
     parser.add_argument("--repeat", type=int, default=3)
+    parser.add_argument("--table", help="decode the manifests of this table's current snapshot instead")
+    parser.add_argument("--manifests", type=int, default=0, help="with --table: only the first N (0: all)")
+    parser.add_argument("--measure", choices=list(MEASURES), help=argparse.SUPPRESS)
+    parser.add_argument("--spec", help=argparse.SUPPRESS)
     args = parser.parse_args()
+    if args.measure:
+        print(json.dumps(measure(args.measure, json.loads(Path(args.spec).read_text()), args.repeat)))
+        return
 
     with tempfile.TemporaryDirectory() as tmp:
-        path = Path(tmp) / "bench-m0.avro"
-        with open(path, "wb") as f:
-            fastavro.writer(
-                f, fastavro.parse_schema(SCHEMA), _entries(args.entries), codec=args.codec, metadata=METADATA
-            )
-        manifest = ManifestFile(
-            manifest_path=str(path),
-            manifest_length=path.stat().st_size,
-            partition_spec_id=0,
-            content=ManifestContent.DATA,
-            sequence_number=5,
-            min_sequence_number=5,
-            added_snapshot_id=1,
-            first_row_id=0,
-            format_version=3,
+        spec = (
+            _table_manifests(args.table, args.manifests)
+            if args.table
+            else _synthetic_manifest(Path(tmp), args.entries, args.codec)
         )
-        fileio = ArrowFileIO()
-        data = path.read_bytes()
-        print(f"{args.entries} entries, codec {args.codec}, {len(data) / 1e6:.1f} MB; best of {args.repeat}")
-
-        def best(fn: Any) -> float:
-            times = []
-            for _ in range(args.repeat):
-                start = time.perf_counter()
-                fn()
-                times.append(time.perf_counter() - start)
-            return min(times)
-
-        peer = best(lambda: list(fastavro.reader(io.BytesIO(data))))
-        peer_rate = args.entries / peer
-        print(f"{'fastavro dicts (peer)':<34} {peer_rate:>12,.0f} entries/s")
-        for decoder in available_decoders():
-            seconds = best(lambda d=decoder: read_manifest_entries(fileio, manifest, decoder=d))
-            rate = args.entries / seconds
-            print(f"{'icebook table via ' + decoder:<34} {rate:>12,.0f} entries/s  {rate / peer_rate:5.1f}x")
-        # The cost of isolation: the same decode of this trusted file in this process, as icebook did
-        # before decoding moved to worker processes (never done with a table's bytes in a kernel).
-        layout = manifest_layout(
-            header_from_metadata(str(path), dict(check_framing(data, str(path), kind="m").metadata))
-        )
-        schema = entries_schema(layout.partition_type)
-        targets = {n: schema.field(n).type for n in schema.names if n not in INHERITED_FLAGS and n != "spec_id"}
-        in_process = best(lambda: manifest_columns(data, layout, targets, ["polars-avro"]))
-        isolated = best(lambda: read_manifest_entries(fileio, manifest))
+        spec_file = Path(tmp) / "spec.json"
+        spec_file.write_text(json.dumps(spec))
+        size = sum(Path(p).stat().st_size for p in spec["paths"])
+        source = args.table or f"a synthetic manifest, codec {args.codec}"
         print(
-            f"{'polars-avro in this process':<34} {args.entries / in_process:>12,.0f} entries/s; "
-            f"in a worker, checks and inheritance included: {in_process / isolated:.2f}x of that"
+            f"{len(spec['paths'])} manifests ({size / 1e6:.1f} MB) of {source}; best of {args.repeat}, each in a fresh process"
         )
-        columns = ["status", "snapshot_id", "sequence_number", "file_sequence_number"]
-        seconds = best(lambda: read_manifest_entries(fileio, manifest, columns=columns))
-        rate = args.entries / seconds
-        print(f"{'icebook projection (entry cols)':<34} {rate:>12,.0f} entries/s  {rate / peer_rate:5.1f}x")
-        # polars-avro's own options on the same trusted bytes, side by side (raw decode to a DataFrame).
-        import polars_avro
-
-        for label, options in (
-            ("defaults", {}),
-            ("batch_size=1M", {"batch_size": 1 << 20}),
-            ("utf8_view", {"utf8_view": True}),
-            ("rechunk", {"rechunk": True}),
-        ):
-            seconds = best(lambda o=options: polars_avro.read_avro(io.BytesIO(data), **o))
-            rate = args.entries / seconds
-            print(f"{'polars-avro ' + label:<34} {rate:>12,.0f} entries/s  {rate / peer_rate:5.1f}x")
-        # Every decoder must give the same entries: the benchmark fails when one does not.
-        tables = {d: read_manifest_entries(fileio, manifest, decoder=d) for d in available_decoders()}
-        reference = next(iter(tables.values()))
-        differ = [d for d, table in tables.items() if not table.equals(reference)]
-        print(f"decoders agree: {', '.join(tables)}" if not differ else f"decoders differ: {', '.join(differ)}")
-        peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
-        print(f"peak memory of this process: {peak:,.0f} MiB")
-        if differ:
+        print(f"{'decoder':<44}{'entries':>10}{'entries/s':>12}{'/fastavro':>10}{'peak MiB':>10}  note")
+        peer_rate = None
+        for name, label in MEASURES.items():
+            if name == "polars-avro-one-call" and len(spec["paths"]) < 2:
+                continue
+            r = _in_child(name, spec_file, args.repeat)
+            if "note" in r:
+                reason = r["note"]
+                if name == "duckdb":
+                    reason = f"not measured: {reason}"
+                print(f"{label:<44}{'-':>10}{'-':>12}{'-':>10}{'-':>10}  {reason}")
+                continue
+            rate = r["entries"] / r["seconds"] if r["seconds"] else 0.0
+            peer_rate = rate if name == "fastavro" else peer_rate
+            ratio = f"{rate / peer_rate:.1f}x" if peer_rate else "-"
+            print(
+                f"{label:<44}{r['entries']:>10,}{rate:>12,.0f}{ratio:>10}{r['peak_mib']:>10,.0f}"
+                f"  {r['inputs_mib']:,.0f} MiB before decoding"
+            )
+        if not _agree(spec):
             raise SystemExit(1)
 
 

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import io
 import json
+import pickle
 import time
 from collections.abc import Callable, Iterator, Sequence
 from functools import cache
@@ -22,7 +23,8 @@ from typing import Any
 
 import pyarrow as pa
 
-from icebook.io.avro_header import check_deflate_blocks, check_framing, parse_container_header, write_container_header
+from icebook.io.arrow_columns import single_array
+from icebook.io.avro_header import check_framing, inflated, parse_container_header, write_container_header
 from icebook.io.avro_schema import ManifestLayout
 from icebook.io.metric_facts import METRIC_MAP_TYPES, METRIC_MAPS, facts_of_columns
 
@@ -42,8 +44,7 @@ def _to_map(arr: pa.Array, target: pa.MapType) -> pa.Array:
     """list<struct<key, value>> (Iceberg's Avro map encoding) -> Arrow map."""
     if pa.types.is_map(arr.type):
         return arr.cast(target)
-    if isinstance(arr, pa.ChunkedArray):
-        arr = arr.combine_chunks()
+    arr = single_array(arr)
     lst = arr.cast(pa.list_(arr.type.value_type))
     entries = lst.values
     keys = entries.field(0).cast(target.key_type)
@@ -53,8 +54,7 @@ def _to_map(arr: pa.Array, target: pa.MapType) -> pa.Array:
 
 
 def _conform(arr: pa.Array, target: pa.DataType) -> pa.Array:
-    if isinstance(arr, pa.ChunkedArray):
-        arr = arr.combine_chunks()
+    arr = single_array(arr)
     if pa.types.is_map(target):
         return _to_map(arr, target)
     if pa.types.is_struct(target) and target.num_fields == 0:
@@ -85,7 +85,7 @@ def _from_arrow_table(
             out[name] = _conform(table.column(avro_name), targets[name])
     df_name = layout.entry_names["data_file"]
     if df_name in table.column_names:
-        df = table.column(df_name).combine_chunks()
+        df = single_array(table.column(df_name))
         present = {df.type.field(i).name for i in range(df.type.num_fields)}
         for name, avro_name in layout.data_file_names.items():
             if name not in targets or name in COMPUTED:
@@ -137,7 +137,8 @@ def decode_polars_avro(
 ) -> tuple[Decoded, FactTuples]:
     import polars_avro
 
-    check_deflate_blocks(data, check_framing(data, "<manifest>", kind="manifest"), "<manifest>", kind="manifest")
+    # Inflated here by zlib's rules, once: polars-avro then reads stored blocks and inflates nothing itself.
+    data = inflated(data, check_framing(data, "<manifest>", kind="manifest"), "<manifest>", kind="manifest")
     cols = _top_level(layout, list(targets))
     if not layout.partition_fields and layout.entry_names["data_file"] in cols:
         data = _without_empty_partition(data, layout)
@@ -204,12 +205,13 @@ def available_decoders() -> tuple[str, ...]:
     return (*found, "fastavro")
 
 
-def _ipc(columns: Decoded) -> bytes:
+def _ipc(columns: Decoded) -> pickle.PickleBuffer:
+    """The columns as an Arrow IPC stream, sent out of band by the worker (never copied into its pickle)."""
     table = pa.table(columns) if columns else pa.table({})
     sink = pa.BufferOutputStream()
     with pa.ipc.new_stream(sink, table.schema) as writer:
         writer.write_table(table)
-    return sink.getvalue().to_pybytes()
+    return pickle.PickleBuffer(sink.getvalue())
 
 
 # ------------------------------------------------------------------ worker tasks
@@ -217,7 +219,7 @@ def _ipc(columns: Decoded) -> bytes:
 
 def manifest_columns(
     data: bytes, layout: ManifestLayout, targets: dict[str, pa.DataType], decoders: Sequence[str]
-) -> tuple[str, bytes, FactTuples]:
+) -> tuple[str, pickle.PickleBuffer, FactTuples]:
     """(the decoder that read it, Arrow IPC stream of the ``targets`` columns, the facts of every metric
     map decoded) for one manifest. Only the asked-for columns are converted and sent back: the metric
     maps are most of a manifest, and a plan without a filter needs none of them.

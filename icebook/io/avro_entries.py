@@ -170,8 +170,8 @@ def read_manifest_entries(
     partition, record_count, ..., content_size_in_bytes) and the flags
     snapshot_id_inherited, sequence_number_inherited, file_sequence_number_inherited,
     first_row_id_inherited. ``columns`` selects a subset: only those columns are converted and
-    sent back by the decoder, and the facts of the metric maps it decoded but did not send ride in
-    the schema metadata (``icebook.io.metric_facts``). ``decoder`` forces one of ``available_decoders()``.
+    sent back by the decoder; the facts of every metric map it decoded, sent or not, ride in the
+    schema metadata (``icebook.io.metric_facts``). ``decoder`` forces one of ``available_decoders()``.
 
     The file's framing and length are checked here; the decoding itself runs in a worker
     process with a deadline (``icebook.io.worker_pool``), and must return exactly as many
@@ -212,8 +212,8 @@ def read_manifest_entries(
             decoded[name] = pa.nulls(n, type_)
     full = _inherit(decoded, n, manifest, version)
     table = pa.Table.from_arrays([full[name] for name in needed], schema=pa.schema([schema.field(c) for c in needed]))
-    left_out = {name: f for name, f in facts.items() if name not in table.column_names}
-    return with_facts(table, left_out) if left_out else table
+    # Every map's facts ride along, sent or not: the checks read them instead of computing them again.
+    return with_facts(table, facts) if facts else table
 
 
 def _decode(
@@ -264,7 +264,7 @@ def _facts(raw: object, path: str) -> MetricFacts:
     return {name: MapFacts(*values) for name, values in raw.items()}
 
 
-def _columns(ipc: bytes, targets: dict[str, pa.DataType], path: str) -> Decoded:
+def _columns(ipc: memoryview | bytes, targets: dict[str, pa.DataType], path: str) -> Decoded:
     try:
         table = pa.ipc.open_stream(pa.py_buffer(ipc)).read_all()
     except (pa.ArrowInvalid, OSError) as exc:

@@ -290,21 +290,42 @@ def read_manifest_header(fileio: FileIO, path: str) -> ManifestHeader:
     return header_from_metadata(path, read_container_metadata(fileio, path))
 
 
-def check_deflate_blocks(data: bytes, framing: AvroFraming, path: str, *, kind: str) -> None:
-    """Every deflate block inflates by zlib's rules. polars-avro inflates a back-reference that reaches before a
-    block's start as zero bytes, where zlib and fastavro refuse it: without this, a damaged block decodes into
-    other paths and values. Decoders that inflate leniently run after it."""
-    if framing.codec != "deflate":
-        return
+def inflate_blocks(data: bytes, framing: AvroFraming, path: str, *, kind: str) -> list[bytes]:
+    """Every deflate block of ``data`` inflated by zlib's rules, in order (a ``MetadataError`` naming the block
+    when one does not inflate, or stops short). polars-avro inflates a back-reference that reaches before a
+    block's start as zero bytes, where zlib and fastavro refuse it: without this check, a damaged block decodes
+    into other paths and values."""
+    blocks = []
     for index, block in enumerate(framing.blocks):
         inflater = zlib.decompressobj(-15)  # Avro's deflate is raw (no zlib header)
         try:
-            inflater.decompress(data[block.offset : block.offset + block.size])
-            inflater.flush()
+            raw = inflater.decompress(data[block.offset : block.offset + block.size]) + inflater.flush()
         except zlib.error as exc:
             raise MetadataError(path, None, f"corrupt Avro block {index}: deflate: {exc}", kind=kind) from None
         if not inflater.eof:
             raise MetadataError(path, None, f"corrupt Avro block {index}: deflate stream cut short", kind=kind)
+        blocks.append(raw)
+    return blocks
+
+
+def check_deflate_blocks(data: bytes, framing: AvroFraming, path: str, *, kind: str) -> None:
+    """Every deflate block inflates by zlib's rules (``inflate_blocks``); decoders that inflate leniently run
+    after it."""
+    if framing.codec == "deflate":
+        inflate_blocks(data, framing, path, kind=kind)
+
+
+def inflated(data: bytes, framing: AvroFraming, path: str, *, kind: str) -> bytes:
+    """The same container with its deflate blocks inflated by zlib (checked as ``check_deflate_blocks``) and
+    stored uncompressed (codec ``null``), so a columnar decoder reads the blocks zlib inflated instead of
+    inflating them again by its own, lenient rules; a file of another codec is returned as it is."""
+    if framing.codec != "deflate":
+        return data
+    meta = {**framing.metadata, "avro.codec": b"null"}
+    parts = [write_container_header(meta, framing.sync)]
+    for block, raw in zip(framing.blocks, inflate_blocks(data, framing, path, kind=kind), strict=True):
+        parts += (write_long(block.count), write_long(len(raw)), raw, framing.sync)
+    return b"".join(parts)
 
 
 __all__ = [
@@ -317,6 +338,8 @@ __all__ = [
     "check_framing",
     "header_from_bytes",
     "header_from_metadata",
+    "inflate_blocks",
+    "inflated",
     "parse_container_header",
     "read_manifest_header",
     "write_container_header",

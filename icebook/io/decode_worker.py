@@ -2,7 +2,10 @@
 
 It reads requests from stdin and writes replies to stdout, each a pickle behind an 8-byte
 length. A request names a task of ``TASKS`` and its arguments; the reply is
-``("ok", result)`` or ``("error", message)``. Whatever a decoder does with hostile bytes
+``("ok", result)`` or ``("error", message)``, and is followed by the out-of-band buffers its pickle
+refers to (``pickle.PickleBuffer``: a decoded manifest's Arrow IPC bytes), each behind its 8-byte length
+after an 8-byte count, so that they are written straight from Arrow's memory and read straight into the
+kernel's. Whatever a decoder does with hostile bytes
 (spin forever, panic, exhaust memory, crash) happens here, where the kernel can time it out
 and kill it (see ``icebook.io.worker_pool``).
 """
@@ -36,9 +39,15 @@ def _tasks() -> dict[str, Callable[..., Any]]:
 
 
 def write_message(out: BinaryIO, message: Any) -> None:
-    payload = pickle.dumps(message, protocol=pickle.HIGHEST_PROTOCOL)
+    buffers: list[pickle.PickleBuffer] = []
+    payload = pickle.dumps(message, protocol=5, buffer_callback=buffers.append)
     out.write(HEADER.pack(len(payload)))
     out.write(payload)
+    out.write(HEADER.pack(len(buffers)))
+    for buffer in buffers:
+        raw = buffer.raw()
+        out.write(HEADER.pack(raw.nbytes))
+        out.write(raw)
     out.flush()
 
 

@@ -19,6 +19,7 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
+from icebook.io.arrow_columns import single_array
 from icebook.spec.schema import LAST_TABLE_FIELD_ID
 
 COUNT_MAPS = ("column_sizes", "value_counts", "null_value_counts", "nan_value_counts")
@@ -53,7 +54,7 @@ MetricFacts = dict[str, MapFacts]
 def _key_value_arrays(column: pa.Array | pa.ChunkedArray) -> tuple[pa.Array, pa.Array]:
     """Every key and value of a map column, flattened: an Arrow map, or the list of key/value records
     that Avro maps with non-string keys are written as (and columnar Avro decoders return)."""
-    array = column.combine_chunks() if isinstance(column, pa.ChunkedArray) else column
+    array = single_array(column)
     if pa.types.is_map(array.type):  # the same layout as a list of key/value records
         array = array.cast(pa.list_(pa.struct([array.type.key_field, array.type.item_field])))
     entries = array.flatten()  # respects slicing and null lists
@@ -86,14 +87,15 @@ def with_facts(table: pa.Table, facts: MetricFacts) -> pa.Table:
 
 
 def facts_of(table: pa.Table) -> MetricFacts:
-    """The facts of every metric map a decode of ``table`` read: computed from the columns it has,
-    the rest as its decoder reported them."""
+    """The facts of every metric map a decode of ``table`` read: as its decoder reported them, and computed
+    from the columns for the maps it reported nothing of."""
     out: MetricFacts = {}
     recorded = (table.schema.metadata or {}).get(_SCHEMA_KEY)
     if recorded is not None:
         for name, values in json.loads(recorded).items():
             out[name] = MapFacts(*values)
-    out.update(facts_of_columns({name: table.column(name) for name in METRIC_MAPS if name in table.column_names}))
+    present = {name: table.column(name) for name in METRIC_MAPS if name in table.column_names and name not in out}
+    out.update(facts_of_columns(present))
     return out
 
 

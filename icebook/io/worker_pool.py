@@ -36,6 +36,8 @@ from icebook.errors import EnvironmentProblem, MetadataError
 
 _HEADER_SIZE = 8
 _MiB = 1024 * 1024
+_MAX_BUFFERS = 64  # out-of-band buffers in one reply (a manifest's decode sends one)
+_PIPE_BYTES = 1 << 20  # a larger pipe: a decoded manifest's megabytes cross in fewer reads
 _STARTUP_SECONDS = 120.0  # a cold start imports pyarrow and polars, slow on a loaded 2-core machine
 _ALLOWED_GLOBALS = {
     ("builtins", "bytearray"),
@@ -129,6 +131,10 @@ class _Worker:
             start_new_session=True,  # a Ctrl-C in a terminal is for the user's process, not the workers
         )
         assert self.proc.stdin is not None and self.proc.stdout is not None
+        with suppress(AttributeError, OSError):  # Linux only (F_SETPIPE_SZ); elsewhere the default size
+            import fcntl
+
+            fcntl.fcntl(self.proc.stdout.fileno(), fcntl.F_SETPIPE_SZ, _PIPE_BYTES)
         self._in = self.proc.stdin
         self._out = self.proc.stdout.raw if hasattr(self.proc.stdout, "raw") else self.proc.stdout
 
@@ -169,8 +175,18 @@ class _Worker:
     def _receive(self, deadline: float, timeout: float | None = None) -> tuple[str, Any]:
         header = self._read_exact(_HEADER_SIZE, deadline, timeout)
         payload = self._read_exact(int.from_bytes(header, "little"), deadline, timeout)
+        count = int.from_bytes(self._read_exact(_HEADER_SIZE, deadline, timeout), "little")
+        if count > _MAX_BUFFERS:
+            raise WorkerFailed(f"malformed reply from the decoder process ({count} buffers)")
+        # Out-of-band buffers (a manifest's Arrow IPC bytes): read once, into the memory the kernel keeps.
+        buffers = [
+            self._read_exact(
+                int.from_bytes(self._read_exact(_HEADER_SIZE, deadline, timeout), "little"), deadline, timeout
+            )
+            for _ in range(count)
+        ]
         try:
-            message = _ReplyUnpickler(io.BytesIO(payload)).load()
+            message = _ReplyUnpickler(io.BytesIO(payload), buffers=buffers).load()
         except (pickle.UnpicklingError, EOFError, ValueError, TypeError, AttributeError) as exc:
             raise WorkerFailed(f"unreadable reply from the decoder process: {exc}") from None
         if not (isinstance(message, tuple) and len(message) == 2 and isinstance(message[0], str)):

@@ -33,7 +33,8 @@ from icebook.analysis.resolve import At, AtTime, parse_at, resolve_snapshot
 from icebook.analysis.store.entries import Entries
 from icebook.analysis.store.manifests import ManifestStore, parallel_map, table_partition_type, unify_partition
 from icebook.analysis.store.table_like import TableLike
-from icebook.analysis.tables.inspect import TS, to_pandas
+from icebook.analysis.tables.inspect import to_pandas
+from icebook.analysis.tables.metadata_tables import TS
 from icebook.io.list_columns import read_list_columns
 from icebook.spec.manifest import EntryStatus, FileContent, ManifestContent, ManifestFile
 from icebook.spec.metadata import TableMetadata, commit_order

@@ -23,6 +23,7 @@ from icebook.analysis.store.consistency import (
     manifest_counts,
 )
 from icebook.errors import MetadataError, UnsupportedFeature
+from icebook.io.arrow_columns import single_array
 from icebook.io.avro import read_manifest_entries, read_manifest_list
 from icebook.io.avro_entries import ENTRY_TABLE_COLUMNS
 from icebook.io.fileio import ArrowFileIO, FileIO
@@ -376,7 +377,7 @@ def table_partition_type(metadata: TableMetadata) -> StructType:
 
 def unify_partition(column: pa.ChunkedArray | pa.Array, spec_type: StructType, unified: StructType) -> pa.Array:
     """Re-shape one manifest's partition struct (its own spec) into the table-wide type."""
-    arr = column.combine_chunks() if isinstance(column, pa.ChunkedArray) else column
+    arr = single_array(column)
     n = len(arr)
     position = {f.field_id: i for i, f in enumerate(spec_type.fields)}
     children: list[pa.Array] = []

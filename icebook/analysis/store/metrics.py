@@ -25,6 +25,7 @@ import pyarrow.compute as pc
 
 from icebook.analysis.arrow_types import arrow_field, arrow_type
 from icebook.errors import IcebookError, MetadataError, one_line
+from icebook.io.arrow_columns import single_array
 from icebook.spec.schema import Schema
 from icebook.spec.types import (
     BINARY,
@@ -70,7 +71,7 @@ class MapColumn:
     """
 
     def __init__(self, column: pa.ChunkedArray | pa.Array) -> None:
-        arr = column.combine_chunks() if isinstance(column, pa.ChunkedArray) else column
+        arr = single_array(column)
         self.length = len(arr)
         offsets = np.asarray(arr.offsets.to_numpy(zero_copy_only=False), dtype=np.int64)
         self.offsets = offsets - offsets[0]
@@ -80,6 +81,8 @@ class MapColumn:
         self._row_of_entry: np.ndarray | None = None
         self._slot: dict[int, int] | None = None
         self._width = 0
+        self._grid: np.ndarray | None = None
+        """The items as a row per entry, when they are numbers without nulls in the regular layout."""
         lengths = np.diff(self.offsets)
         if self.length and self.null_rows is None and lengths[0] > 0 and (lengths == lengths[0]).all():
             width = int(lengths[0])
@@ -87,6 +90,9 @@ class MapColumn:
             if (grid == grid[0]).all():
                 self._width = width
                 self._slot = {int(key): j for j, key in enumerate(grid[0])}  # a repeated key: the last wins
+                if pa.types.is_integer(self.items.type) and not self.items.null_count:
+                    numbers = self.items.to_numpy(zero_copy_only=False)
+                    self._grid = numbers.reshape(self.length, width)
 
     def lookup(self, key: int) -> pa.Array:
         """The value for ``key`` in each row (null where the row has no such key)."""
@@ -94,6 +100,8 @@ class MapColumn:
             slot = self._slot.get(key)
             if slot is None:
                 return pa.nulls(self.length, self.items.type)
+            if self._grid is not None:  # every k-th number, as a strided copy
+                return pa.array(np.ascontiguousarray(self._grid[:, slot]))
             return self.items.take(pa.array(np.arange(self.length, dtype=np.int64) * self._width + slot))
         hits = np.flatnonzero(self.keys == key)
         if self._row_of_entry is None:
@@ -216,18 +224,28 @@ def _physical(value: Any, t: IcebergType) -> Any:
 
 
 def _fixed(raw: pa.Array, width: int, dtype: str, target: pa.DataType) -> pa.Array | None:
-    """Vectorised decode when every present value has exactly ``width`` bytes, else None."""
-    lengths = pc.binary_length(raw)
-    if pc.any(pc.not_equal(lengths, width)).as_py():
+    """Vectorised decode when every present value has exactly ``width`` bytes, else None: numpy over the
+    binary column's own offsets and bytes (read in place when the values are back to back)."""
+    n = len(raw)
+    _, offset_buffer, data_buffer = raw.buffers()
+    offset_type = np.dtype(np.int64 if pa.types.is_large_binary(raw.type) else np.int32)
+    offsets = np.frombuffer(offset_buffer, dtype=offset_type, count=n + 1, offset=raw.offset * offset_type.itemsize)
+    lengths = np.diff(offsets)
+    valid = np.asarray(raw.is_valid().to_numpy(zero_copy_only=False), dtype=bool) if raw.null_count else None
+    if ((lengths if valid is None else lengths[valid]) != width).any():
         return None
-    valid = pc.is_valid(raw)
-    filled = pc.fill_null(raw, pa.scalar(b"\x00" * width, raw.type))
-    fixed = pc.cast(filled, pa.binary(width))
-    buffer = fixed.buffers()[1]
-    numbers = np.frombuffer(buffer, dtype=dtype, count=len(fixed), offset=fixed.offset * width)
+    start = int(offsets[0])
+    if valid is None and data_buffer is not None:  # n values back to back, each ``width`` bytes
+        numbers = np.frombuffer(data_buffer, dtype=dtype, count=n, offset=start)
+    else:
+        data = np.frombuffer(data_buffer, dtype=np.uint8) if data_buffer is not None else np.zeros(0, np.uint8)
+        grid = np.zeros((n, width), dtype=np.uint8)
+        rows = np.flatnonzero(valid) if valid is not None else np.arange(n)
+        grid[rows] = data[offsets[rows, None].astype(np.int64) + np.arange(width)]
+        numbers = grid.reshape(-1).view(dtype)
     if dtype == "u1":
         numbers = numbers != 0
-    physical = pa.array(numbers, mask=~np.asarray(valid.to_numpy(zero_copy_only=False), dtype=bool))
+    physical = pa.array(numbers, mask=None if valid is None else ~valid)
     if pa.types.is_timestamp(target) or pa.types.is_date(target) or pa.types.is_time(target):
         storage = pa.int32() if pa.types.is_date32(target) else pa.int64()
         return physical.cast(storage).view(target)

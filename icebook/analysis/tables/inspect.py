@@ -1,7 +1,8 @@
 """Metadata tables as DataFrames, named and shaped like Spark's Iceberg metadata tables.
 
-Each ``*_arrow`` function builds a ``pyarrow.Table`` column-wise; ``Inspector`` exposes the
-pandas forms as ``t.inspect.<name>()``. Column names and meanings follow Spark's
+Each ``*_arrow`` function builds a ``pyarrow.Table`` column-wise (those read from the table metadata and
+manifest lists alone are in ``metadata_tables.py``); ``Inspector`` exposes the pandas forms as
+``t.inspect.<name>()``. Column names and meanings follow Spark's
 ``<table>.snapshots``, ``.history``, ``.refs``, ``.metadata_log_entries``, ``.manifests``,
 ``.all_manifests``, ``.entries``, ``.files``, ``.data_files``, ``.delete_files``, ``.partitions``,
 ``.all_entries``, ``.all_files``, ``.all_data_files``, ``.all_delete_files`` and ``.position_deletes``.
@@ -19,7 +20,6 @@ from typing import TYPE_CHECKING, Any, Literal, TypeAlias, overload
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from icebook.analysis.ancestry import ancestor_ids
 from icebook.analysis.engine_choice import Engine, EngineName
 from icebook.analysis.resolve import At, resolve_snapshot
 from icebook.analysis.store.entries import Entries
@@ -38,20 +38,26 @@ from icebook.analysis.tables.listing_size import (
     of_content,
     warn_if_large,
 )
-from icebook.analysis.tables.partition_summaries import partition_summaries_arrow
+from icebook.analysis.tables.metadata_tables import (
+    history_arrow,
+    manifests_arrow,
+    metadata_log_entries_arrow,
+    refs_arrow,
+    snapshots_arrow,
+)
 from icebook.analysis.tables.position_deletes import position_deletes_arrow
-from icebook.errors import EngineError, OptionError
+from icebook.errors import EngineError, IcebookError, OptionError
+from icebook.io.arrow_columns import single_array
 from icebook.io.avro import ENTRY_COLUMNS
-from icebook.spec.manifest import ManifestContent, ManifestFile
+from icebook.spec.manifest import ManifestFile
 from icebook.spec.metadata import TableMetadata
-from icebook.spec.snapshots import Branch, Snapshot, snapshot_sequence_number
+from icebook.spec.snapshots import Snapshot
 
 if TYPE_CHECKING:
     import pandas as pd
     import polars as pl
 
 Listing: TypeAlias = "pd.DataFrame | pa.RecordBatchReader | pl.LazyFrame"
-TS = pa.timestamp("ms", tz="UTC")
 DATA_FILE_COLUMNS = (
     "content",
     "file_path",
@@ -98,121 +104,6 @@ def to_pandas(table: pa.Table) -> pd.DataFrame:
     return table.to_pandas(types_mapper=mapper)
 
 
-# ------------------------------------------------------------------ snapshot-level tables
-
-
-def snapshots_arrow(metadata: TableMetadata) -> pa.Table:
-    snaps = metadata.snapshots
-    return pa.table(
-        {
-            "committed_at": pa.array([s.timestamp_ms for s in snaps], pa.int64()).cast(TS),
-            "snapshot_id": pa.array([s.snapshot_id for s in snaps], pa.int64()),
-            "parent_id": pa.array([s.parent_snapshot_id for s in snaps], pa.int64()),
-            "operation": pa.array([s.operation for s in snaps], pa.string()),
-            "manifest_list": pa.array([s.manifest_list for s in snaps], pa.string()),
-            "summary": pa.array(
-                # Spark shows ``operation`` as its own column, not inside the summary map.
-                [[kv for kv in (s.summary or {}).items() if kv[0] != "operation"] for s in snaps],
-                pa.map_(pa.string(), pa.string()),
-            ),
-        }
-    )
-
-
-def history_arrow(metadata: TableMetadata) -> pa.Table:
-    ancestors = set(ancestor_ids(metadata, metadata.current_snapshot_id))
-    known = {s.snapshot_id: s for s in metadata.snapshots}
-    log = metadata.snapshot_log
-    return pa.table(
-        {
-            "made_current_at": pa.array([e.timestamp_ms for e in log], pa.int64()).cast(TS),
-            "snapshot_id": pa.array([e.snapshot_id for e in log], pa.int64()),
-            "parent_id": pa.array(
-                [known[e.snapshot_id].parent_snapshot_id if e.snapshot_id in known else None for e in log], pa.int64()
-            ),
-            "is_current_ancestor": pa.array([e.snapshot_id in ancestors for e in log], pa.bool_()),
-        }
-    )
-
-
-def refs_arrow(metadata: TableMetadata) -> pa.Table:
-    refs = list(metadata.refs.items())
-    return pa.table(
-        {
-            "name": pa.array([n for n, _ in refs], pa.string()),
-            "type": pa.array([r.type.upper() for _, r in refs], pa.string()),
-            "snapshot_id": pa.array([r.snapshot_id for _, r in refs], pa.int64()),
-            "max_reference_age_in_ms": pa.array([r.max_ref_age_ms for _, r in refs], pa.int64()),
-            "min_snapshots_to_keep": pa.array(
-                [r.min_snapshots_to_keep if isinstance(r, Branch) else None for _, r in refs], pa.int32()
-            ),
-            "max_snapshot_age_in_ms": pa.array(
-                [r.max_snapshot_age_ms if isinstance(r, Branch) else None for _, r in refs], pa.int64()
-            ),
-        }
-    )
-
-
-def metadata_log_entries_arrow(metadata: TableMetadata, metadata_location: str) -> pa.Table:
-    """Previous metadata files plus the current one; ``latest_*`` describe the snapshot that was
-    current on main when each file was written (the snapshot-log rule)."""
-    entries = [(e.timestamp_ms, e.metadata_file) for e in metadata.metadata_log]
-    entries.append((metadata.last_updated_ms, metadata_location))
-    snap_ids, schema_ids, seqs = [], [], []
-    for ts, _ in entries:
-        chosen = None
-        for log_entry in metadata.snapshot_log:
-            if log_entry.timestamp_ms <= ts:
-                chosen = log_entry.snapshot_id
-        snap = _maybe_snapshot(metadata, chosen)
-        snap_ids.append(chosen)
-        schema_ids.append(snap.schema_id if snap else None)
-        seqs.append(snapshot_sequence_number(snap) if snap else None)
-    return pa.table(
-        {
-            "timestamp": pa.array([t for t, _ in entries], pa.int64()).cast(TS),
-            "file": pa.array([f for _, f in entries], pa.string()),
-            "latest_snapshot_id": pa.array(snap_ids, pa.int64()),
-            "latest_schema_id": pa.array(schema_ids, pa.int32()),
-            "latest_sequence_number": pa.array(seqs, pa.int64()),
-        }
-    )
-
-
-def _maybe_snapshot(metadata: TableMetadata, snapshot_id: int | None) -> Snapshot | None:
-    if snapshot_id is None:
-        return None
-    return next((s for s in metadata.snapshots if s.snapshot_id == snapshot_id), None)
-
-
-# ------------------------------------------------------------------ manifest-level tables
-
-
-def manifests_arrow(metadata: TableMetadata, manifests: Iterable[ManifestFile]) -> pa.Table:
-    ms = list(manifests)
-
-    def count(m: ManifestFile, state: str, content: ManifestContent) -> int:
-        # Spark reports a data manifest's counts as data-file counts and zero delete-file counts.
-        value: int | None = getattr(m, f"{state}_files_count")
-        return (value or 0) if (m.content or ManifestContent.DATA) == content else 0
-
-    return pa.table(
-        {
-            "content": pa.array([int(m.content or ManifestContent.DATA) for m in ms], pa.int32()),
-            "path": pa.array([m.manifest_path for m in ms], pa.string()),
-            "length": pa.array([m.manifest_length for m in ms], pa.int64()),
-            "partition_spec_id": pa.array([m.partition_spec_id for m in ms], pa.int32()),
-            "added_snapshot_id": pa.array([m.added_snapshot_id for m in ms], pa.int64()),
-            **{
-                f"{state}_{kind}_files_count": pa.array([count(m, state, content) for m in ms], pa.int32())
-                for kind, content in (("data", ManifestContent.DATA), ("delete", ManifestContent.DELETES))
-                for state in ("added", "existing", "deleted")
-            },
-            "partition_summaries": partition_summaries_arrow(metadata, ms),
-        }
-    )
-
-
 # ------------------------------------------------------------------ file-level tables
 
 
@@ -227,7 +118,7 @@ def manifest_entries_table(
     """One manifest's entries (only ADDED and EXISTING when ``live_only``), the partition re-shaped to
     the table-wide partition type so that manifests of every spec concatenate (``keep``, ``columns``: see
     ``ManifestStore.entries``)."""
-    table = store.entries(manifest, columns, keep=keep)
+    table = store.entries(manifest, columns, keep=keep).replace_schema_metadata(None)  # the decoder's facts
     if live_only:
         table = Entries(table).alive().table
     if "partition" not in table.column_names:  # not asked for, and not decoded
@@ -314,10 +205,24 @@ def manifest_entries_arrow(
     """Every entry (ADDED, EXISTING and DELETED) of ``manifests``."""
     metadata = store.metadata
     manifests = tuple(manifests)
-    store.many_entries(manifests, progress=progress)
-    parts = [manifest_entries_table(store, m, live_only=False) for m in manifests]
-    origin = RowFiles.of([(m.manifest_path, part.num_rows) for m, part in zip(manifests, parts, strict=True)])
-    table = _concat(parts)
+
+    def one_manifest(manifest: ManifestFile) -> pa.Table:
+        # Shaped manifest by manifest, as the files listing is: the Arrow and numpy kernels release the GIL,
+        # and nothing is combined into one copy of every column.
+        table = manifest_entries_table(store, manifest, live_only=False)
+        return entries_shaped(metadata, table, origin=manifest.manifest_path)
+
+    try:
+        table = _concat(parallel_map(one_manifest, manifests, progress=progress, label="manifests"))
+    except IcebookError as exc:
+        if getattr(exc, "may_pass", False):  # a decoder's deadline or death: not tried again here
+            raise
+        # A bound that does not decode is named by its row in the whole listing: the shaping of the whole
+        # table raises that error (a manifest that failed to decode raises its kept error again).
+        parts = [manifest_entries_table(store, m, live_only=False) for m in manifests]
+        origin = RowFiles.of([(m.manifest_path, part.num_rows) for m, part in zip(manifests, parts, strict=True)])
+        entries_shaped(metadata, pa.concat_tables(parts, promote_options="permissive"), origin=origin)
+        raise
     if table is None:
         empty = empty_files_table(store)
         data_file = pa.StructArray.from_arrays(
@@ -333,7 +238,7 @@ def manifest_entries_arrow(
                 "readable_metrics": empty.column("readable_metrics").combine_chunks(),
             }
         )
-    return entries_shaped(metadata, table, origin=origin)
+    return table
 
 
 def entries_shaped(metadata: TableMetadata, table: pa.Table, *, origin: Origin = "<manifest>") -> pa.Table:
@@ -341,7 +246,7 @@ def entries_shaped(metadata: TableMetadata, table: pa.Table, *, origin: Origin =
     sequence numbers, the ``data_file`` struct and ``readable_metrics``; ``origin`` names the manifest of
     each row (for the error of a bound that does not decode)."""
     data_file = pa.StructArray.from_arrays(
-        [table.column(c).combine_chunks() for c in DATA_FILE_COLUMNS], names=list(DATA_FILE_COLUMNS)
+        [single_array(table.column(c)) for c in DATA_FILE_COLUMNS], names=list(DATA_FILE_COLUMNS)
     )
     metrics = readable_metrics(table, metadata.current_schema(), file=origin)
     out = table.select(list(ENTRY_COLUMNS))
@@ -367,7 +272,7 @@ def spark_shaped(metadata: TableMetadata, files: pa.Table) -> pa.Table:
     if "partition" in files.column_names:
         files = files.drop_columns(["partition"])
     if "data_file" in files.column_names:
-        data_file = files.column("data_file").combine_chunks()
+        data_file = single_array(files.column("data_file"))
         keep = [i for i in range(data_file.type.num_fields) if data_file.type.field(i).name != "partition"]
         slim = pa.StructArray.from_arrays(
             [data_file.field(i) for i in keep],

@@ -24,6 +24,7 @@ from icebook.analysis.tables.inspect import (
     spark_shaped,
 )
 from icebook.analysis.tables.listing_size import ListingContent, of_content
+from icebook.io.arrow_columns import single_chunks
 from icebook.spec.manifest import ManifestFile
 from icebook.spec.snapshots import Snapshot
 
@@ -101,7 +102,7 @@ def _reader(
     def batches() -> Iterator[pa.RecordBatch]:
         for table in read_ahead(one, manifests):
             if table.num_rows:
-                yield from (table if table.schema == schema else table.cast(schema)).combine_chunks().to_batches()
+                yield from single_chunks(table if table.schema == schema else table.cast(schema)).to_batches()
         if snapshot is not None:
             store.verify_snapshot(snapshot)
 
