@@ -122,7 +122,8 @@ class _Worker:
         package_root = str(Path(__file__).resolve().parents[2])
         env["PYTHONPATH"] = os.pathsep.join(p for p in (package_root, env.get("PYTHONPATH")) if p)
         self.proc = subprocess.Popen(
-            [sys.executable, "-m", "icebook.io.decode_worker"],
+            # -P: the worker imports the kernel's icebook, never an ``icebook`` folder in the current directory
+            [sys.executable, "-P", "-m", "icebook.io.decode_worker"],
             stdin=subprocess.PIPE,
             stdout=subprocess.PIPE,
             stderr=self.stderr,

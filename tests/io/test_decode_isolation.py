@@ -192,3 +192,17 @@ def test_a_deflate_block_zlib_refuses_is_named_before_any_decoder_reads_it() -> 
     check_deflate_blocks(data, framing, PATH, kind="manifest")  # the undamaged file passes
     kind, value = _within_limit(lambda: read_manifest_entries(MemoryIO(damaged), _manifest(damaged)))
     assert kind == "raised" and isinstance(value, MetadataError) and "deflate" in str(value), value
+
+
+def test_a_folder_named_icebook_in_the_current_directory_never_reaches_a_worker(
+    tmp_path: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # ``python -m`` puts the current directory first on the path: a worker started from a folder holding an
+    # ``icebook`` of its own would decode with that code (or fail to start) instead of the kernel's.
+    (tmp_path / "icebook" / "io").mkdir(parents=True)
+    (tmp_path / "icebook" / "__init__.py").write_text("raise SystemExit('a foreign icebook was imported')\n")
+    (tmp_path / "icebook" / "io" / "__init__.py").write_text("")
+    monkeypatch.chdir(tmp_path)
+    POOL.shutdown()  # the next read starts a worker from this directory
+    table = read_manifest_entries(MemoryIO(CLEAN), _manifest(CLEAN))
+    assert table.num_rows == 6
