@@ -38,6 +38,7 @@ from icebook.analysis.store.reachable import (
     snapshots_by_id,
     unique_manifests,
 )
+from icebook.analysis.store.table_like import TableLike
 from icebook.errors import IcebookError, OptionError
 from icebook.spec import properties
 from icebook.spec.manifest import FileKind, ManifestFile
@@ -227,8 +228,7 @@ def _ref_age_limit(ref: Ref, r: Retention) -> int:
 
 
 def expire_preview(
-    metadata: TableMetadata,
-    store: ManifestStore,
+    table: TableLike,
     *,
     older_than_ms: int | None = None,
     retain_last: int | None = None,
@@ -237,6 +237,7 @@ def expire_preview(
     progress: bool = True,
 ) -> ExpirePreview:
     """The snapshots and files ``expire_snapshots(older_than, retain_last, snapshot_ids)`` would remove."""
+    metadata, store = table.metadata, table.store
     r, fates, ref_fates = expiry_fates(
         metadata, older_than_ms=older_than_ms, retain_last=retain_last, snapshot_ids=snapshot_ids, now_ms=now_ms
     )

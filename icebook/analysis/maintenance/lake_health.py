@@ -187,7 +187,7 @@ def metadata_debts(metadata: TableMetadata, card: TableCard, now_ms: int) -> tup
                     title=f"{card.data_files} data files of {byte_size(mean)} on average "
                     f"(compaction's minimum: {byte_size(options.min_file_size_bytes)})",
                     weight=card.data_files,
-                    procedure=ProcedureCall(name="rewrite_data_files", icebook="t.rewrite_data_files()"),
+                    procedure=ProcedureCall(name="rewrite_data_files", icebook="t.maintenance.rewrite_data_files()"),
                 )
             )
     if card.delete_files:
@@ -203,7 +203,7 @@ def metadata_debts(metadata: TableMetadata, card: TableCard, now_ms: int) -> tup
                 procedure=ProcedureCall(
                     name="rewrite_data_files",
                     args=(("options", "map('delete-file-threshold', '1')"),),
-                    icebook="t.rewrite_data_files(options={'delete-file-threshold': 1})",
+                    icebook="t.maintenance.rewrite_data_files(options={'delete-file-threshold': 1})",
                 ),
             )
         )
@@ -218,7 +218,7 @@ def metadata_debts(metadata: TableMetadata, card: TableCard, now_ms: int) -> tup
                 kind=Area.HISTORY,
                 title=f"{len(expired)} of {len(fates)} snapshots are past the table's retention",
                 weight=len(expired),
-                procedure=ProcedureCall(name="expire_snapshots", icebook="t.expire_snapshots()"),
+                procedure=ProcedureCall(name="expire_snapshots", icebook="t.maintenance.expire_snapshots()"),
             )
         )
     stale = sorted(r.name for r in ref_fates if r.removed)
@@ -228,7 +228,7 @@ def metadata_debts(metadata: TableMetadata, card: TableCard, now_ms: int) -> tup
                 kind=Area.REFS,
                 title=f"refs past their max age: {', '.join(stale)}",
                 weight=len(stale),
-                procedure=ProcedureCall(name="expire_snapshots", icebook="t.expire_snapshots()"),
+                procedure=ProcedureCall(name="expire_snapshots", icebook="t.maintenance.expire_snapshots()"),
             )
         )
     return tuple(out)
