@@ -107,7 +107,7 @@ class Table:
         """Spark-shaped metadata tables: ``t.inspect.files()``, ``t.inspect.snapshots()``, ..."""
         from icebook.analysis.tables.inspect import Inspector
 
-        return Inspector(self.metadata, self.metadata_location, self.store, spark_partitions=self._spark_partitions)
+        return Inspector(self, spark_partitions=self._spark_partitions)
 
     @property
     def maintenance(self) -> TableMaintenance:
