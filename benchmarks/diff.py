@@ -3,7 +3,7 @@
 Measured in one run, on the same table (built or reused by ``large_table.py``), for every
 parent -> child pair of its history:
 
-a. icebook diff:  ``diff(metadata, store, a, b)``: the two manifest lists plus only the manifests
+a. icebook diff:  ``diff(table, a, b)``: the two manifest lists plus only the manifests
                   the snapshots do not share.
 b. full listings: ``t.inspect.files(at=a)`` and ``t.inspect.files(at=b)``, then the set difference
                   of (file_path, content_offset). One table object serves both listings, so the
@@ -56,7 +56,7 @@ def run_diff(location: Path, a: int, b: int) -> tuple[Any, float]:
 
     t = icebook.open(location)
     started = time.perf_counter()
-    d = diff(t.metadata, t.store, a, b, progress=False)
+    d = diff(t, a, b, progress=False)
     seconds = time.perf_counter() - started
     return (d, t.store.reads), seconds
 

@@ -1,4 +1,4 @@
-"""Benchmark: a cold ``t.health()`` against its peer, one cold ``t.inspect.files()`` of the same table.
+"""Benchmark: a cold ``t.maintenance.health()`` against its peer, one cold ``t.inspect.files()`` of the same table.
 
 Each is measured in a fresh Python process with the manifest disk cache off (``ICEBOOK_MANIFEST_CACHE=off``),
 so each reads every manifest it needs from the files; the peak resident memory of that process is read
@@ -34,7 +34,7 @@ location, what, list_files = sys.argv[1], sys.argv[2], sys.argv[3] == "1"
 started = time.perf_counter()
 t = icebook.open(location)
 if what == "health":
-    report = t.health(list_files=list_files)
+    report = t.maintenance.health(list_files=list_files)
     size = report.files.data_files
     note = report.summary()
 else:

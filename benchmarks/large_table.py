@@ -380,7 +380,7 @@ else:
     import icebook.analysis.maintenance.health, icebook.analysis.scan.planner, icebook.analysis.tables.inspect
 started = time.perf_counter()
 if what == "health":
-    report = icebook.open(location).health()
+    report = icebook.open(location).maintenance.health()
     count = len(report.files.partitions)
 elif what == "partitions":
     count = len(icebook.open(location).inspect.partitions())

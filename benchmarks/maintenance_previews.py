@@ -2,10 +2,10 @@
 
 On the large metadata-only table (``large_table.py``):
 
-a. compaction: ``t.compaction_preview()`` vs Iceberg's ``BinPackRewriteFilePlanner.plan()`` in the Spark
+a. compaction: ``t.maintenance.compaction_preview()`` vs Iceberg's ``BinPackRewriteFilePlanner.plan()`` in the Spark
    JVM (what ``rewrite_data_files`` plans before it rewrites anything);
-b. orphans: ``t.orphans()`` vs ``remove_orphan_files(dry_run => true)`` (default cutoff, three days);
-c. expiry: ``t.expire_preview(older_than=<the newest snapshot>)`` (icebook only: Spark has no dry run
+b. orphans: ``t.maintenance.orphans()`` vs ``remove_orphan_files(dry_run => true)`` (default cutoff, three days);
+c. expiry: ``t.maintenance.expire_preview(older_than=<the newest snapshot>)`` (icebook only: Spark has no dry run
    for expire_snapshots; its ``ExpireSnapshots.apply()`` gives the snapshots, timed as the peer).
 
 Prints seconds per step and the ratio peer / icebook (above 1: icebook is faster), and checks the
@@ -63,13 +63,13 @@ def main(argv: list[str] | None = None) -> int:
     def fresh() -> Any:
         return icebook.open(str(location))  # a new table object: nothing cached between runs
 
-    preview, ours = timed(args.runs, lambda: fresh().compaction_preview())
+    preview, ours = timed(args.runs, lambda: fresh().maintenance.compaction_preview())
     theirs_groups, theirs = timed(args.runs, lambda: java_plan_groups(spark, identifier))
     same = {g.paths for g in preview.groups} == theirs_groups
     ok &= same
     rows.append((f"compaction plan ({len(preview.groups)} groups, same: {same})", ours, theirs))
 
-    report, ours = timed(args.runs, lambda: fresh().orphans())
+    report, ours = timed(args.runs, lambda: fresh().maintenance.orphans())
     listed, theirs = timed(
         args.runs,
         lambda: [
@@ -86,7 +86,7 @@ def main(argv: list[str] | None = None) -> int:
 
     t = fresh()
     older_than = max(s.timestamp_ms for s in t.snapshots)
-    expiry, ours = timed(args.runs, lambda: fresh().expire_preview(older_than=older_than))
+    expiry, ours = timed(args.runs, lambda: fresh().maintenance.expire_preview(older_than=older_than))
     expired, theirs = timed(args.runs, lambda: java_expired(spark, identifier, older_than))
     same = set(expiry.expired_snapshot_ids) == expired
     ok &= same

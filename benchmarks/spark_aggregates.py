@@ -1,6 +1,6 @@
 """Benchmark: the metadata aggregates of a large table on both engines, in one run.
 
-a. local: ``t.inspect.partitions()`` and ``t.file_measures()`` (the health report's files section)
+a. local: ``t.inspect.partitions()`` and ``t.maintenance.file_measures()`` (the health report's files section)
 b. Spark: the same with ``engine="spark"`` on the local Spark session (GROUP BYs over Spark's metadata
    tables; one row per partition reaches Python)
 
@@ -44,11 +44,13 @@ def main(location: str) -> int:
     timed("start Spark", lambda: icebook.spark.session(progress=False))
     spark_side = icebook.open(location)
     spark_partitions = timed("spark  inspect.partitions()", lambda: spark_side.inspect.partitions(engine="spark"))
-    spark_measures = timed("spark  file_measures()", lambda: spark_side.file_measures(engine="spark"))
+    spark_measures = timed(
+        "spark  maintenance.file_measures()", lambda: spark_side.maintenance.file_measures(engine="spark")
+    )
     print(f"peak Python RSS after Spark: {peak_mib():.0f} MiB")
     local_side = icebook.open(location)
     local_partitions = timed("local  inspect.partitions()", local_side.inspect.partitions)
-    local_measures = timed("local  file_measures()", local_side.file_measures)
+    local_measures = timed("local  maintenance.file_measures()", local_side.maintenance.file_measures)
     print(f"peak Python RSS after local: {peak_mib():.0f} MiB")
     same = spark_partitions.equals(local_partitions) and spark_measures == local_measures
     print(f"{len(local_partitions)} partitions, {local_measures.data_files} data files; same answers: {same}")

@@ -457,7 +457,7 @@ def test_a_deletion_vector_naming_no_data_file_is_one_error_in_diff_timelapse_an
     for view in (
         lambda: t.diff(t.snapshots[0].snapshot_id, current.snapshot_id),
         t.timelapse,
-        lambda: t.health(list_files=False),
+        lambda: t.maintenance.health(list_files=False),
     ):
         with pytest.raises(MetadataError) as raised:
             within_limit(view)

@@ -100,7 +100,7 @@ def test_conflicting_commits_fail_validation_in_the_java_api(raced: dict[str, An
 
 def test_losers_leave_orphans_that_spark_also_finds(raced: dict[str, Any], spark: Any) -> None:
     table = icebook.open(raced["location"])
-    ours = {str(Path(p).resolve()) for p in table.orphans(older_than=dt.timedelta(0)).paths}
+    ours = {str(Path(p).resolve()) for p in table.maintenance.orphans(older_than=dt.timedelta(0)).paths}
     theirs = {str(Path(p).resolve()) for p in java_orphans(spark, raced["location"])}
     assert ours == theirs
     names = sorted(Path(p).name.rsplit("-", 5)[0] for p in ours)
@@ -114,7 +114,7 @@ def test_built_concurrent_writes_table_matches_spark(spark: Any, scenario_locati
     assert sorted(attempts.values()) == [1] * 7 + [2] * 2
     for s in table.snapshots:
         assert parse_manifest_list_name(s.manifest_list or "").attempt == attempts[s.snapshot_id]
-    ours = {str(Path(p).resolve()) for p in table.orphans(older_than=dt.timedelta(0)).paths}
+    ours = {str(Path(p).resolve()) for p in table.maintenance.orphans(older_than=dt.timedelta(0)).paths}
     assert ours == {str(Path(p).resolve()) for p in java_orphans(spark, str(scenario_locations["concurrent_writes"]))}
 
 

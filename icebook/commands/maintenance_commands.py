@@ -73,12 +73,12 @@ def _health(call: Call) -> Any:
         listing = not args.no_listing
 
         def deep(identifier: str) -> HealthReport:
-            return open_table(identifier).health(list_files=listing)
+            return open_table(identifier).maintenance.health(list_files=listing)
 
         return lake_health(*target, deep=None if args.quick else deep)
     if args.quick:
         raise CommandError("health --quick is for CATALOG.NAMESPACE; a table's report reads its manifests")
-    return target.health(at=args.at, list_files=not args.no_listing)
+    return target.maintenance.health(at=args.at, list_files=not args.no_listing)
 
 
 def _maintain_arguments(p: argparse.ArgumentParser, _context: Context) -> None:
@@ -123,22 +123,27 @@ def _not_for(action: str, args: argparse.Namespace, names: tuple[str, ...]) -> N
 
 
 def _maintain(call: Call) -> Any:
-    args, t = call.args, call.table
+    """``--dry-run`` calls the action's preview (``t.maintenance.expire_preview``, ...), else its procedure."""
+    args, m = call.args, call.table.maintenance
     action, dry = args.action, args.dry_run
     if action == "expire":
         _not_for(action, args, ("location", "where", "option"))
-        return t.expire_snapshots(_older_than(args), args.retain_last, dry_run=dry)
+        expire = m.expire_preview if dry else m.expire_snapshots
+        return expire(_older_than(args), args.retain_last)
     if action == "orphans":
         _not_for(action, args, ("retain_last", "where", "option"))
-        return t.remove_orphan_files(_older_than(args), args.location, dry_run=dry)
+        remove = m.orphans if dry else m.remove_orphan_files
+        return remove(_older_than(args), args.location)
     if action == "compact":
         _not_for(action, args, ("older_than", "older_than_days", "retain_last", "location"))
-        return t.rewrite_data_files(_options(args.option) or None, args.where, dry_run=dry)
+        compact = m.compaction_preview if dry else m.rewrite_data_files
+        return compact(_options(args.option) or None, args.where)
     _not_for(action, args, ("older_than", "older_than_days", "retain_last", "location", "where"))
     if action == "rewrite-manifests":
         _not_for(action, args, ("option",))
-        return t.rewrite_manifests(dry_run=dry)
-    return t.rewrite_position_delete_files(_options(args.option) or None, dry_run=dry)
+        return m.manifest_rewrite_preview() if dry else m.rewrite_manifests()
+    rewrite = m.delete_rewrite_preview if dry else m.rewrite_position_delete_files
+    return rewrite(_options(args.option) or None)
 
 
 def _why_arguments(p: argparse.ArgumentParser, _context: Context) -> None:
@@ -151,7 +156,7 @@ def _why_arguments(p: argparse.ArgumentParser, _context: Context) -> None:
 
 def _why(call: Call) -> Any:
     args = call.args
-    return call.table.why_kept(args.path, _older_than(args), args.retain_last)
+    return call.table.maintenance.why_kept(args.path, _older_than(args), args.retain_last)
 
 
 def _table_command(name: str, method: str, text: str, *, at: bool) -> Command:

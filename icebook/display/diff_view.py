@@ -22,7 +22,7 @@ def compute_diff(table: TableLike, a: Any, b: Any = None) -> SnapshotDiff:
     if callable(method):
         result: SnapshotDiff = method(a, b)
         return result
-    return analysis_diff(table.metadata, table.store, a, b, progress=False)
+    return analysis_diff(table, a, b, progress=False)
 
 
 def point_options(table: TableLike) -> list[tuple[str, Any]]:

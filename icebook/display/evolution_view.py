@@ -17,7 +17,7 @@ def compute_evolution(table: TableLike) -> Evolution:
     if callable(method):
         result: Evolution = method()
         return result
-    return analysis_evolution(table.metadata, table.store)
+    return analysis_evolution(table)
 
 
 class EvolutionView(StaticHTML, W.VBox):  # type: ignore[misc]

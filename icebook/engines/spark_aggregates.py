@@ -1,5 +1,5 @@
 """Metadata aggregates computed by Spark over Iceberg's own metadata tables, for tables one machine
-cannot summarise: ``t.inspect.partitions(at, engine="spark")`` and ``t.file_measures(at, engine="spark")``.
+cannot summarise: ``t.inspect.partitions(at, engine="spark")`` and ``t.maintenance.file_measures(at, engine="spark")``.
 
 Spark reads the exact metadata file icebook opened as a static table (``<metadata file>#<metadata
 table>``) pinned to the snapshot by ``versionAsOf``, so both engines answer for the same state. Every

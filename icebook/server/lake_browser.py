@@ -182,7 +182,7 @@ def table_page(
 def deep_health(identifier: str) -> dict[str, Any]:
     """The table's full health (manifests read, location listed) as debts, on demand."""
     try:
-        report = open_table(identifier).health(list_files=True)
+        report = open_table(identifier).maintenance.health(list_files=True)
     except Exception as exc:
         return {"identifier": identifier, "error": one_line(exc)}
     debts = report_debts(report)

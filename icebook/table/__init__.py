@@ -18,7 +18,7 @@ from icebook.spec.filenames import parse_metadata_file_name
 from icebook.spec.metadata import MAIN_BRANCH, TableMetadata, commit_order
 from icebook.spec.schema import Schema
 from icebook.spec.snapshots import Branch, Ref, Snapshot
-from icebook.table.maintenance_methods import MaintenanceResult, TableMaintenance
+from icebook.table.table_maintenance import TableMaintenance
 
 # Opening a table and its first view import only the above; each analysis, engine and view is imported
 # by the method that uses it (pandas, pyarrow.compute and polars load with them).
@@ -42,8 +42,11 @@ if TYPE_CHECKING:
     from icebook.engines.spark_aggregates import SparkMetadataTables
 
 
-class Table(TableMaintenance):
-    """One Iceberg table as of one metadata file. Read-only: nothing here writes to the table."""
+class Table:
+    """One Iceberg table as of one metadata file. Its concerns are objects of their own: ``t.inspect`` (the
+    metadata tables) and ``t.maintenance`` (health, previews, procedures). It reads only, except the methods
+    that say they change the table through Spark (refs, write-audit-publish, ``t.maintenance``'s procedures),
+    each of which returns the table re-opened."""
 
     def __init__(
         self,
@@ -104,7 +107,13 @@ class Table(TableMaintenance):
         """Spark-shaped metadata tables: ``t.inspect.files()``, ``t.inspect.snapshots()``, ..."""
         from icebook.analysis.tables.inspect import Inspector
 
-        return Inspector(self.metadata, self.metadata_location, self.store, spark_partitions=self._spark_partitions)
+        return Inspector(self, spark_partitions=self._spark_partitions)
+
+    @property
+    def maintenance(self) -> TableMaintenance:
+        """Health, maintenance previews and Spark's procedures: ``t.maintenance.health()``,
+        ``t.maintenance.expire_preview(...)`` then ``t.maintenance.expire_snapshots(...)``, ..."""
+        return TableMaintenance(self)
 
     def _spark_metadata_tables(self, snapshot: Snapshot | None) -> SparkMetadataTables:
         from icebook.engines.spark_aggregates import SparkMetadataTables
@@ -128,7 +137,7 @@ class Table(TableMaintenance):
         specs, sort orders, properties. Reads only the manifests the two snapshots do not share."""
         from icebook.analysis.history.diff import diff
 
-        return diff(self.metadata, self.store, a, b)
+        return diff(self, a, b)
 
     def lineage(self) -> Lineage:
         """The snapshot graph: parents, branches and tags, main's ancestry, unreachable snapshots."""
@@ -140,7 +149,7 @@ class Table(TableMaintenance):
         """Schema, partition spec and sort order timelines aligned with snapshots."""
         from icebook.analysis.history.evolution import evolution
 
-        return evolution(self.metadata, self.store)
+        return evolution(self)
 
     def timelapse(
         self, ref: str | None = None, since: At = None, until: At = None, *, manifests: bool = True
@@ -150,7 +159,7 @@ class Table(TableMaintenance):
         ``manifests=False``: from the manifest lists' counts only."""
         from icebook.analysis.history.timelapse import timelapse
 
-        lapse = timelapse(self.metadata, self.store, ref, since, until, manifests=manifests)
+        lapse = timelapse(self, ref, since, until, manifests=manifests)
         return dataclasses.replace(lapse, source=self)
 
     # ------------------------------------------------------------------ reading through an engine
@@ -534,17 +543,4 @@ def _table_html(table: Table) -> str:
     return table_html(table)
 
 
-def _result_text(result: MaintenanceResult) -> str:
-    from icebook.display import maintenance_render
-
-    return maintenance_render.result_text(result.diff, result.output)
-
-
-def _result_html(result: MaintenanceResult) -> str:
-    from icebook.display import maintenance_render
-
-    return maintenance_render.result_html(result.diff, result.output)
-
-
 register(Table, text=repr, html=_table_html)
-register(MaintenanceResult, text=_result_text, html=_result_html)

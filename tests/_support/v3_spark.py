@@ -116,11 +116,11 @@ def check_diffs(side: SparkSide, t: Table) -> int:
     for s in t.snapshots:
         if s.parent_snapshot_id not in known:
             continue
-        d = diff(t.metadata, t.store, s.parent_snapshot_id, s.snapshot_id, progress=False)
+        d = diff(t, s.parent_snapshot_id, s.snapshot_id, progress=False)
         assert_v3_matches_spark(d.v3, side, s.parent_snapshot_id, s.snapshot_id, [s.snapshot_id])
         replaced += len(d.v3.replacements)
     first, last = t.snapshots[0], t.snapshot("main")
-    whole = diff(t.metadata, t.store, first.snapshot_id, last.snapshot_id, progress=False)
+    whole = diff(t, first.snapshot_id, last.snapshot_id, progress=False)
     assert_v3_matches_spark(
         whole.v3, side, first.snapshot_id, last.snapshot_id, [s.snapshot_id for s in whole.path.b_side]
     )
@@ -141,7 +141,7 @@ def check_timelapse(side: SparkSide, t: Table) -> None:
         assert f["dv_replacements"] == len(commit.replacements)
         assert_v3_matches_spark(commit, side, parent, sid, [sid])
         if parent is not None:
-            d = diff(t.metadata, t.store, parent, sid, progress=False)
+            d = diff(t, parent, sid, progress=False)
             assert (ours(d.v3.dv_changes), d.v3.row_ids, d.v3.commits) == (
                 ours(commit.dv_changes),
                 commit.row_ids,

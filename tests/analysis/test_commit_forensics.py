@@ -74,13 +74,13 @@ def test_forensics_show_a_retried_commit_a_failed_one_and_an_abandoned_one(catal
     d_uuid = "-".join(d_staged.manifest_list.removesuffix(".avro").split("-")[-5:])
 
     t = icebook.open(catalog.load_table("db.t").metadata_location)
-    found = commit_forensics(t, t.orphans(older_than=dt.timedelta(0)))
+    found = commit_forensics(t, t.maintenance.orphans(older_than=dt.timedelta(0)))
     assert [c.snapshot_id for c in found.retried] == [b_staged.snapshot_id]
     (retried,) = found.retried
     assert retried.first_commit_uuids == (first_uuid,) and retried.commit_uuid != first_uuid
     assert retried.attempt == 0 and retried.lost_attempts is None  # PyIceberg does not count attempts
     assert len(found.commits) == len(t.snapshots) and all(not c.retried for c in found.commits if c is not retried)
-    assert {f.path for f in found.leftovers} == set(t.orphans(older_than=dt.timedelta(0)).paths)
+    assert {f.path for f in found.leftovers} == set(t.maintenance.orphans(older_than=dt.timedelta(0)).paths)
     assert {_plain(f.path) for f in found.leftovers_of(c_uuid)} == {_plain(p) for p in c_left}
     abandoned = {f.kind: f for f in found.leftovers_of(d_uuid)}
     assert set(abandoned) == {"data", "manifest", "manifest list"}
@@ -98,7 +98,7 @@ def test_the_lessons_race_table_forensics(scenario_locations: dict[str, Path]) -
     """The optimistic-concurrency lesson's table (a Hadoop table raced through the Java API): the retried append
     and compaction (attempt 2), and the two data files the writers that failed validation left."""
     t = icebook.open(str(scenario_locations["concurrent_writes"]))
-    found = t.commit_forensics(older_than=dt.timedelta(0))
+    found = t.maintenance.commit_forensics(older_than=dt.timedelta(0))
     assert sorted(c.operation or "" for c in found.retried) == ["append", "replace"]
     assert all(c.attempt == 2 and c.lost_attempts == 1 and not c.first_commit_uuids for c in found.retried)
     assert [c.snapshot_id for c in found.commits] == [s.snapshot_id for s in t.snapshots]

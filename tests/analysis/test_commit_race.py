@@ -90,8 +90,8 @@ def test_two_writers_race_and_the_forensics_tell_what_they_did(spark: Any, race_
     theirs = sorted(tuple(r) for r in spark.sql(f"SELECT round, writer, n FROM {name}.db.race").collect())
     assert theirs == rows
 
-    orphans = t.orphans(older_than=dt.timedelta(0))
-    found = t.commit_forensics(older_than=dt.timedelta(0))
+    orphans = t.maintenance.orphans(older_than=dt.timedelta(0))
+    found = t.maintenance.commit_forensics(older_than=dt.timedelta(0))
     assert found.orphans.paths == orphans.paths
     evidence = {c.snapshot_id: c for c in found.commits}
     retried_by_writers = set()

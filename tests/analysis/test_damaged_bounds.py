@@ -87,7 +87,7 @@ def test_a_flipped_byte_in_a_string_lower_bound(written: Written) -> None:
     # Reading and planning prune with bounds: a damaged one prunes nothing, and the answers stay the same.
     assert table.read().equals(rows)
     assert table.scan().task_count == tasks == 1
-    report = table.health(list_files=False)
+    report = table.maintenance.health(list_files=False)
     (finding,) = [f for f in report.findings if "column bounds" in f.title]
     assert finding.title.startswith("1 column bounds") and written.manifest.name in finding.detail
     assert "lower_bounds of column 'name'" in finding.detail
@@ -108,7 +108,7 @@ def test_every_damaged_bound_is_a_finding(written: Written) -> None:
     table = icebook.open(written.metadata_location)
     with pytest.raises(MetadataError, match=r"lower_bounds of column 'city' \(field id 3\)"):
         table.inspect.files()  # the first column by name is the first reported
-    (finding,) = [f for f in table.health(list_files=False).findings if "column bounds" in f.title]
+    (finding,) = [f for f in table.maintenance.health(list_files=False).findings if "column bounds" in f.title]
     assert finding.title.startswith("4 column bounds")
     for bound in ("lower_bounds", "upper_bounds"):
         for column in ("name", "city"):
@@ -117,7 +117,7 @@ def test_every_damaged_bound_is_a_finding(written: Written) -> None:
 
 def test_an_undamaged_table_has_no_bounds_finding(written: Written) -> None:
     table = icebook.open(written.metadata_location)
-    assert not [f for f in table.health(list_files=False).findings if "column bounds" in f.title]
+    assert not [f for f in table.maintenance.health(list_files=False).findings if "column bounds" in f.title]
     metrics = table.inspect.files()["readable_metrics"][0]
     assert metrics["name"]["lower_bound"] == LOWER_NAME.decode() + "n"
 

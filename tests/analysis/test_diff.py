@@ -100,7 +100,7 @@ def test_added_and_removed_files_equal_spark_set_differences(spark: Any, tables:
     spark_files = SparkFiles(spark, None if SCENARIOS[name].spark_reads else t.location)
     checked = 0
     for a, b in pairs(t):
-        d = diff(t.metadata, t.store, a, b, progress=False)
+        d = diff(t, a, b, progress=False)
         assert_matches_spark(d, spark_files, SCENARIOS[name].table)
         checked += 1
     assert checked >= len(t.snapshots)
@@ -112,12 +112,12 @@ def test_across_branches_and_tags_equal_spark(spark: Any, tables: dict[str, Tabl
     refs = {r.name: r.snapshot_id for r in spark.sql("SELECT name, snapshot_id FROM lake.db.events.refs").collect()}
     tag = refs["release-2024-01"]
     for a, b in [("main", "audit"), ("audit", "main"), ("release-2024-01", "audit"), ("audit", "release-2024-01")]:
-        d = diff(t.metadata, t.store, a, b, progress=False)
+        d = diff(t, a, b, progress=False)
         assert d.a is not None and d.b is not None
         assert (d.a.snapshot_id, d.b.snapshot_id) == (refs[a], refs[b])
         assert_matches_spark(d, spark_files, "lake.db.events")
 
-    across = diff(t.metadata, t.store, "main", "audit", progress=False)
+    across = diff(t, "main", "audit", progress=False)
     # main and audit diverged at the tagged snapshot: one commit on main, two on the branch.
     assert across.path.relation == "diverged"
     assert across.path.common_ancestor == tag
@@ -125,10 +125,10 @@ def test_across_branches_and_tags_equal_spark(spark: Any, tables: dict[str, Tabl
     assert [s.operation for s in across.path.b_side] == ["append", "delete"]
     assert across.path.b_side[-1].snapshot_id == refs["audit"]
 
-    forward = diff(t.metadata, t.store, "release-2024-01", "audit", progress=False)
+    forward = diff(t, "release-2024-01", "audit", progress=False)
     assert forward.path.relation == "a_before_b"
     assert [s.snapshot_id for s in forward.path.b_side][-1] == refs["audit"]
-    backward = diff(t.metadata, t.store, "audit", "release-2024-01", progress=False)
+    backward = diff(t, "audit", "release-2024-01", progress=False)
     assert backward.path.relation == "b_before_a"
     assert ours(backward.added_files) == ours(forward.removed_files)
     assert ours(backward.removed_files) == ours(forward.added_files)
@@ -137,8 +137,8 @@ def test_across_branches_and_tags_equal_spark(spark: Any, tables: dict[str, Tabl
 def test_points_in_time_resolve_like_refs(tables: dict[str, Table]) -> None:
     t = tables["events"]
     log = t.metadata.snapshot_log
-    by_time = diff(t.metadata, t.store, _iso(log[0].timestamp_ms), _iso(log[-1].timestamp_ms), progress=False)
-    by_id = diff(t.metadata, t.store, log[0].snapshot_id, log[-1].snapshot_id, progress=False)
+    by_time = diff(t, _iso(log[0].timestamp_ms), _iso(log[-1].timestamp_ms), progress=False)
+    by_id = diff(t, log[0].snapshot_id, log[-1].snapshot_id, progress=False)
     assert ours(by_time.added_files) == ours(by_id.added_files)
     assert by_time.a == by_id.a and by_time.b == by_id.b
 
@@ -162,7 +162,7 @@ def test_reads_only_the_manifests_the_snapshots_do_not_share(scenario_locations:
     for a, b in pairs(icebook.open(scenario_locations[name])):
         io = RecordingFileIO()
         t = open_table(str(scenario_locations[name]), fileio=io)
-        d = diff(t.metadata, t.store, a, b, read_history=False, progress=False)
+        d = diff(t, a, b, read_history=False, progress=False)
         unshared = {m.manifest_path for m in (*d.added_manifests, *d.removed_manifests)}
         shared = {m.manifest_path for m in d.shared_manifests}
         assert t.store.reads == d.manifests_read
@@ -182,7 +182,7 @@ def test_a_commit_that_reuses_manifests_reads_few(
     # The second append of events reuses the first manifest: the diff reads only the new one.
     t = open_table(str(scenario_locations["events"]))
     first, second = t.snapshots[0], t.snapshots[1]
-    d = diff(t.metadata, t.store, first.snapshot_id, second.snapshot_id, progress=False)
+    d = diff(t, first.snapshot_id, second.snapshot_id, progress=False)
     assert len(d.shared_manifests) == 1 and len(d.removed_manifests) == 0
     assert t.store.reads == len(d.added_manifests) == 1
     assert len(d.added_files) == 3 and d.removed_files.empty
@@ -193,7 +193,7 @@ def test_counts_agree_with_summary_totals(tables: dict[str, Table], name: str) -
     # total-records counts data-file records; total-data-files / total-delete-files count live files.
     t = tables[name]
     for a, b in pairs(t):
-        d = diff(t.metadata, t.store, a, b, progress=False)
+        d = diff(t, a, b, progress=False)
         deltas = dict(zip(d.summary_deltas["metric"], d.summary_deltas["delta"], strict=True))
         c = d.counts()
         assert deltas["total-records"] == c["added_records"] - c["removed_records"]
@@ -207,7 +207,7 @@ def test_counts_agree_with_summary_totals(tables: dict[str, Table], name: str) -
 
 def test_files_are_shaped_like_inspect_files(tables: dict[str, Table]) -> None:
     t = tables["events"]
-    d = diff(t.metadata, t.store, "main", "audit", progress=False)
+    d = diff(t, "main", "audit", progress=False)
     expected = t.inspect.files(at="main")
     assert list(d.added_files.columns) == list(expected.columns)
     assert list(d.added_files.dtypes) == list(expected.dtypes)
@@ -219,7 +219,7 @@ def test_files_are_shaped_like_inspect_files(tables: dict[str, Table]) -> None:
 def test_schema_and_spec_changes_are_what_spark_did(spark: Any, tables: dict[str, Table]) -> None:
     t = tables["events"]
     first = t.snapshots[0].snapshot_id
-    d = diff(t.metadata, t.store, first, "main", progress=False)
+    d = diff(t, first, "main", progress=False)
     kinds = {(c.kind, c.name, c.before, c.after) for c in d.schema_changes}
     assert ("renamed", "page", "payload", "page") in kinds
     assert {(c.kind, c.field_id) for c in d.schema_changes} == {("added", 7), ("renamed", 5), ("dropped", 4)}
@@ -260,7 +260,7 @@ def test_properties_and_html_escape_table_strings(tmp_path: Path, scenario_locat
     copy = tmp_path / "v99.metadata.json"
     copy.write_text(json.dumps(obj))
     t = icebook.open(copy)
-    d = diff(t.metadata, t.store, "release-2024-01", hostile, progress=False)
+    d = diff(t, "release-2024-01", hostile, progress=False)
     changed = {(c.kind, c.name, c.before, c.after) for c in d.property_changes}
     assert ("set", hostile, None, "<b>bold</b>") in changed
     assert ("changed", "write.delete.mode", "merge-on-read", "copy-on-write") in changed
@@ -277,14 +277,14 @@ def test_properties_and_html_escape_table_strings(tmp_path: Path, scenario_locat
 
 def test_unknown_properties_are_said_to_be_unknown(tables: dict[str, Table]) -> None:
     t = tables["events"]
-    d = diff(t.metadata, t.store, t.snapshots[0].snapshot_id, "main", read_history=False, progress=False)
+    d = diff(t, t.snapshots[0].snapshot_id, "main", read_history=False, progress=False)
     assert d.property_changes == ()
     assert any("unknown" in n for n in d.notes)
 
 
 def test_same_snapshot_is_empty(tables: dict[str, Table]) -> None:
     t = tables["orders_cow"]
-    d = diff(t.metadata, t.store, "main", "main", progress=False)
+    d = diff(t, "main", "main", progress=False)
     assert d.path.relation == "same"
     assert d.added_files.empty and d.removed_files.empty and d.manifests_read == 0
     assert not d.added_manifests and not d.removed_manifests

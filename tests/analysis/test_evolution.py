@@ -32,7 +32,7 @@ def events(scenario_locations: dict[str, Path]) -> Table:
 
 @pytest.mark.spark
 def test_events_schema_changes_are_the_ones_spark_made(spark: Any, events: Table) -> None:
-    ev = evolution(events.metadata, events.store)
+    ev = evolution(events)
     changes = {e.id: [(c.kind, c.field_id, c.name, c.before, c.after) for c in e.changes] for e in ev.schemas}
     assert changes[0] == []
     assert changes[1] == [("added", 7, "device", None, "string optional, doc 'client device'")]
@@ -54,7 +54,7 @@ def test_events_schema_changes_are_the_ones_spark_made(spark: Any, events: Table
 
 @pytest.mark.spark
 def test_events_spec_change_is_the_one_spark_made(spark: Any, events: Table) -> None:
-    ev = evolution(events.metadata, events.store)
+    ev = evolution(events)
     assert [e.id for e in ev.specs] == [0, 1]
     assert ev.specs[0].definition == "region=identity(region)"
     assert [(c.kind, c.field_id, c.name, c.after) for c in ev.specs[1].changes] == [
@@ -88,7 +88,7 @@ def test_files_per_spec_equal_the_full_listing_where_spark_cannot_read(
     """What the Spark comparison below cannot check on a table Spark cannot read: the counts from manifest
     lists alone equal those of the full listing, file by file, at every snapshot."""
     t = icebook.open(scenario_locations[name])
-    ev = evolution(t.metadata, t.store)
+    ev = evolution(t)
     ours = {(r.snapshot_id, r.spec_id, 0): r.data_files for r in ev.files_per_spec.itertuples(index=False)}
     ours |= {(r.snapshot_id, r.spec_id, 1): r.delete_files for r in ev.files_per_spec.itertuples(index=False)}
     listed: dict[tuple[int, int, int], int] = {}
@@ -105,7 +105,7 @@ def test_files_per_spec_equal_spark_counts_without_reading_manifests(
     spark: Any, scenario_locations: dict[str, Path], name: str
 ) -> None:
     t = icebook.open(scenario_locations[name])
-    ev = evolution(t.metadata, t.store)
+    ev = evolution(t)
     assert t.store.reads == 0  # manifest lists only
     ours = {}
     for r in ev.files_per_spec.itertuples(index=False):
@@ -126,7 +126,7 @@ def test_files_per_spec_equal_spark_counts_without_reading_manifests(
 @pytest.mark.parametrize("name", list(SCENARIOS))
 def test_became_current_matches_the_metadata_files(scenario_locations: dict[str, Path], name: str) -> None:
     t = icebook.open(scenario_locations[name])
-    ev = evolution(t.metadata, t.store)
+    ev = evolution(t)
     files = [e.metadata_file for e in t.metadata.metadata_log] + [t.metadata_location]
     first_seen: dict[tuple[str, int], int | None] = {}
     for index, f in enumerate(files):
@@ -153,7 +153,7 @@ def test_missing_history_is_reported_as_unknown(tmp_path: Path, events: Table) -
     copy = tmp_path / "v99.metadata.json"
     copy.write_text(json.dumps(obj))
     t = icebook.open(copy)
-    ev = evolution(t.metadata, t.store)
+    ev = evolution(t)
     assert any("could not be read" in n for n in ev.notes)
     # Only the current file is known, and the files before it are gone: no time is known, not even for
     # the current schema, which may have become current in any of them.
@@ -166,7 +166,7 @@ def test_missing_history_is_reported_as_unknown(tmp_path: Path, events: Table) -
 
 @pytest.mark.spark
 def test_explain_predicate_hidden_partitioning(events: Table) -> None:
-    ex = evolution(events.metadata, events.store).explain_predicate("ts", ">=", "2024-01-03")
+    ex = evolution(events).explain_predicate("ts", ">=", "2024-01-03")
     by_spec = {p.spec_id: p for p in ex.projections}
     assert by_spec[0].predicate is None and "region" in by_spec[0].reason
     assert by_spec[1].predicate == "ts_day >= 2024-01-03"
@@ -272,7 +272,7 @@ def test_projection_is_inclusive_for_the_files_spark_reads(spark: Any, events: T
 
 @pytest.mark.spark
 def test_html_and_repr_escape(events: Table) -> None:
-    ev = evolution(events.metadata, events.store)
+    ev = evolution(events)
     page = render_html(ev)
     assert "Schemas" in page and "renamed: page (id 5): payload -&gt; page" in page
     assert "<script" not in page
@@ -295,7 +295,7 @@ def test_a_gap_in_the_log_makes_unknown_only_what_first_shows_after_it(tmp_path:
     copy = tmp_path / "v99.metadata.json"
     copy.write_text(json.dumps(obj))
     t = icebook.open(copy)
-    ev = evolution(t.metadata, t.store)
+    ev = evolution(t)
     by_id = {e.id: e for e in ev.schemas}
     assert by_id[1].became_current_ms is None  # may have become current in the missing file
     for sid, index in first.items():

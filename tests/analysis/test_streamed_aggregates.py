@@ -164,7 +164,7 @@ def test_scan_summary_equals_the_plan(name: str, tables: dict[str, Table]) -> No
 @pytest.mark.parametrize("name", sorted(SCENARIOS))
 def test_timelapse_totals_equal_the_files_listing_and_keep_no_files(name: str, tables: dict[str, Table]) -> None:
     table = icebook.open(tables[name].location)
-    frames = timelapse(table.metadata, table.store, progress=False).frames.to_pandas()
+    frames = timelapse(table, progress=False).frames.to_pandas()
     assert not table.store._entries, name
     for frame in frames.itertuples():
         files = table.inspect.files(frame.snapshot_id)

@@ -57,9 +57,7 @@ def test_views_and_the_command_line_name_the_replacement(tables: dict[str, Table
     t = tables["dv_v3"]
     steps = [s for s in t.snapshots if s.parent_snapshot_id is not None]
     d, step = next(
-        (d, s)
-        for s in steps
-        if (d := diff(t.metadata, t.store, s.parent_snapshot_id, s.snapshot_id, progress=False)).v3.replacements
+        (d, s) for s in steps if (d := diff(t, s.parent_snapshot_id, s.snapshot_id, progress=False)).v3.replacements
     )
     r = d.v3.replacements[0]
     name = r.data_file.rsplit("/", 1)[-1]

@@ -48,7 +48,7 @@ def test_before_the_upgrade_health_says_what_it_would_change(upgraded: Path) -> 
     # v3.metadata.json: created, appended, deleted from, not yet upgraded.
     before = icebook.open(str(upgraded / "metadata" / "v3.metadata.json"))
     assert before.metadata.format_version == 2
-    advice = before.health(list_files=False).v3.upgrade
+    advice = before.maintenance.health(list_files=False).v3.upgrade
     assert advice is not None
     assert (advice.position_delete_files, advice.position_delete_records) == (1, ROWS // 10)
     assert advice.file_scoped_position_deletes == 1  # Spark writes a delete file per data file
@@ -79,7 +79,7 @@ def test_diff_and_timelapse_equal_spark_across_the_upgrade(spark: Any, upgraded:
 
 
 def test_health_finds_the_data_file_replaced_too_often(spark: Any, upgraded: Path) -> None:
-    report = icebook.open(str(upgraded)).health(list_files=False)
+    report = icebook.open(str(upgraded)).maintenance.health(list_files=False)
     (churned,) = report.v3.churn
     assert churned.vectors == 4 and churned.replacements >= MANY_DV_REPLACEMENTS and churned.live
     assert churned.deleted_rows == 20  # every even id of the file: ids ending 0, 2, 4, 6, 8

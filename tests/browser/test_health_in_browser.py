@@ -14,7 +14,7 @@ CELLS = [
     CELLS_PRELUDE + '\n%load_ext icebook\ndebt_path = demo_table("debt")\n%ice open {{debt_path}} --as debt',
     "%ice health",
     "%ice maintain compact --dry-run",
-    'h = icebook.open(demo_table("hostile")).health()\ndisplay(HTML(D.render_html(h)))',
+    'h = icebook.open(demo_table("hostile")).maintenance.health()\ndisplay(HTML(D.render_html(h)))',
     "h",
 ]
 

@@ -31,7 +31,7 @@ def debt(scenario_locations: dict[str, Path]) -> icebook.Table:
 
 @pytest.fixture(scope="module")
 def debt_report(debt: icebook.Table) -> HealthReport:
-    return debt.health()
+    return debt.maintenance.health()
 
 
 def test_report_text_and_html_name_each_finding_and_its_procedure(debt_report: HealthReport) -> None:
@@ -70,14 +70,14 @@ def test_live_view_has_the_findings_tabs_and_a_chart(debt_report: HealthReport) 
 
 def test_hostile_names_stay_text(scenario_locations: dict[str, Path]) -> None:
     t = icebook.open(str(scenario_locations["hostile"]))
-    report = t.health()
+    report = t.maintenance.health()
     results = [
         report,
-        t.expire_preview(older_than=t.snapshots[-1].timestamp_ms + 1),
-        t.orphans(older_than=2**62),
-        t.compaction_preview(options={"min-input-files": 1}),
-        t.manifest_rewrite_preview(),
-        t.delete_rewrite_preview(),
+        t.maintenance.expire_preview(older_than=t.snapshots[-1].timestamp_ms + 1),
+        t.maintenance.orphans(older_than=2**62),
+        t.maintenance.compaction_preview(options={"min-input-files": 1}),
+        t.maintenance.manifest_rewrite_preview(),
+        t.maintenance.delete_rewrite_preview(),
     ]
     for result in results:
         html = render_html(result)

@@ -23,7 +23,7 @@ from icebook.display.tree_ids import Group, Item, NodeId, NodeKind
 from icebook.display.tree_nodes import TreeSource
 from icebook.display.tree_render import Expansion, MetadataTree, Walked, tree_html, tree_text, walk
 from icebook.errors import NotFound
-from icebook.table import MaintenanceResult
+from icebook.table.table_maintenance import MaintenanceResult
 
 
 @pytest.fixture(scope="module")
@@ -35,7 +35,7 @@ def events(scenario_locations: dict[str, Path]) -> icebook.Table:
 def results(events: icebook.Table) -> dict[type, Any]:
     """One result of every registered type, from the events table."""
     # A before/after diff of a table with itself: what a procedure that changed nothing reports.
-    unchanged = maintenance_diff("rewrite_manifests", (events.metadata, events.store), (events.metadata, events.store))
+    unchanged = maintenance_diff("rewrite_manifests", events, events)
     made = [
         events.diff("release-2024-01", "audit"),
         events.lineage(),
@@ -46,19 +46,19 @@ def results(events: icebook.Table) -> dict[type, Any]:
         events.current_snapshot,
         MetadataTree(table=events, snapshot_id=events.snapshot("audit").snapshot_id),
         events,
-        events.health(),
-        events.expire_preview(older_than=events.snapshots[-1].timestamp_ms),
-        events.orphans(),
-        events.compaction_preview(options={"min-input-files": 2}),
-        events.manifest_rewrite_preview(),
-        events.delete_rewrite_preview(),
+        events.maintenance.health(),
+        events.maintenance.expire_preview(older_than=events.snapshots[-1].timestamp_ms),
+        events.maintenance.orphans(),
+        events.maintenance.compaction_preview(options={"min-input-files": 2}),
+        events.maintenance.manifest_rewrite_preview(),
+        events.maintenance.delete_rewrite_preview(),
         unchanged,
         MaintenanceResult(table=events, diff=unchanged, output={"rewritten_manifests_count": 0}),
         _lake_health(events),
         events.query_cost("region = 'eu'"),
         events.storage(),
         events.compare_plans("region = 'eu'"),
-        events.why_kept(events.inspect.files()["file_path"].iloc[0]),
+        events.maintenance.why_kept(events.inspect.files()["file_path"].iloc[0]),
         *_v3(events),
     ]
     return {type(r): r for r in made}

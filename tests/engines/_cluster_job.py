@@ -61,15 +61,15 @@ def _aggregates(t: Any, with_deletes: Any, sc: Any, branch: str) -> dict[str, An
     spark = {
         "partitions_first": t.inspect.partitions(first, engine="spark"),
         "partitions_branch": t.inspect.partitions(branch, engine="spark"),
-        "file_measures": t.file_measures(engine="spark"),
-        "file_measures_deletes": with_deletes.file_measures(engine="spark"),
+        "file_measures": t.maintenance.file_measures(engine="spark"),
+        "file_measures_deletes": with_deletes.maintenance.file_measures(engine="spark"),
     }
     jobs = list(sc.statusTracker().getJobIdsForGroup("aggregates"))
     local = {
         "partitions_first": t.inspect.partitions(first),
         "partitions_branch": t.inspect.partitions(branch),
-        "file_measures": t.file_measures(),
-        "file_measures_deletes": with_deletes.file_measures(),
+        "file_measures": t.maintenance.file_measures(),
+        "file_measures_deletes": with_deletes.maintenance.file_measures(),
     }
     out: dict[str, Any] = {}
     for name, value in spark.items():

@@ -47,28 +47,28 @@ def test_file_measures_through_spark_equal_the_health_reports_at_every_snapshot(
     for snapshot in t.snapshots:
         at = snapshot.snapshot_id
         if SCENARIOS[name].spark_reads:
-            ours = t.file_measures(at, engine="spark")
-            assert ours == t.file_measures(at), f"{name} at {at}"
+            ours = t.maintenance.file_measures(at, engine="spark")
+            assert ours == t.maintenance.file_measures(at), f"{name} at {at}"
         else:  # Spark cannot load the table's metadata tables (a type it lacks): one error, and the local answer
             with pytest.raises(EngineError, match="timestamp_ns"):
-                t.file_measures(at, engine="spark")
-            ours = t.file_measures(at)
+                t.maintenance.file_measures(at, engine="spark")
+            ours = t.maintenance.file_measures(at)
             data = [r for r in java_files(spark, scenario_locations[name], at) if r["content"] == 0]
             records, size = sum(p.records for p in ours.partitions), sum(p.data_bytes for p in ours.partitions)
             java = (len(data), sum(r["record_count"] for r in data), sum(r["file_size_in_bytes"] for r in data))
             assert (ours.data_files, records, size) == java, (name, at)
-        assert ours == t.health(at, list_files=False).files
+        assert ours == t.maintenance.health(at, list_files=False).files
         assert [b for b, _ in ours.size_histogram] == [b[0] for b in SIZE_BUCKETS]
         assert sum(n for _, n in ours.size_histogram) == ours.data_files
 
 
 def test_the_default_and_unknown_engines(scenario_locations: dict[str, Path]) -> None:
     t = icebook.open(scenario_locations["events"])
-    assert t.file_measures() == t.health(list_files=False).files
+    assert t.maintenance.file_measures() == t.maintenance.health(list_files=False).files
     with pytest.raises(NotFound, match=r"engine 'duckdb'.*arrow.*spark"):
         t.inspect.partitions(engine="duckdb")
     with pytest.raises(NotFound, match=r"engine 'duckdb'.*arrow.*spark"):
-        t.file_measures(engine="duckdb")  # type: ignore[arg-type]
+        t.maintenance.file_measures(engine="duckdb")  # type: ignore[arg-type]
 
 
 def test_only_aggregated_rows_reach_python(
@@ -84,7 +84,7 @@ def test_only_aggregated_rows_reach_python(
 
     monkeypatch.setattr(spark_aggregates.SparkMetadataTables, "query", counting)
     t = icebook.open(scenario_locations["debt"])  # many files per partition, and delete files
-    measures = t.file_measures(engine="spark")
+    measures = t.maintenance.file_measures(engine="spark")
     partitions = t.inspect.partitions(engine="spark")
     files = len(t.inspect.files())
     assert len(collected) == 5  # measures, histogram, equality ids, delete applicability, partitions

@@ -304,9 +304,9 @@ def test_maintenance_procedures_on_adls_match_the_previews(spark: Any, spark_lak
     t = icebook.open(f"{spark_catalog}.db.maint")
     # rewrite_data_files: the files Spark rewrote are the ones the preview grouped
     options = {"min-input-files": "2", "target-file-size-bytes": str(64 * 1024 * 1024)}
-    planned = {f.file_path for f in t.compaction_preview(options).rewritten_files}
+    planned = {f.file_path for f in t.maintenance.compaction_preview(options).rewritten_files}
     assert planned
-    result = t.rewrite_data_files(options)
+    result = t.maintenance.rewrite_data_files(options)
     assert set(t.inspect.files()["file_path"]) - set(result.table.inspect.files()["file_path"]) == planned
     assert result.output["rewritten_data_files_count"] == len(planned)
     peer = spark_lake.peer().load_table("db.maint")
@@ -315,9 +315,9 @@ def test_maintenance_procedures_on_adls_match_the_previews(spark: Any, spark_lak
     t = result.table
     # expire_snapshots: the deleted files are the preview's, and they are gone from the store
     now = dt.datetime.now(dt.UTC) + dt.timedelta(seconds=1)
-    expiry = t.expire_preview(older_than=now, retain_last=1)
+    expiry = t.maintenance.expire_preview(older_than=now, retain_last=1)
     before = spark_lake.keys("spark/db/maint/")
-    expired = t.expire_snapshots(older_than=now, retain_last=1)
+    expired = t.maintenance.expire_snapshots(older_than=now, retain_last=1)
     after = spark_lake.keys("spark/db/maint/")
     assert before - after == {f.path for f in expiry.files} and expiry.files
     peer = spark_lake.peer().load_table("db.maint")
@@ -328,7 +328,7 @@ def test_maintenance_procedures_on_adls_match_the_previews(spark: Any, spark_lak
     orphan = "spark/db/maint/data/region=us/orphan-00000.parquet"
     with spark_lake.fs().open_output_stream(f"lake/{orphan}") as out:
         out.write(b"not referenced")
-    found = expired.table.orphans(older_than=dt.datetime.now(dt.UTC) + dt.timedelta(seconds=5))
+    found = expired.table.maintenance.orphans(older_than=dt.datetime.now(dt.UTC) + dt.timedelta(seconds=5))
     assert list(found.paths) == [f"abfs://lake@{HOST}/{orphan}"]
 
 

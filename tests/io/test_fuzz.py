@@ -142,7 +142,7 @@ def views(first: int) -> dict[str, Callable[[Table], Any]]:
         "partitions": _frame_of(lambda t: t.inspect.partitions()),
         "scan and tasks": _scan,
         "explain": lambda t: t.scan().explain(),
-        "health": _shown(lambda t: t.health()),
+        "health": _shown(lambda t: t.maintenance.health()),
         "diff": _shown(lambda t: t.diff(first)),
         "timelapse": _shown(lambda t: t.timelapse()),
         "read": lambda t: _rows(t.read()),

@@ -198,10 +198,10 @@ def test_maintenance_procedures_through_the_catalog_match_the_previews(spark: An
     t = icebook.open(f"{catalog}.db.maint")
     # rewrite_data_files: the files Spark rewrote are the ones the preview grouped
     options = {"min-input-files": "2", "target-file-size-bytes": str(64 * 1024 * 1024)}
-    preview = t.compaction_preview(options)
+    preview = t.maintenance.compaction_preview(options)
     planned = {f.file_path for f in preview.rewritten_files}
     assert planned
-    result = t.rewrite_data_files(options)
+    result = t.maintenance.rewrite_data_files(options)
     rewritten = set(t.inspect.files()["file_path"]) - set(result.table.inspect.files()["file_path"])
     assert rewritten == planned
     assert result.output["rewritten_data_files_count"] == len(planned)
@@ -211,9 +211,9 @@ def test_maintenance_procedures_through_the_catalog_match_the_previews(spark: An
     t = result.table
     # expire_snapshots: the deleted files are the preview's, and they are gone from the store
     now = dt.datetime.now(dt.UTC) + dt.timedelta(seconds=1)
-    expiry = t.expire_preview(older_than=now, retain_last=1)
+    expiry = t.maintenance.expire_preview(older_than=now, retain_last=1)
     before = lake.keys("lake", "wh/db/maint/")
-    expired = t.expire_snapshots(older_than=now, retain_last=1)
+    expired = t.maintenance.expire_snapshots(older_than=now, retain_last=1)
     after = lake.keys("lake", "wh/db/maint/")
     assert before - after == {f.path for f in expiry.files} and expiry.files
     peer = lake.peer().load_table("db.maint")
@@ -224,9 +224,9 @@ def test_maintenance_procedures_through_the_catalog_match_the_previews(spark: An
     lake.s3().put_object(Bucket="lake", Key=orphan, Body=b"not referenced")
     _age("lake", "wh/db/maint/", days=5)
     cutoff = dt.timedelta(days=3)
-    found = t.orphans(older_than=cutoff)
+    found = t.maintenance.orphans(older_than=cutoff)
     assert [o.removeprefix("s3://lake/") for o in found.paths] == [orphan]
-    removed = t.remove_orphan_files(older_than=cutoff)
+    removed = t.maintenance.remove_orphan_files(older_than=cutoff)
     assert [p.split("://", 1)[1] for p in removed.output] == [f"lake/{orphan}"]
     assert f"s3://lake/{orphan}" not in lake.keys("lake", "wh/db/maint/")
     assert rows(removed.table.read(engine="spark")) == rows(lake.peer().load_table("db.maint").scan().to_arrow())

@@ -41,7 +41,7 @@ def test_health_decodes_each_manifest_once(
 
     monkeypatch.setattr(ManifestStore, "_decode", counted)
     t = icebook.open(str(scenario_locations[name]))
-    report = t.health(list_files=False)
+    report = t.maintenance.health(list_files=False)
     assert report.compaction is not None and report.files.data_files
     current = {m.manifest_path for m in t.store.manifest_list(t.current_snapshot)}
     assert current and {path: decodes[path] for path in current} == dict.fromkeys(current, 1)

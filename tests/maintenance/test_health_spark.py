@@ -17,7 +17,8 @@ from _support.java_oracle import java_files, java_table
 from icebook.analysis.maintenance.health import HealthReport
 from icebook.scenarios import SCENARIOS
 from icebook.spec.schema import DELETE_FILE_PATH_ID
-from icebook.table import MaintenanceResult, Table
+from icebook.table import Table
+from icebook.table.table_maintenance import MaintenanceResult
 
 pytestmark = pytest.mark.spark
 
@@ -36,7 +37,7 @@ def test_debt_report_names_each_problem_and_maintenance_fixes_it(spark: Any, cop
     root = Path(t.location)
     age_files(root, days=4)  # the debt is old: orphan cleanup may take every stray file
     rows_before = t.read().sort_by("id")
-    report = t.health()
+    report = t.maintenance.health()
 
     assert _areas(report) == {"small files", "delete debt", "manifests", "history", "refs", "orphans"}
     procedures = {f.area: f.procedure.name for f in report.findings if f.procedure}
@@ -55,31 +56,31 @@ def test_debt_report_names_each_problem_and_maintenance_fixes_it(spark: Any, cop
     assert sparse.small_files == 2 and not any(g.partition == "region=sa" for g in report.compaction.groups)
     assert "CALL <catalog>.system.rewrite_manifests(table => 'db.debt')" in set(report.to_pandas().procedure)
 
-    compacted = t.rewrite_data_files()
+    compacted = t.maintenance.rewrite_data_files()
     assert isinstance(compacted, MaintenanceResult)
     t = compacted.table
-    assert _areas(t.health(list_files=False)) >= {"delete debt"}  # the deletes now dangle
-    deletes = t.delete_rewrite_preview()
+    assert _areas(t.maintenance.health(list_files=False)) >= {"delete debt"}  # the deletes now dangle
+    deletes = t.maintenance.delete_rewrite_preview()
     assert len(deletes.dangling) == deletes.position_delete_files > 0
-    rewritten = t.rewrite_position_delete_files()
+    rewritten = t.maintenance.rewrite_position_delete_files()
     assert isinstance(rewritten, MaintenanceResult)
     assert rewritten.output["rewritten_delete_files_count"] == len(deletes.rewritten_files)
     assert rewritten.output["added_delete_files_count"] == 0  # every one of them dangled
     t = rewritten.table
 
-    manifests = t.manifest_rewrite_preview()
-    merged = t.rewrite_manifests()
+    manifests = t.maintenance.manifest_rewrite_preview()
+    merged = t.maintenance.rewrite_manifests()
     assert isinstance(merged, MaintenanceResult)
     assert merged.output["rewritten_manifests_count"] == manifests.rewritten_manifests
     assert merged.output["added_manifests_count"] <= manifests.added_manifests_at_most
     t = merged.table
 
-    t = _run(t.expire_snapshots(older_than=int(time.time() * 1000), retain_last=1))
-    cleaned = t.remove_orphan_files(older_than=int((time.time() - 25 * 3600) * 1000))
+    t = _run(t.maintenance.expire_snapshots(older_than=int(time.time() * 1000), retain_last=1))
+    cleaned = t.maintenance.remove_orphan_files(older_than=int((time.time() - 25 * 3600) * 1000))
     assert isinstance(cleaned, MaintenanceResult)
     assert any(p.endswith("crashed-writer-00001.parquet") for p in cleaned.output)
 
-    after = cleaned.table.health()
+    after = cleaned.table.maintenance.health()
     assert after.healthy, after.to_pandas().to_string()
     assert after.orphans is not None and not after.orphans.files and not after.orphans.too_recent
     assert sorted(r.name for r in after.refs) == ["main"]
@@ -93,7 +94,7 @@ def test_health_measures_agree_with_the_java_api_where_spark_cannot_read(
     spark: Any, tables_by_name: dict[str, Table], name: str
 ) -> None:
     t = tables_by_name[name]
-    report = t.health(list_files=False)
+    report = t.maintenance.health(list_files=False)
     java = java_table(spark, t.location)
     current = t.snapshot("main").snapshot_id
     files = java_files(spark, t.location, current)
@@ -113,7 +114,7 @@ def test_health_measures_agree_with_the_java_api_where_spark_cannot_read(
 def test_health_measures_agree_with_spark(spark: Any, tables_by_name: dict[str, Table], name: str) -> None:
     t = tables_by_name[name]
     fq = SCENARIOS[name].table
-    report = t.health(list_files=False)
+    report = t.maintenance.health(list_files=False)
     data = spark.sql(f"SELECT count(*) AS n, coalesce(sum(record_count), 0) AS r FROM {fq}.data_files").collect()[0]
     assert report.files.data_files == data.n
     assert sum(p.records for p in report.files.partitions) == data.r

@@ -27,7 +27,7 @@ _PUFFIN = "upper(file_format) = 'PUFFIN'"
 @pytest.mark.parametrize("name", V3)
 def test_dangling_vectors_and_churn_equal_spark(spark: Any, tables_by_name: dict[str, Table], name: str) -> None:
     t, fq = tables_by_name[name], SCENARIOS[name].table
-    report = t.health(list_files=False)
+    report = t.maintenance.health(list_files=False)
     v3 = report.v3
     assert v3.upgrade is None
     live = spark.sql(f"SELECT count(*) AS n FROM {fq}.delete_files WHERE {_PUFFIN}").collect()[0].n
@@ -64,21 +64,21 @@ def test_v3_health_equals_the_java_listing_where_spark_cannot_read(
     spark: Any, tables_by_name: dict[str, Table], name: str
 ) -> None:
     t = tables_by_name[name]
-    v3 = t.health(list_files=False).v3
+    v3 = t.maintenance.health(list_files=False).v3
     vectors = [r for r in java_files(spark, t.location, t.snapshot("main").snapshot_id) if r["content_offset"]]
     assert v3.upgrade is None and v3.deletion_vectors == len(vectors)
     assert not v3.dangling and not v3.churn
 
 
 def test_dv_v3_has_a_data_file_whose_vector_was_replaced(tables_by_name: dict[str, Table]) -> None:
-    churn = tables_by_name["dv_v3"].health(list_files=False).v3.churn
+    churn = tables_by_name["dv_v3"].maintenance.health(list_files=False).v3.churn
     assert churn and churn[0].replacements >= 2
 
 
 @pytest.mark.parametrize("name", V2)
 def test_a_v2_table_is_told_what_an_upgrade_changes(spark: Any, tables_by_name: dict[str, Table], name: str) -> None:
     t, fq = tables_by_name[name], SCENARIOS[name].table
-    report = t.health(list_files=False)
+    report = t.maintenance.health(list_files=False)
     advice = report.v3.upgrade
     assert advice is not None
     deletes = spark.sql(
@@ -102,7 +102,7 @@ def test_a_v2_table_is_told_what_an_upgrade_changes(spark: Any, tables_by_name: 
 
 
 def test_dv_lifecycle_v3_has_a_dangling_vector_and_one_replaced_too_often(tables_by_name: dict[str, Table]) -> None:
-    report = tables_by_name["dv_lifecycle_v3"].health(list_files=False)
+    report = tables_by_name["dv_lifecycle_v3"].maintenance.health(list_files=False)
     assert len(report.v3.dangling) == 1
     assert [c.vectors for c in report.v3.many_replacements] == [4]  # three replacements
     procedures = {f.title: f.procedure for f in report.findings if "deletion vector" in f.title}

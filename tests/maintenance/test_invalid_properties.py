@@ -37,11 +37,11 @@ NEEDS: dict[str, set[str]] = {
 }
 
 VIEWS: dict[str, Callable[[Table], Any]] = {
-    "compaction_preview": lambda t: t.compaction_preview(),
-    "manifest_rewrite_preview": lambda t: t.manifest_rewrite_preview(),
-    "delete_rewrite_preview": lambda t: t.delete_rewrite_preview(),
-    "expire_preview": lambda t: t.expire_preview(),
-    "orphans": lambda t: t.orphans(),
+    "compaction_preview": lambda t: t.maintenance.compaction_preview(),
+    "manifest_rewrite_preview": lambda t: t.maintenance.manifest_rewrite_preview(),
+    "delete_rewrite_preview": lambda t: t.maintenance.delete_rewrite_preview(),
+    "expire_preview": lambda t: t.maintenance.expire_preview(),
+    "orphans": lambda t: t.maintenance.orphans(),
     "files": lambda t: t.inspect.files(),
     "scan": lambda t: t.scan().explain(),
     "read": lambda t: t.read(),
@@ -69,7 +69,7 @@ def _with_property(location: Path, name: str, value: str) -> Table:
 @pytest.mark.parametrize("value", INVALID)
 def test_views_answer_or_name_the_invalid_property(copied: Path, prop: properties.TableProperty, value: str) -> None:
     t = _with_property(copied, prop.name, value)
-    report = t.health()
+    report = t.maintenance.health()
     assert [(e.name, e.value) for e in report.invalid_properties] == [(prop.name, value)]
     [finding] = [f for f in report.findings if f.area == "properties"]
     assert prop.name in finding.title and repr(value) in finding.title
@@ -87,9 +87,9 @@ def test_views_answer_or_name_the_invalid_property(copied: Path, prop: propertie
 
 def test_valid_properties_change_what_health_measures(copied: Path) -> None:
     t = _with_property(copied, properties.MANIFEST_TARGET_SIZE_BYTES.name, "1024")
-    report = t.health()
+    report = t.maintenance.health()
     assert not report.invalid_properties and report.manifests.target_size_bytes == 1024
-    assert t.manifest_rewrite_preview().parts[0].target_size_bytes == 1024
+    assert t.maintenance.manifest_rewrite_preview().parts[0].target_size_bytes == 1024
 
 
 def test_files_without_field_ids_are_read_through_the_name_mapping_or_name_it(copied: Path) -> None:

@@ -84,7 +84,7 @@ def test_cheap_pass_names_the_metadata_debts_on_the_debt_table(configured: None)
 
 def test_full_pass_adds_orphans_and_manifests_and_ranks_debt_first(configured: None) -> None:
     def deep(identifier: str) -> HealthReport:
-        return icebook.open(identifier).health()
+        return icebook.open(identifier).maintenance.health()
 
     report = lake_health(CATALOG, NAMESPACE, deep=deep, progress=False)
     assert report.deep

@@ -44,11 +44,11 @@ def test_expire_preview_equals_the_files_expire_snapshots_deletes(
     t = copy_of(name)
     snapshots = t.snapshots
     older_than = snapshots[len(snapshots) // 2].timestamp_ms + 1
-    preview = t.expire_preview(older_than=older_than, retain_last=retain_last)
+    preview = t.maintenance.expire_preview(older_than=older_than, retain_last=retain_last)
     assert preview.expired_snapshot_ids, f"{name}: the case should expire something"
     before = files_on_disk(_location(t))
 
-    result = t.expire_snapshots(older_than=older_than, retain_last=retain_last)
+    result = t.maintenance.expire_snapshots(older_than=older_than, retain_last=retain_last)
 
     deleted = before - files_on_disk(_location(t))
     assert deleted == {f.path for f in preview.files}
@@ -69,10 +69,10 @@ def test_expire_preview_equals_the_files_expire_snapshots_deletes(
 def test_expire_with_the_table_defaults_keeps_a_fresh_table_whole(spark: Any, copy_of: Callable[[str], Table]) -> None:
     # events keeps the default 5 days of history: nothing is old enough, nothing goes.
     t = copy_of("events")
-    preview = t.expire_preview()
+    preview = t.maintenance.expire_preview()
     assert not preview.expired_snapshot_ids and not preview.files
     before = files_on_disk(_location(t))
-    t.expire_snapshots()
+    t.maintenance.expire_snapshots()
     assert files_on_disk(_location(t)) == before
 
 
@@ -90,7 +90,7 @@ def test_orphans_equal_remove_orphan_files_dry_run(spark: Any, copy_of: Callable
     age_files(root, days=2, keep_fresh=(fresh,))
     older_than = int((time.time() - 25 * 3600) * 1000)
 
-    ours = t.orphans(older_than=older_than)
+    ours = t.maintenance.orphans(older_than=older_than)
     identifier = writable_identifier(t.location, None)
     theirs = spark_maintenance.remove_orphan_files(identifier, older_than_ms=older_than, dry_run=True)
 
@@ -133,11 +133,11 @@ def test_compaction_preview_equals_rewrite_data_files(
     spark: Any, copy_of: Callable[[str], Table], name: str, options: dict[str, str]
 ) -> None:
     t = copy_of(name)
-    preview = t.compaction_preview(options=options)
+    preview = t.maintenance.compaction_preview(options=options)
     identifier = writable_identifier(t.location, None)
     assert {g.paths for g in preview.groups} == _spark_plan(spark, identifier, options)
 
-    result = t.rewrite_data_files(options=options)
+    result = t.maintenance.rewrite_data_files(options=options)
 
     if not preview.groups:
         assert result.output["rewritten_data_files_count"] == 0

@@ -45,7 +45,7 @@ def test_removed_by_deletes_each_file_the_preview_keeps(
     t = copy_of(name)
     snapshots = t.snapshots
     older_than = snapshots[len(snapshots) // 2].timestamp_ms + 1
-    preview = t.expire_preview(older_than=older_than, retain_last=retain_last)
+    preview = t.maintenance.expire_preview(older_than=older_than, retain_last=retain_last)
     kept = preview.kept_files()
     removals: dict[str, Removal] = dict(zip(kept["file_path"], kept["removal"], strict=True))
     assert removals, f"{name}: the preview should keep files"
@@ -64,12 +64,12 @@ def test_removed_by_deletes_each_file_the_preview_keeps(
     assert groups, f"{name}: some kept file should have a call that deletes it"
     for paths in groups.values():
         path = sorted(paths)[0]
-        why = t.why_kept(path, older_than=older_than, retain_last=retain_last)
+        why = t.maintenance.why_kept(path, older_than=older_than, retain_last=retain_last)
         assert why.removed_by == removals[path] and not why.deleted_now and len(why.keepers)
 
     # The preview's own arguments delete none of them.
     before = files_on_disk(_location(t))
-    t.expire_snapshots(older_than=older_than, retain_last=retain_last)
+    t.maintenance.expire_snapshots(older_than=older_than, retain_last=retain_last)
     assert not (before - files_on_disk(_location(t))) & set(removals)
 
     # Each removal, on a fresh copy: drop the refs it names, run the call; its files are gone.
@@ -95,7 +95,7 @@ def test_an_orphan_is_removed_by_the_call_its_answer_names(spark: Any, copy_of: 
     stray = root / "data" / "stray.parquet"
     stray.write_bytes(b"referenced by nothing")
     age_files(root, days=2)
-    why = t.why_kept(str(stray))
+    why = t.maintenance.why_kept(str(stray))
     assert why.kind == "orphan" and not len(why.keepers)
     removal = why.removed_by
     assert removal.procedure == "remove_orphan_files" and not removal.first
@@ -108,15 +108,15 @@ def test_an_orphan_is_removed_by_the_call_its_answer_names(spark: Any, copy_of: 
 @pytest.mark.spark
 def test_metadata_files_and_missing_paths(spark: Any, tables_by_name: dict[str, Table]) -> None:
     t = tables_by_name["debt"]
-    current = t.why_kept(t.metadata_location)
+    current = t.maintenance.why_kept(t.metadata_location)
     assert current.kind == "metadata file" and current.removed_by.procedure is None
     assert "write.metadata.previous-versions-max" in current.removed_by.text()
     manifest_list = t.current_snapshot.manifest_list
-    head = t.why_kept(manifest_list)
+    head = t.maintenance.why_kept(manifest_list)
     assert head.kind == "manifest list" and list(head.keepers["snapshot_id"]) == [t.current_snapshot.snapshot_id]
     assert head.removed_by.procedure is None
     with pytest.raises(NotFound, match="no file of table"):
-        t.why_kept(t.location + "/data/never-written.parquet")
+        t.maintenance.why_kept(t.location + "/data/never-written.parquet")
 
 
 @pytest.mark.spark

@@ -186,7 +186,7 @@ def storage(table: TableLike, snapshot: Snapshot | None, *, now_ms: int | None =
     fates: dict[int, str] = {}
     r = None
     if gc_enabled(metadata):
-        preview = expire_preview(metadata, store, now_ms=now_ms, progress=False)
+        preview = expire_preview(table, now_ms=now_ms, progress=False)
         freed = {f.path for f in preview.files}
         r = preview.retention
         fates = {f.snapshot_id: f.reason for f in preview.snapshots if not f.expires}
@@ -230,7 +230,7 @@ def storage(table: TableLike, snapshot: Snapshot | None, *, now_ms: int | None =
     for f in registered:
         metadata_kinds[f.statistics_path] = "statistics files"
 
-    orphans = find_orphans(metadata, table.metadata_location, store, table.fileio, now_ms=now_ms, progress=False)
+    orphans = find_orphans(table, now_ms=now_ms, progress=False)
     orphan_paths = {f.path for f in (*orphans.files, *orphans.too_recent)}
 
     listing = list(_list_all(table.fileio, metadata.location))

@@ -49,6 +49,7 @@ from icebook.analysis.resolve import At, resolve_snapshot
 from icebook.analysis.store.entries import Entries
 from icebook.analysis.store.manifests import ManifestStore
 from icebook.analysis.store.metrics import RowFiles, readable_metrics
+from icebook.analysis.store.table_like import TableLike
 from icebook.analysis.tables.inspect import (
     DATA_FILE_COLUMNS,
     empty_files_table,
@@ -436,8 +437,7 @@ def _spec_text(metadata: TableMetadata, spec_id: int) -> str:
 
 
 def diff(
-    metadata: TableMetadata,
-    store: ManifestStore,
+    table: TableLike,
     a: At,
     b: At = None,
     *,
@@ -450,6 +450,7 @@ def diff(
     ``read_history`` the metadata files that committed a and b are read too (small JSON files
     from the metadata log) to learn their default spec, sort order and table properties.
     """
+    metadata, store = table.metadata, table.store
     snap_a = resolve_snapshot(metadata, a)
     snap_b = resolve_snapshot(metadata, b)
     list_a = store.manifest_list(snap_a) if snap_a is not None else ()

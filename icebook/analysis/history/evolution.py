@@ -32,6 +32,7 @@ from icebook.analysis.history.field_changes import (
 )
 from icebook.analysis.history.metadata_history import MetadataHistory, MetadataVersion
 from icebook.analysis.store.manifests import ManifestStore
+from icebook.analysis.store.table_like import TableLike
 from icebook.errors import NotFound
 from icebook.io.list_columns import read_list_columns
 from icebook.spec.manifest import ManifestContent
@@ -332,14 +333,13 @@ class SpecUsage:
         return result[list(_FILES_PER_SPEC_COLUMNS)]
 
 
-def evolution(metadata: TableMetadata, store: ManifestStore | None = None, *, read_history: bool = True) -> Evolution:
+def evolution(table: TableLike, *, read_history: bool = True) -> Evolution:
     """Build the timelines. Reads, with ``read_history``, what each earlier metadata file of the log says
     is current, and every snapshot's manifest list once, column-wise (which specs hold files at each
     snapshot); never a manifest."""
+    metadata = table.metadata
     notes: list[str] = []
-    history = (
-        MetadataHistory(metadata, store.fileio if store is not None else None, full=False) if read_history else None
-    )
+    history = MetadataHistory(metadata, table.fileio, full=False) if read_history else None
     versions = list(history.all()) if history is not None else []
     missing = [v for v in versions if v.state is None]
     if history is None:
@@ -351,9 +351,7 @@ def evolution(metadata: TableMetadata, store: ManifestStore | None = None, *, re
         )
 
     snaps = _ordered(metadata)
-    usage = SpecUsage(store, snaps) if store is not None else None
-    if usage is None:
-        notes.append("no manifest store: which specs hold files at each snapshot is unknown")
+    usage = SpecUsage(table.store, snaps)
 
     first_schema_snapshot: dict[int, Snapshot] = {}
     for s in snaps:
@@ -383,7 +381,7 @@ def evolution(metadata: TableMetadata, store: ManifestStore | None = None, *, re
         sorted(specs),
         current=metadata.default_spec_id,
         became=_became_current(versions, lambda state: state.default_spec_id),
-        first=usage.first_with_files() if usage is not None else {},
+        first=usage.first_with_files(),
         definition=lambda i: _spec_definition(metadata, i),
         diff=spec_diff,
     )

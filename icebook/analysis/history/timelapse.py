@@ -306,8 +306,7 @@ def _bound(metadata: TableMetadata, at: At) -> int | None:
 
 
 def timelapse(
-    metadata: TableMetadata,
-    store: ManifestStore,
+    table: TableLike,
     ref: str | None = None,
     since: At = None,
     until: At = None,
@@ -320,6 +319,7 @@ def timelapse(
 
     With ``manifests=False`` no manifest is read: the frames come from the manifest lists' file and row
     counts alone (``_from_lists``), for histories too long, or manifests too far, to read."""
+    metadata, store = table.metadata, table.store
     snapshots, bounds = _frames_of(metadata, ref, since, until)
     if not manifests:
         return _from_lists(metadata, store, snapshots, ref, progress=progress)

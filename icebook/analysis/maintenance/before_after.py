@@ -14,6 +14,7 @@ from icebook.analysis.history.diff import SnapshotDiff, diff
 from icebook.analysis.store.entries import Entries
 from icebook.analysis.store.manifests import ManifestStore
 from icebook.analysis.store.reachable import TableFile, reachable
+from icebook.analysis.store.table_like import TableLike
 from icebook.spec.manifest import ManifestContent
 from icebook.spec.metadata import TableMetadata
 
@@ -131,13 +132,14 @@ class MaintenanceDiff:
 
 def maintenance_diff(
     procedure: str,
-    before: tuple[TableMetadata, ManifestStore],
-    after: tuple[TableMetadata, ManifestStore],
+    before: TableLike,
+    after: TableLike,
     *,
     deleted_files: tuple[str, ...] = (),
     progress: bool = False,
 ) -> MaintenanceDiff:
-    (meta_a, store_a), (meta_b, store_b) = before, after
+    """What ``procedure`` changed from the table ``before`` it ran to the table re-opened ``after``."""
+    (meta_a, store_a), (meta_b, store_b) = (before.metadata, before.store), (after.metadata, after.store)
     ids_a = {s.snapshot_id for s in meta_a.snapshots}
     ids_b = {s.snapshot_id for s in meta_b.snapshots}
     reach_a = reachable(meta_a, store_a, None, progress=progress)
@@ -145,7 +147,7 @@ def maintenance_diff(
     current_a, current_b = meta_a.current_snapshot_id, meta_b.current_snapshot_id
     snapshot_diff = None
     if current_a != current_b and current_a in ids_b and current_b is not None:
-        snapshot_diff = diff(meta_b, store_b, current_a, current_b, read_history=False, progress=progress)
+        snapshot_diff = diff(after, current_a, current_b, read_history=False, progress=progress)
     return MaintenanceDiff(
         procedure=procedure,
         before=table_figures(meta_a, store_a),

@@ -34,6 +34,7 @@ from icebook.analysis.store.reachable import (
     snapshots_by_id,
     unique_manifests,
 )
+from icebook.analysis.store.table_like import TableLike
 from icebook.errors import IcebookError
 from icebook.spec.manifest import FileKind, ManifestFile
 from icebook.spec.metadata import TableMetadata
@@ -145,8 +146,7 @@ class ExpirePreview:
 
 
 def expire_preview(
-    metadata: TableMetadata,
-    store: ManifestStore,
+    table: TableLike,
     *,
     older_than_ms: int | None = None,
     retain_last: int | None = None,
@@ -155,6 +155,7 @@ def expire_preview(
     progress: bool = True,
 ) -> ExpirePreview:
     """The snapshots and files ``expire_snapshots(older_than, retain_last, snapshot_ids)`` would remove."""
+    metadata, store = table.metadata, table.store
     r, fates, ref_fates = expiry_fates(
         metadata, older_than_ms=older_than_ms, retain_last=retain_last, snapshot_ids=snapshot_ids, now_ms=now_ms
     )

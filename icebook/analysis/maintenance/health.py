@@ -66,7 +66,6 @@ from icebook.analysis.store.metrics import invalid_bounds
 from icebook.analysis.store.reachable import live_files
 from icebook.analysis.store.table_like import TableLike
 from icebook.errors import IcebookError, PropertyError
-from icebook.io.fileio import FileIO
 from icebook.spec import properties
 from icebook.spec.manifest import ManifestFile
 from icebook.spec.metadata import TableMetadata
@@ -85,7 +84,7 @@ class ProcedureCall:
     args: tuple[tuple[str, str], ...] = ()
     """(argument, Spark SQL value) after ``table``."""
     icebook: str = ""
-    """The same through icebook, e.g. ``t.rewrite_data_files()``."""
+    """The same through icebook, e.g. ``t.maintenance.rewrite_data_files()``."""
 
     def sql(self, identifier: str) -> str:
         return spark_call(identifier, self.name, self.args)
@@ -94,7 +93,7 @@ class ProcedureCall:
 _APPLY_DELETES = ProcedureCall(
     name="rewrite_data_files",
     args=(("options", "map('delete-file-threshold', '1')"),),
-    icebook="t.rewrite_data_files(options={'delete-file-threshold': 1})",
+    icebook="t.maintenance.rewrite_data_files(options={'delete-file-threshold': 1})",
 )
 """Rewrite every data file a delete file applies to: the deletes are applied and drop out."""
 
@@ -137,7 +136,7 @@ class Finding:
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class HealthReport:
-    """``t.health(at)``: measurements at one snapshot, table-wide history, and findings."""
+    """``t.maintenance.health(at)``: measurements at one snapshot, table-wide history, and findings."""
 
     location: str
     identifier: str
@@ -200,8 +199,6 @@ def health(
     table: TableLike,
     snapshot: Snapshot | None,
     *,
-    metadata_location: str,
-    fileio: FileIO,
     identifier: str | None = None,
     list_files: bool = True,
     now_ms: int | None = None,
@@ -209,7 +206,7 @@ def health(
     """The health report of ``table`` at ``snapshot`` (files, deletes, manifests) and now (history,
     refs, orphans). Reads the snapshot's manifests, every manifest of the table (for what expiring
     would free) and, with ``list_files``, lists the table location."""
-    metadata, store = table.metadata, table.store
+    metadata, store, metadata_location, fileio = table.metadata, table.store, table.metadata_location, table.fileio
     now = int(time.time() * 1000) if now_ms is None else int(now_ms)
     name = identifier or _path_identifier(metadata.location)
     current = metadata.current_snapshot()
@@ -255,7 +252,7 @@ def health(
         compaction = measured.compaction if is_current else measure_snapshot(table, current, options, target).compaction
     rewrite = None
     if properties.MANIFEST_TARGET_SIZE_BYTES.name not in bad:
-        rewrite = manifest_rewrite_preview(metadata, store, current)
+        rewrite = manifest_rewrite_preview(table, current)
     expirable = pending.preview(also=searching.visit if searching else None) if pending is not None else None
     try:
         metadata_bytes: int | None = fileio.size(metadata_location)
@@ -367,7 +364,7 @@ def _v3_findings(v3: V3Health) -> list[Finding]:
                 procedure=ProcedureCall(
                     name="rewrite_data_files",
                     args=(("options", "map('remove-dangling-deletes', 'true')"),),
-                    icebook="t.rewrite_data_files(options={'remove-dangling-deletes': 'true'})",
+                    icebook="t.maintenance.rewrite_data_files(options={'remove-dangling-deletes': 'true'})",
                 ),
             )
         )
@@ -443,7 +440,7 @@ def _findings(
                     + f". Bin-pack compaction would rewrite {compaction.rewritten_file_count} files "
                     f"({byte_size(compaction.rewritten_bytes)}) in {len(compaction.groups)} groups."
                 ),
-                procedure=ProcedureCall(name="rewrite_data_files", icebook="t.rewrite_data_files()"),
+                procedure=ProcedureCall(name="rewrite_data_files", icebook="t.maintenance.rewrite_data_files()"),
             )
         )
     if files.files_with_deletes:
@@ -471,7 +468,7 @@ def _findings(
                 detail="Their data files were rewritten or removed; readers still open them while planning. "
                 "Rewriting position delete files drops them.",
                 procedure=ProcedureCall(
-                    name="rewrite_position_delete_files", icebook="t.rewrite_position_delete_files()"
+                    name="rewrite_position_delete_files", icebook="t.maintenance.rewrite_position_delete_files()"
                 ),
             )
         )
@@ -496,7 +493,7 @@ def _findings(
                     f"{byte_size(manifests.total_bytes)} in all (target {byte_size(manifests.target_size_bytes)} each), "
                     f"{manifests.mean_entries:.1f} live entries per manifest{reach}."
                 ),
-                procedure=ProcedureCall(name="rewrite_manifests", icebook="t.rewrite_manifests()"),
+                procedure=ProcedureCall(name="rewrite_manifests", icebook="t.maintenance.rewrite_manifests()"),
             )
         )
     expirable = history.expirable
@@ -514,7 +511,7 @@ def _findings(
                 procedure=ProcedureCall(
                     name="expire_snapshots",
                     args=(("older_than", spark_timestamp(r.expire_older_than_ms)),),
-                    icebook="t.expire_snapshots()",
+                    icebook="t.maintenance.expire_snapshots()",
                 ),
             )
         )
@@ -529,7 +526,7 @@ def _findings(
                         f"{duration(ref.age_ms or 0)} old; max ref age {duration(ref.max_ref_age_ms or 0)}. "
                         "expire_snapshots removes the ref, and the snapshots only it kept."
                     ),
-                    procedure=ProcedureCall(name="expire_snapshots", icebook="t.expire_snapshots()"),
+                    procedure=ProcedureCall(name="expire_snapshots", icebook="t.maintenance.expire_snapshots()"),
                 )
             )
     if history.metadata_file_bytes is not None and history.metadata_file_bytes > LARGE_METADATA_BYTES:
@@ -538,7 +535,7 @@ def _findings(
                 area=Area.METADATA,
                 title=f"the metadata file is {byte_size(history.metadata_file_bytes)}",
                 detail=f"every commit rewrites it; {history.snapshots} snapshots and their logs are in it.",
-                procedure=ProcedureCall(name="expire_snapshots", icebook="t.expire_snapshots()"),
+                procedure=ProcedureCall(name="expire_snapshots", icebook="t.maintenance.expire_snapshots()"),
             )
         )
     if orphans is not None and (orphans.files or orphans.too_recent):
@@ -561,7 +558,7 @@ def _findings(
                     f"older than its cutoff ({DEFAULT_AGE_MS // DAY_MS} days by default; {len(orphans.files)} now); younger ones may "
                     "belong to a write in progress."
                 ),
-                procedure=ProcedureCall(name="remove_orphan_files", icebook="t.remove_orphan_files()"),
+                procedure=ProcedureCall(name="remove_orphan_files", icebook="t.maintenance.remove_orphan_files()"),
             )
         )
     return out

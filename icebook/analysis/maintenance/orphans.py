@@ -27,6 +27,7 @@ from icebook.analysis._frames import frame
 from icebook.analysis.maintenance.expiry_rules import clock_ms, gc_enabled
 from icebook.analysis.store.manifests import ManifestStore
 from icebook.analysis.store.reachable import files_table, reach_tables, snapshots_by_id, unique_manifests
+from icebook.analysis.store.table_like import TableLike
 from icebook.errors import IcebookError
 from icebook.io.fileio import FileInfo, FileIO
 from icebook.spec.manifest import FileKind, ManifestFile
@@ -164,10 +165,7 @@ def path_keys(paths: pa.Array) -> tuple[pa.Array, pa.Array, pa.Array]:
 
 
 def find_orphans(
-    metadata: TableMetadata,
-    metadata_location: str,
-    store: ManifestStore,
-    fileio: FileIO,
+    table: TableLike,
     *,
     older_than_ms: int | None = None,
     location: str | None = None,
@@ -177,7 +175,13 @@ def find_orphans(
     """Files under ``location`` (default: the table location) that the table does not reference and
     that were last modified before ``older_than_ms`` (default: three days ago)."""
     pending = PendingOrphans(
-        metadata, metadata_location, store, fileio, older_than_ms=older_than_ms, location=location, now_ms=now_ms
+        table.metadata,
+        table.metadata_location,
+        table.store,
+        table.fileio,
+        older_than_ms=older_than_ms,
+        location=location,
+        now_ms=now_ms,
     )
     return pending.report(progress=progress)
 

@@ -34,11 +34,10 @@ from icebook.analysis.maintenance.binpack import (
 )
 from icebook.analysis.scan.planner import plan_scan
 from icebook.analysis.store.entries import counted_size, partition_label
-from icebook.analysis.store.manifests import ManifestStore, table_partition_type
+from icebook.analysis.store.manifests import table_partition_type
 from icebook.analysis.store.table_like import TableLike
 from icebook.spec import properties
 from icebook.spec.manifest import FileContent, ManifestContent, ManifestFile
-from icebook.spec.metadata import TableMetadata
 from icebook.spec.snapshots import Snapshot
 
 
@@ -109,8 +108,9 @@ class ManifestRewritePreview:
 
 
 def manifest_rewrite_preview(
-    metadata: TableMetadata, store: ManifestStore, snapshot: Snapshot | None, *, spec_id: int | None = None
+    table: TableLike, snapshot: Snapshot | None, *, spec_id: int | None = None
 ) -> ManifestRewritePreview:
+    metadata, store = table.metadata, table.store
     spec = metadata.default_spec_id if spec_id is None else spec_id
     target = properties.MANIFEST_TARGET_SIZE_BYTES.read(metadata.properties)
     manifests = store.manifest_list(snapshot) if snapshot is not None else ()

@@ -41,7 +41,6 @@ from icebook.text import DAY_MS, spark_call, spark_string, spark_timestamp, utc_
 if TYPE_CHECKING:
     from icebook.analysis.maintenance.expire import ExpirePreview
     from icebook.analysis.store.table_like import TableLike
-    from icebook.io.fileio import FileIO
 
 KEEPER_COLUMNS = ["snapshot_id", "refs", "committed_at", "retained_by"]
 KEPT_COLUMNS = ["file_path", "kind", "kept_by", "removed_by", "removal"]
@@ -270,8 +269,6 @@ def why_kept(
     table: TableLike,
     path: str,
     *,
-    metadata_location: str,
-    fileio: FileIO,
     older_than_ms: int | None = None,
     retain_last: int | None = None,
     now_ms: int | None = None,
@@ -308,13 +305,11 @@ def why_kept(
             removed_by=removal(metadata, reached.snapshots, now),
             deleted_now=deleted_now,
         )
-    return _unreached(table, path, key, metadata_location=metadata_location, fileio=fileio, now_ms=now)
+    return _unreached(table, path, key, now_ms=now)
 
 
-def _unreached(
-    table: TableLike, path: str, key: str, *, metadata_location: str, fileio: FileIO, now_ms: int
-) -> WhyKept:
-    metadata = table.metadata
+def _unreached(table: TableLike, path: str, key: str, *, now_ms: int) -> WhyKept:
+    metadata, metadata_location, fileio = table.metadata, table.metadata_location, table.fileio
     empty = keepers_frame(metadata, (), {})
     log = [e.metadata_file for e in metadata.metadata_log]
     versions = properties.PREVIOUS_VERSIONS_MAX.read(metadata.properties)
@@ -342,7 +337,7 @@ def _unreached(
     if key == _key(metadata.location.rstrip("/") + "/metadata/" + VERSION_HINT):
         status = "the version hint names the current metadata file"
         return _unkept(path, "version hint", status, empty, first="dropping the table (no procedure deletes it)")
-    orphans = find_orphans(metadata, metadata_location, table.store, fileio, now_ms=now_ms, progress=False)
+    orphans = find_orphans(table, now_ms=now_ms, progress=False)
     for orphan in (*orphans.files, *orphans.too_recent):
         if _key(orphan.path) != key:
             continue

@@ -1,7 +1,9 @@
 """What analyses, engines and views need of a table: the one structural type ``icebook.Table`` satisfies.
 
 Layers below ``table`` cannot import ``icebook.table``; they name this protocol instead. Members
-are read-only properties, so a plain attribute or a property both satisfy them.
+are read-only properties, so a plain attribute or a property both satisfy them. It is how an analysis
+that reads a table's files is called, always the same way: the table first, then the snapshot and
+options (``health(t, snapshot)``, ``expire_preview(t, older_than_ms=...)``, ``diff(t, a, b)``).
 """
 
 from __future__ import annotations

@@ -57,6 +57,8 @@ if TYPE_CHECKING:
     import pandas as pd
     import polars as pl
 
+    from icebook.analysis.store.table_like import TableLike
+
 Listing: TypeAlias = "pd.DataFrame | pa.RecordBatchReader | pl.LazyFrame"
 DATA_FILE_COLUMNS = (
     "content",
@@ -301,17 +303,10 @@ SparkPartitions = Callable[[Snapshot | None], pa.Table]
 class Inspector:
     """``t.inspect``: Spark-shaped metadata tables of one table, as pandas DataFrames."""
 
-    def __init__(
-        self,
-        metadata: TableMetadata,
-        metadata_location: str,
-        store: ManifestStore,
-        *,
-        spark_partitions: SparkPartitions | None = None,
-    ) -> None:
-        self._metadata = metadata
-        self._location = metadata_location
-        self._store = store
+    def __init__(self, table: TableLike, *, spark_partitions: SparkPartitions | None = None) -> None:
+        self._metadata = table.metadata
+        self._location = table.metadata_location
+        self._store = table.store
         self._spark_partitions = spark_partitions
 
     def _snapshot(self, at: At) -> Snapshot | None:

@@ -1,6 +1,7 @@
-"""The Table's health and maintenance: the debt at a snapshot, what each procedure would do (computed from
-the metadata alone), and the procedures themselves through Spark, each returning the table re-opened with
-its before/after diff. A mixin of ``icebook.table.Table``, the only class that uses it."""
+"""``t.maintenance``: a table's health and maintenance. The debt at a snapshot and what each Spark procedure
+would do, computed from the metadata alone (each its own method and result type); then the procedures
+themselves through Spark, each returning a ``MaintenanceResult``: the table re-opened and its before/after
+diff. Every analysis here is called the same way, with the table first (``analysis/store/table_like.py``)."""
 
 from __future__ import annotations
 
@@ -8,10 +9,11 @@ import datetime as _dt
 import time
 from collections.abc import Collection, Mapping
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, cast
+from typing import TYPE_CHECKING, Any
 
 from icebook.analysis.engine_choice import Engine, EngineName
 from icebook.analysis.resolve import At, to_epoch_ms
+from icebook.display.registry import register
 
 if TYPE_CHECKING:
     from icebook.analysis.maintenance.before_after import MaintenanceDiff
@@ -23,11 +25,6 @@ if TYPE_CHECKING:
     from icebook.analysis.maintenance.orphans import OrphanReport
     from icebook.analysis.maintenance.rewrite_previews import DeleteRewritePreview, ManifestRewritePreview
     from icebook.analysis.maintenance.why_kept import WhyKept
-    from icebook.analysis.store.manifests import ManifestStore
-    from icebook.analysis.store.table_like import TableLike
-    from icebook.engines.spark_aggregates import SparkMetadataTables
-    from icebook.io.fileio import FileIO
-    from icebook.spec.metadata import TableMetadata
     from icebook.spec.snapshots import Snapshot
     from icebook.table import Table
 
@@ -63,26 +60,20 @@ class MaintenanceResult:
 
 
 class TableMaintenance:
-    """Health, maintenance previews and procedures of a ``Table``."""
+    """Health, maintenance previews and procedures of one ``Table`` (``t.maintenance``). A preview reads
+    only; the procedure of the same name (``expire_preview`` and ``expire_snapshots``, ...) changes the
+    table through Spark."""
 
-    # What the Table provides (icebook/table/__init__.py).
-    metadata: TableMetadata
-    metadata_location: str
-    fileio: FileIO
-    identifier: str | None
-    if TYPE_CHECKING:
+    __slots__ = ("_table",)
 
-        @property
-        def store(self) -> ManifestStore: ...
-        @property
-        def current_snapshot(self) -> Snapshot | None: ...
-        def snapshot(self, at: At) -> Snapshot: ...
-        def reopen(self) -> Table: ...
-        def _writable(self) -> str: ...
-        def _spark_metadata_tables(self, snapshot: Snapshot | None) -> SparkMetadataTables: ...
+    def __init__(self, table: Table) -> None:
+        self._table = table
 
-    def _table(self) -> TableLike:
-        return cast("TableLike", self)  # Table, the one class this is mixed into, is a TableLike
+    def _at(self, at: At) -> Snapshot | None:
+        t = self._table
+        return t.current_snapshot if at is None else t.snapshot(at)
+
+    # ------------------------------------------------------------------ reading only
 
     def health(self, at: At = None, *, list_files: bool = True) -> HealthReport:
         """Maintenance debt at ``at`` (default: current): file sizes and delete debt per partition,
@@ -90,15 +81,8 @@ class TableMaintenance:
         each finding names the Spark procedure that addresses it."""
         from icebook.analysis.maintenance.health import health
 
-        snapshot = self.snapshot(at) if at is not None else self.current_snapshot
-        return health(
-            self._table(),
-            snapshot,
-            metadata_location=self.metadata_location,
-            fileio=self.fileio,
-            identifier=self.identifier,
-            list_files=list_files,
-        )
+        t = self._table
+        return health(t, self._at(at), identifier=t.identifier, list_files=list_files)
 
     def file_measures(self, at: At = None, *, engine: EngineName = "arrow") -> FilesHealth:
         """The files section of ``health(at)``: per partition, data files, bytes, records, small and large
@@ -107,15 +91,23 @@ class TableMaintenance:
         ``engine="spark"``: aggregated by the attached Spark session over the ``files`` and ``entries``
         metadata tables, which delete files apply to which data files included (the delete index's scope
         and statistics rules as Spark SQL); one row per partition reaches Python, never one per file."""
-        chosen = Engine.named(engine)
-        snapshot = self.snapshot(at) if at is not None else self.current_snapshot
-        if chosen == Engine.ARROW:
+        t, snapshot = self._table, self._at(at)
+        if Engine.named(engine) == Engine.ARROW:
             from icebook.analysis.maintenance.health import file_measures
 
-            return file_measures(self._table(), snapshot)
+            return file_measures(t, snapshot)
         from icebook.engines import spark_aggregates
 
-        return spark_aggregates.file_measures(self.metadata, self._spark_metadata_tables(snapshot))
+        return spark_aggregates.file_measures(t.metadata, t._spark_metadata_tables(snapshot))
+
+    def why_kept(self, path: str, older_than: When = None, retain_last: int | None = None) -> WhyKept:
+        """What keeps the file ``path`` (data, delete, manifest, manifest list, statistics, metadata file,
+        orphan): ``.keepers`` (the snapshots reaching it, their refs and the retention rule keeping each,
+        judged by ``expire_snapshots(older_than, retain_last)``, default the table's retention) and
+        ``.removed_by`` (the call that would delete it, or what must happen first)."""
+        from icebook.analysis.maintenance.why_kept import why_kept
+
+        return why_kept(self._table, path, older_than_ms=when_ms(older_than), retain_last=retain_last)
 
     def expire_preview(
         self, older_than: When = None, retain_last: int | None = None, snapshot_ids: Collection[int] = ()
@@ -125,42 +117,15 @@ class TableMaintenance:
         from icebook.analysis.maintenance.expire import expire_preview
 
         return expire_preview(
-            self.metadata,
-            self.store,
-            older_than_ms=when_ms(older_than),
-            retain_last=retain_last,
-            snapshot_ids=snapshot_ids,
-        )
-
-    def why_kept(self, path: str, older_than: When = None, retain_last: int | None = None) -> WhyKept:
-        """What keeps the file ``path`` (data, delete, manifest, manifest list, statistics, metadata file,
-        orphan): ``.keepers`` (the snapshots reaching it, their refs and the retention rule keeping each,
-        judged by ``expire_snapshots(older_than, retain_last)``, default the table's retention) and
-        ``.removed_by`` (the call that would delete it, or what must happen first)."""
-        from icebook.analysis.maintenance.why_kept import why_kept
-
-        return why_kept(
-            self._table(),
-            path,
-            metadata_location=self.metadata_location,
-            fileio=self.fileio,
-            older_than_ms=when_ms(older_than),
-            retain_last=retain_last,
+            self._table, older_than_ms=when_ms(older_than), retain_last=retain_last, snapshot_ids=snapshot_ids
         )
 
     def orphans(self, older_than: When = None, location: str | None = None) -> OrphanReport:
         """Files under the table location that nothing references, as ``remove_orphan_files`` finds
-        them (older than ``older_than``, default three days ago)."""
+        them (older than ``older_than``, default three days ago): its preview."""
         from icebook.analysis.maintenance.orphans import find_orphans
 
-        return find_orphans(
-            self.metadata,
-            self.metadata_location,
-            self.store,
-            self.fileio,
-            older_than_ms=when_ms(older_than),
-            location=location,
-        )
+        return find_orphans(self._table, older_than_ms=when_ms(older_than), location=location)
 
     def commit_forensics(self, older_than: When = None) -> CommitForensics:
         """How the table's commits went, from its files: which were retried after losing a race (the
@@ -168,7 +133,7 @@ class TableMaintenance:
         files writers left behind (``orphans(older_than)``, each with the commit its name carries)."""
         from icebook.analysis.maintenance.commit_forensics import commit_forensics
 
-        return commit_forensics(self._table(), self.orphans(older_than))
+        return commit_forensics(self._table, self.orphans(older_than))
 
     def compaction_preview(
         self, options: Mapping[str, Any] | None = None, where: str | None = None
@@ -176,94 +141,98 @@ class TableMaintenance:
         """The file groups ``rewrite_data_files`` (bin-pack) would rewrite in the current snapshot."""
         from icebook.analysis.maintenance.compaction import compaction_preview
 
-        return compaction_preview(self._table(), self.current_snapshot, options, where=where)
+        return compaction_preview(self._table, self._at(None), options, where=where)
 
     def manifest_rewrite_preview(self) -> ManifestRewritePreview:
         """The manifests ``rewrite_manifests`` would rewrite, and into how many."""
         from icebook.analysis.maintenance.rewrite_previews import manifest_rewrite_preview
 
-        return manifest_rewrite_preview(self.metadata, self.store, self.current_snapshot)
+        return manifest_rewrite_preview(self._table, self._at(None))
 
     def delete_rewrite_preview(self, options: Mapping[str, Any] | None = None) -> DeleteRewritePreview:
         """The position delete files ``rewrite_position_delete_files`` would rewrite (dangling ones dropped)."""
         from icebook.analysis.maintenance.rewrite_previews import delete_rewrite_preview
 
-        return delete_rewrite_preview(self._table(), self.current_snapshot, options)
+        return delete_rewrite_preview(self._table, self._at(None), options)
+
+    # ------------------------------------------------------------------ changing the table (through Spark)
 
     def _maintained(self, procedure: str, output: Any, deleted: tuple[str, ...] = ()) -> MaintenanceResult:
         from icebook.analysis.maintenance.before_after import maintenance_diff
 
-        after = self.reopen()
-        change = maintenance_diff(
-            procedure, (self.metadata, self.store), (after.metadata, after.store), deleted_files=deleted
-        )
+        before = self._table
+        after = before.reopen()
+        change = maintenance_diff(procedure, before, after, deleted_files=deleted)
         return MaintenanceResult(table=after, diff=change, output=output)
 
     def expire_snapshots(
-        self,
-        older_than: When = None,
-        retain_last: int | None = None,
-        snapshot_ids: Collection[int] = (),
-        *,
-        dry_run: bool = False,
-    ) -> MaintenanceResult | ExpirePreview:
-        """Run ``expire_snapshots`` through Spark (deletes files); ``dry_run`` returns the preview instead."""
+        self, older_than: When = None, retain_last: int | None = None, snapshot_ids: Collection[int] = ()
+    ) -> MaintenanceResult:
+        """Run ``expire_snapshots`` through Spark (deletes files); ``expire_preview`` says what it would do."""
         from icebook.engines import spark_maintenance
 
-        if dry_run:
-            return self.expire_preview(older_than, retain_last, snapshot_ids)
         output = spark_maintenance.expire_snapshots(
-            self._writable(),
+            self._table._writable(),
             older_than_ms=when_ms(older_than),
             retain_last=retain_last,
             snapshot_ids=tuple(snapshot_ids),
         )
         return self._maintained("expire_snapshots", output)
 
-    def remove_orphan_files(
-        self, older_than: When = None, location: str | None = None, *, dry_run: bool = False
-    ) -> MaintenanceResult | OrphanReport:
-        """Run ``remove_orphan_files`` through Spark (deletes files; Spark refuses a cutoff under 24
-        hours ago); ``dry_run`` returns icebook's own list instead, without Spark."""
+    def remove_orphan_files(self, older_than: When = None, location: str | None = None) -> MaintenanceResult:
+        """Run ``remove_orphan_files`` through Spark (deletes files; Spark refuses a cutoff under 24 hours
+        ago); ``orphans`` lists what it would delete, without Spark."""
         from icebook.engines import spark_maintenance, spark_storage
 
-        if dry_run:
-            return self.orphans(older_than, location)
+        t = self._table
         deleted = spark_maintenance.remove_orphan_files(
-            self._writable(),
+            t._writable(),
             older_than_ms=when_ms(older_than),
             location=location,
-            prefix_listing=spark_storage.on_object_store(location or self.metadata.location),
+            prefix_listing=spark_storage.on_object_store(location or t.location),
         )
         return self._maintained("remove_orphan_files", deleted, tuple(deleted))
 
     def rewrite_data_files(
-        self, options: Mapping[str, Any] | None = None, where: str | None = None, *, dry_run: bool = False
-    ) -> MaintenanceResult | CompactionPreview:
-        """Run ``rewrite_data_files`` (bin-pack) through Spark; ``dry_run`` returns the preview instead."""
+        self, options: Mapping[str, Any] | None = None, where: str | None = None
+    ) -> MaintenanceResult:
+        """Run ``rewrite_data_files`` (bin-pack) through Spark; ``compaction_preview`` says what it would do."""
         from icebook.engines import spark_maintenance
 
-        if dry_run:
-            return self.compaction_preview(options, where)
-        output = spark_maintenance.rewrite_data_files(self._writable(), options=options, where=where)
+        output = spark_maintenance.rewrite_data_files(self._table._writable(), options=options, where=where)
         return self._maintained("rewrite_data_files", output)
 
-    def rewrite_manifests(self, *, dry_run: bool = False) -> MaintenanceResult | ManifestRewritePreview:
-        """Run ``rewrite_manifests`` through Spark; ``dry_run`` returns the preview instead."""
+    def rewrite_manifests(self) -> MaintenanceResult:
+        """Run ``rewrite_manifests`` through Spark; ``manifest_rewrite_preview`` says what it would do."""
         from icebook.engines import spark_maintenance
 
-        if dry_run:
-            return self.manifest_rewrite_preview()
-        output = spark_maintenance.rewrite_manifests(self._writable())
+        output = spark_maintenance.rewrite_manifests(self._table._writable())
         return self._maintained("rewrite_manifests", output)
 
-    def rewrite_position_delete_files(
-        self, options: Mapping[str, Any] | None = None, *, dry_run: bool = False
-    ) -> MaintenanceResult | DeleteRewritePreview:
-        """Run ``rewrite_position_delete_files`` through Spark; ``dry_run`` returns the preview instead."""
+    def rewrite_position_delete_files(self, options: Mapping[str, Any] | None = None) -> MaintenanceResult:
+        """Run ``rewrite_position_delete_files`` through Spark; ``delete_rewrite_preview`` says what it would do."""
         from icebook.engines import spark_maintenance
 
-        if dry_run:
-            return self.delete_rewrite_preview(options)
-        output = spark_maintenance.rewrite_position_delete_files(self._writable(), options=options)
+        output = spark_maintenance.rewrite_position_delete_files(self._table._writable(), options=options)
         return self._maintained("rewrite_position_delete_files", output)
+
+    def __repr__(self) -> str:
+        return f"<TableMaintenance of {self._table.location}>"
+
+
+# How a MaintenanceResult is shown; registered here because the display layer cannot import this one.
+def _result_text(result: MaintenanceResult) -> str:
+    from icebook.display import maintenance_render
+
+    return maintenance_render.result_text(result.diff, result.output)
+
+
+def _result_html(result: MaintenanceResult) -> str:
+    from icebook.display import maintenance_render
+
+    return maintenance_render.result_html(result.diff, result.output)
+
+
+register(MaintenanceResult, text=_result_text, html=_result_html)
+
+__all__ = ["MaintenanceResult", "TableMaintenance", "When", "when_ms"]
