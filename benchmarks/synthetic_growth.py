@@ -34,6 +34,8 @@ from typing import Any
 
 import fastavro
 
+from icebook.io.avro_header import write_container_header, write_long
+
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 import synthetic_table as st  # after the path tweak, so the script runs from any directory
@@ -44,15 +46,7 @@ BLOCK = 500  # entries per Avro block
 _SYNC = bytes(range(16))
 
 
-def zz(value: int) -> bytes:
-    """Avro's zig-zag varint encoding of an int or long."""
-    n = (value << 1) ^ (value >> 63)
-    out = bytearray()
-    while n & ~0x7F:
-        out.append((n & 0x7F) | 0x80)
-        n >>= 7
-    out.append(n)
-    return bytes(out)
+zz = write_long  # Avro's zig-zag varint encoding of an int or long
 
 
 def _string(raw: bytes) -> bytes:
@@ -166,10 +160,7 @@ def container(schema: dict[str, Any], metadata: dict[str, str], records: list[by
     """An Avro object container file of pre-encoded ``records``, in blocks of ``BLOCK``."""
     meta = {"avro.schema": json.dumps(schema), "avro.codec": "deflate" if deflate else "null", **metadata}
     out = io.BytesIO()
-    out.write(b"Obj\x01" + zz(len(meta)))
-    for key, value in meta.items():
-        out.write(_string(key.encode()) + _string(value.encode()))
-    out.write(b"\x00" + _SYNC)
+    out.write(write_container_header({k: v.encode() for k, v in meta.items()}, _SYNC))
     for first in range(0, len(records), BLOCK):
         chunk = records[first : first + BLOCK]
         data = b"".join(chunk)
