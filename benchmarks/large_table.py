@@ -477,6 +477,11 @@ def measure_growth(
             per_million = f"{ours['seconds'] / files * 1e6:>15.3f}" if "error" not in ours else ""
             print(f"{files:>11,} {label:<22} {_cell(ours)} {_cell(theirs)} {ratio:>7} {per_million}", flush=True)
     largest = max(sizes)
+    if largest > peer_max:
+        print(
+            f"pyiceberg: not run above --peer-max {peer_max:,} files (its inspect.partitions() and plan_files() "
+            "hold a Python object per file, which at these sizes takes longer than the measures); raise --peer-max to run it"
+        )
     for label in ("health()", "inspect.partitions()"):
         if (largest, label) not in results:
             continue
