@@ -131,6 +131,10 @@ def synthetic() -> bool:
 
 def read_marker(files: int, files_per_manifest: int = 2_500, commit_files: int = 0) -> dict[str, Any] | None:
     if synthetic():
+        if commit_files:
+            import synthetic_growth
+
+            return synthetic_growth.marker(files, commit_files, files_per_manifest)
         import synthetic_table
 
         return synthetic_table.marker(files, files_per_manifest)
@@ -327,9 +331,13 @@ def ensure_large_table(
     files: int = 500_000, *, files_per_manifest: int = 2_500, threads: int = 2, commit_files: int = 0
 ) -> Path:
     """Return the directory of the synthetic table, building it first unless a matching marker exists.
-    ``commit_files``: files per append commit (0: all in one; not with ``synthetic()``, whose table is
-    built without Spark)."""
+    ``commit_files``: files per append commit (0: all in one). With ``synthetic()`` the table is written
+    without Spark: ``synthetic_table.py``'s, or ``synthetic_growth.py``'s when grown in commits."""
     if synthetic():
+        if commit_files:
+            import synthetic_growth
+
+            return synthetic_growth.build(files, commit_files, files_per_manifest=files_per_manifest)
         import synthetic_table
 
         return synthetic_table.build(files, files_per_manifest=files_per_manifest)
@@ -469,6 +477,11 @@ def measure_growth(
             per_million = f"{ours['seconds'] / files * 1e6:>15.3f}" if "error" not in ours else ""
             print(f"{files:>11,} {label:<22} {_cell(ours)} {_cell(theirs)} {ratio:>7} {per_million}", flush=True)
     largest = max(sizes)
+    if largest > peer_max:
+        print(
+            f"pyiceberg: not run above --peer-max {peer_max:,} files (its inspect.partitions() and plan_files() "
+            "hold a Python object per file, which at these sizes takes longer than the measures); raise --peer-max to run it"
+        )
     for label in ("health()", "inspect.partitions()"):
         if (largest, label) not in results:
             continue

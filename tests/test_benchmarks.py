@@ -45,6 +45,7 @@ NOT_SMOKED = {
     "spark_start.py": "it starts Spark sessions, one cold from an empty Ivy home",
     "query_cost.py": "its footer reads are timed cold and warm in fresh processes (tests/analysis/test_query_cost.py checks the answers)",
     "synthetic_table.py": "the table builder the others run",
+    "synthetic_growth.py": "the growth tables' builder, run by the large_table growth smoke (and read back below)",
     "table_bytes.py": "its tables are the scenario warehouse Spark builds",
     "large_table.py": "(smoked above with --measure)",
 }
@@ -81,3 +82,46 @@ def test_benchmark_runs_and_the_engines_agree(name: str, bench_home: Path, monke
     )
     assert done.returncode == 0, f"{script} {' '.join(args)}\n{done.stdout[-3000:]}\n{done.stderr[-3000:]}"
     assert done.stdout.strip(), script
+
+
+def test_the_growth_tables_entries_read_back_as_written(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """``synthetic_growth.py`` encodes entries by hand: fastavro, the reference decoder, reads back each data
+    file's path, partition, counts and ``id``/``ts`` bounds, and the snapshots' totals add up."""
+    import fastavro
+
+    monkeypatch.setenv("ICEBOOK_HOME", str(tmp_path))
+    monkeypatch.syspath_prepend(str(BENCHMARKS))
+    import synthetic_growth as growth
+    import synthetic_table as st
+
+    location = growth.build(FILES, 2_500, workers=1)
+    layout = st.Layout(files=FILES)
+    variants = [growth.Variant(j) for j in range(growth.POOL)]
+    manifests = sorted((location / "metadata").glob("*-0000?-m0.avro"))
+    assert len(manifests) == 2
+    index = 0
+    for manifest in manifests:
+        with manifest.open("rb") as f:
+            for entry in fastavro.reader(f):
+                data_file, v = entry["data_file"], variants[index % growth.POOL]
+                assert entry["status"] == 1 and entry["snapshot_id"] is None
+                assert data_file["file_path"] == st.data_path(location, layout, index)
+                day = st.day_of(layout, index)
+                assert (data_file["partition"]["ts_day"] - st.dt.date(1970, 1, 1)).days == day
+                assert data_file["partition"]["id_bucket"] == st.bucket_of(layout, index)
+                assert data_file["record_count"] == v.records
+                lower = {p["key"]: p["value"] for p in data_file["lower_bounds"]}
+                upper = {p["key"]: p["value"] for p in data_file["upper_bounds"]}
+                assert lower[1] == st._long(index * 1_000_000) and upper[1] == st._long(
+                    index * 1_000_000 + v.records - 1
+                )
+                assert lower[5] == upper[5] == st._int(day)
+                assert lower[6] == st._long(day * st.MICROS_PER_DAY + v.ts_start)
+                assert data_file["split_offsets"] == [4] and data_file["sort_order_id"] == 0
+                index += 1
+    assert index == FILES
+    import icebook
+
+    table = icebook.open(str(location))
+    assert len(table.snapshots) == 3  # two appends of 2,500 files (rounded up), then the position deletes
+    assert len(table.inspect.files()) == FILES + len(st.deleted(layout))

@@ -235,7 +235,9 @@ def health(
     bad_bounds: list[IcebookError] = []  # appended from the pass's worker threads (list.extend is atomic)
 
     def visit(manifest: ManifestFile, entries: pa.Table) -> None:
-        live_entries = entries.filter(pc.not_equal(entries.column("status"), 2))  # a deleted entry is history
+        deleted = pc.equal(entries.column("status"), 2)  # a deleted entry is history
+        # Filtering copies every column (the bounds maps too): only when there is something to drop.
+        live_entries = entries.filter(pc.invert(deleted)) if pc.any(deleted).as_py() else entries
         bad_bounds.extend(invalid_bounds(live_entries, schema, manifest.manifest_path))
         deletes.visit(manifest, entries)
         live = live_files(entries)

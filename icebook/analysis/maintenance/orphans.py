@@ -129,6 +129,17 @@ def _key(path: str) -> tuple[str | None, str | None, str]:
     return scheme, parsed.netloc or None, parsed.path
 
 
+_ODD = r"[?#;\[\]\t\r\n]|^[\x00-\x20]"
+"""Paths that ``path_keys`` reads with ``urlparse`` (whose path may not end where the text does)."""
+
+
+def _last_names(paths: pa.Array) -> pa.Array:
+    """What follows the last ``/`` of each path (the whole path where there is none; null for null)."""
+    parts = pc.split_pattern(pc.fill_null(paths, ""), "/", max_splits=1, reverse=True)
+    last = np.asarray(parts.offsets.to_numpy(), dtype=np.int64)[1:] - 1
+    return pc.if_else(pc.is_valid(paths), parts.flatten().take(pa.array(last)), pa.scalar(None, pa.string()))
+
+
 def path_keys(paths: pa.Array) -> tuple[pa.Array, pa.Array, pa.Array]:
     """(scheme, authority, path) of each path as the procedure compares them, column-wise: a plain path
     (no scheme, or a one-letter Windows drive) is itself with neither; else the scheme lower-cased (s3a
@@ -144,9 +155,7 @@ def path_keys(paths: pa.Array) -> tuple[pa.Array, pa.Array, pa.Array]:
     path = pc.if_else(has_netloc, pc.struct_field(split, "path"), rest)
     plain = pc.is_null(parsed)
     path = pc.if_else(plain, paths, path)
-    odd = np.flatnonzero(
-        np.asarray(pc.match_substring_regex(paths, r"[?#;\[\]\t\r\n]|^[\x00-\x20]").to_numpy(zero_copy_only=False))
-    )
+    odd = np.flatnonzero(np.asarray(pc.match_substring_regex(paths, _ODD).to_numpy(zero_copy_only=False)))
     if len(odd):
         keys = [_key(p) for p in paths.take(pa.array(odd)).to_pylist()]
         mask = np.zeros(len(paths), dtype=bool)
@@ -219,6 +228,7 @@ class PendingOrphans:
         self._listing = list(walk(fileio, self.root, prefixes))
         listed = pa.array([info.path for info in self._listing], pa.string())
         self._scheme, self._authority, self._path = path_keys(listed)
+        self._names = pc.unique(_last_names(self._path))
         n = len(listed)
         # Per listed file: the position of its first reference, and that reference's scheme and authority.
         self._first = np.full(n, np.iinfo(np.int64).max, dtype=np.int64)
@@ -242,7 +252,15 @@ class PendingOrphans:
     def _mark(self, position: int, reached: pa.Table) -> None:
         if not len(self._first) or not reached.num_rows:
             return
-        scheme, authority, path = path_keys(reached.column("path").combine_chunks())
+        paths = reached.column("path").combine_chunks()
+        # Equal paths end in equal names: only the references whose last name some listed file has can be
+        # listed, and only those are split into scheme, authority and path.
+        named = pc.or_(pc.is_in(_last_names(paths), value_set=self._names), pc.match_substring_regex(paths, _ODD))
+        if named.false_count:
+            paths = paths.filter(named)
+            if not len(paths):
+                return
+        scheme, authority, path = path_keys(paths)
         at = pc.index_in(self._path, value_set=path)
         rows = np.flatnonzero(np.asarray(pc.is_valid(at).to_numpy(zero_copy_only=False)))
         if not len(rows):

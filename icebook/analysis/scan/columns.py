@@ -13,6 +13,7 @@ from __future__ import annotations
 import uuid
 from collections.abc import Sequence
 from dataclasses import dataclass
+from functools import lru_cache
 from typing import Any
 
 import numpy as np
@@ -154,6 +155,7 @@ def decide_entries(
     live = status != int(EntryStatus.DELETED)
     if not live.all():  # filtering copies every nested column: only when there is something to drop
         entries = entries.filter(pa.array(live))
+    entries = _shared_nulls(entries)
     n = entries.num_rows
     evidence = np.zeros(n, dtype=np.int8)
     if n == 0:
@@ -170,6 +172,23 @@ def decide_entries(
             by_stats = undecided & ~evaluate_columns(row_filter, bounds, n)
             evidence[by_stats] = BY_STATS
     return ManifestScan(manifest=manifest, entries=entries, evidence=evidence)
+
+
+def _shared_nulls(entries: pa.Table) -> pa.Table:
+    """``entries`` with each all-null column (a field of other format versions or file kinds: first_row_id,
+    content_offset, equality_ids of data files, ...) replaced by one array of nulls shared by every manifest
+    of that many entries: a plan keeps its manifests' columns, and those cost as much as their values."""
+    n = entries.num_rows
+    for i in range(entries.num_columns if n else 0):
+        column = entries.column(i)
+        if column.null_count == n and not pa.types.is_struct(column.type):
+            entries = entries.set_column(i, entries.field(i), _nulls(n, column.type))
+    return entries
+
+
+@lru_cache(maxsize=64)
+def _nulls(n: int, type_: pa.DataType) -> pa.Array:
+    return pa.nulls(n, type_)
 
 
 def plan_columns(manifest: ManifestFile, row_filter: Expr, *, stats: bool = False) -> tuple[str, ...]:
@@ -293,13 +312,15 @@ class FileBuilder:
         wanted = ["partition", *_SCALARS, *(("lower_bounds", "upper_bounds") if is_deletes else ())]
         # Only the columns a ScanFile holds are copied (a plan with a filter also holds the metric maps).
         entries = scan.entries.select(wanted)
-        whole = n == entries.num_rows and bool((rows == np.arange(n)).all())
-        taken = entries if whole else entries.take(pa.array(rows))
+        first = int(rows[0])
+        # A run of consecutive rows (what iterating a plan asks for) is a slice: no copy.
+        run = int(rows[-1]) - first == n - 1 and bool((np.diff(rows) == 1).all())
+        taken = entries.slice(first, n) if run else entries.take(pa.array(rows))
         spec = self.metadata.spec_by_id(m.partition_spec_id)
         part = taken.column("partition").combine_chunks()
         names = [pf.name for pf in spec.fields][: part.type.num_fields]
         values = [physical(part.field(i)) for i in range(len(names))]
-        cols = {c: taken.column(c).to_pylist() for c in _SCALARS}
+        cols = {c: _python_values(taken.column(c)) for c in _SCALARS}
         fp_lower: list[Any] = []
         fp_upper: list[Any] = []
         if is_deletes:
@@ -319,17 +340,21 @@ class FileBuilder:
         partitions = [tuple(zip(names, key, strict=True)) for key in keys] if floating else [shared[k] for k in keys]
         texts = {key: self.partition_text(spec_id, shared[key]) for key in shared}
         columns: dict[str, Sequence[Any]] = {
-            "content": [contents[c] for c in cols["content"]],
+            "content": _mapped(cols["content"], contents),
             "file_path": cols["file_path"],
-            "file_format": [formats[f] for f in cols["file_format"]],
+            "file_format": _mapped(cols["file_format"], formats),
             "partition": partitions,
             "partition_text": [texts[k] for k in keys],
             "record_count": cols["record_count"],
             "file_size_in_bytes": cols["file_size_in_bytes"],
-            "sequence_number": [s or 0 for s in cols["sequence_number"]],
+            "sequence_number": _mapped(cols["sequence_number"], {None: 0})
+            if None in cols["sequence_number"]
+            else cols["sequence_number"],
             "file_sequence_number": cols["file_sequence_number"],
             "snapshot_id": cols["snapshot_id"],
-            "equality_ids": [None if e is None else tuple(e) for e in cols["equality_ids"]],
+            "equality_ids": [None if e is None else tuple(e) for e in cols["equality_ids"]]
+            if taken.column("equality_ids").null_count < n
+            else cols["equality_ids"],
             "referenced_data_file": cols["referenced_data_file"],
             "content_offset": cols["content_offset"],
             "content_size_in_bytes": cols["content_size_in_bytes"],
@@ -360,6 +385,28 @@ class FileBuilder:
             )
             self._texts[key] = text = text or "unpartitioned"
         return text
+
+
+def _mapped(values: list[Any], mapping: dict[Any, Any]) -> list[Any]:
+    """Each value through ``mapping`` (a value not in it kept), one lookup when they are all one value."""
+    if len(mapping) == 1 and values and values[0] == values[-1] and len(set(values)) == 1:
+        only = values[0]
+        return [mapping.get(only, only)] * len(values)
+    return [mapping.get(v, v) for v in values]
+
+
+def _python_values(column: pa.ChunkedArray) -> list[Any]:
+    """``column.to_pylist()``, without a Python object made per value where every value is null (the columns
+    of other format versions and file kinds) or the same (content, format, sequence numbers of a manifest)."""
+    n = len(column)
+    if column.null_count == n:
+        return [None] * n
+    if n > 1 and column.null_count == 0 and pa.types.is_integer(column.type):
+        values = column.to_numpy()
+        if values[0] == values[-1] and (values == values[0]).all():
+            return [int(values[0])] * n
+        return values.tolist()
+    return column.to_pylist()
 
 
 def physical(column: pa.Array) -> list[Any]:

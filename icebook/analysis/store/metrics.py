@@ -186,11 +186,28 @@ def invalid_bounds(entries: pa.Table, schema: Schema, file: str) -> list[Icebook
             continue
         bounds = MapColumn(entries.column(column))
         for name, field_id, t in readable_columns(schema):
+            raw = bounds.lookup(field_id)
+            if _plainly_valid(raw, t):
+                continue
             try:
-                decode_bound_column(bounds.lookup(field_id), t, file=file, column=bound_label(column, name, field_id))
+                decode_bound_column(raw, t, file=file, column=bound_label(column, name, field_id))
             except IcebookError as exc:
                 found.append(exc)
     return found
+
+
+def _plainly_valid(raw: pa.Array, t: IcebergType) -> bool:
+    """Whether every bound of ``raw`` decodes to ``t`` by the byte lengths alone, without decoding them: any
+    bytes of a fixed-width type's own width are a value (``_fixed``), and so is a decimal of at most 16
+    bytes (``_decimals``). False means "decode to find out" (other widths, other types)."""
+    if raw.null_count == len(raw):
+        return True
+    lengths = pc.min_max(pc.binary_length(raw))  # nulls left out
+    shortest, longest = lengths["min"].as_py(), lengths["max"].as_py()
+    if isinstance(t, DecimalType):
+        return bool(longest <= 16)
+    width = FIXED_WIDTH.get(t.name, (0, ""))[0] if isinstance(t, PrimitiveType) else 0
+    return bool(width) and shortest == longest == width
 
 
 def _decode_bounds(raw: pa.Array, t: IcebergType, file: str, column: str) -> pa.Array:
