@@ -463,3 +463,25 @@ def test_a_deletion_vector_naming_no_data_file_is_one_error_in_diff_timelapse_an
             within_limit(view)
         assert raised.value.field == "referenced_data_file", raised.value
         assert raised.value.file.endswith(".puffin")
+
+
+@pytest.mark.spark
+def test_an_added_entry_naming_another_snapshot_is_caught(scenario_locations: dict[str, Path]) -> None:
+    # A damaged snapshot_id varint decodes to another id without a framing error; the manifest list names
+    # the snapshot that wrote the manifest, and its ADDED entries must name that snapshot too.
+    location = scenario_locations["orders_cow"]
+    t0 = icebook.open(location)
+    victim = next(path for path, added in t0.inspect.manifests()[["path", "added_data_files_count"]].values if added)
+
+    def other_writer(records: list[dict[str, Any]]) -> list[dict[str, Any]]:
+        for r in records:
+            if r["status"] == 1:
+                r["snapshot_id"] = 88_538
+        return records
+
+    t = open_table(str(location), fileio=ServingFileIO({victim: rewrite_avro(victim, other_writer)}))
+    message = rf"manifest {victim}: snapshot_id: an ADDED or DELETED entry names snapshot 88538, but the manifest list"
+    with pytest.raises(MetadataError, match=message):
+        within_limit(t.inspect.files)
+    with pytest.raises(MetadataError, match=message):
+        within_limit(t.read)

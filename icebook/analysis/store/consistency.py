@@ -55,6 +55,7 @@ ZERO = ManifestCounts(**{f.name: 0 for f in fields(ManifestCounts)})
 
 CHECKED_COLUMNS = (
     "status",
+    "snapshot_id",
     "content",
     "record_count",
     "file_size_in_bytes",
@@ -116,7 +117,9 @@ def check_entry_values(manifest: ManifestFile, entries: pa.Table, *, last_column
 
     Counts and sizes are never negative; metrics are keyed by field ids the table has assigned
     (at most ``last-column-id``) or reserved for metadata columns; and no entry of a manifest was committed
-    after the manifest itself (its data and file sequence numbers are at most the manifest's ``sequence_number``).
+    after the manifest itself (its data and file sequence numbers are at most the manifest's ``sequence_number``);
+    an ADDED or DELETED entry was written by the snapshot that wrote its manifest (its ``snapshot_id`` is the
+    list's ``added_snapshot_id``: a damaged varint there decodes to another id without a framing error).
     ``entries`` may hold only some columns (a scan plan's): the metric maps are checked through the facts
     their decode reported (``icebook.io.metric_facts``), sent or not.
     """
@@ -139,6 +142,18 @@ def check_entry_values(manifest: ManifestFile, entries: pa.Table, *, last_column
                 )
         if facts.lowest_count is not None and facts.lowest_count < 0:
             raise fail(f"data_file.{name}", f"negative count {facts.lowest_count}")
+    writer = manifest.added_snapshot_id
+    if writer is not None and "snapshot_id" in entries.column_names and "status" in entries.column_names:
+        status = entries.column("status")
+        written = pa.array([int(EntryStatus.ADDED), int(EntryStatus.DELETED)], status.type)
+        ids = pc.filter(entries.column("snapshot_id"), pc.fill_null(pc.is_in(status, value_set=written), False))
+        other = pc.filter(ids, pc.fill_null(pc.not_equal(ids, writer), False))
+        if len(other):
+            raise fail(
+                "snapshot_id",
+                f"an ADDED or DELETED entry names snapshot {other[0].as_py()}, but the manifest list says "
+                f"snapshot {writer} wrote this manifest",
+            )
     if manifest.sequence_number is not None:
         for name in ("sequence_number", "file_sequence_number"):
             if name not in entries.column_names:
