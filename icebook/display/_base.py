@@ -74,8 +74,12 @@ def change_class(kind: ChangeKind | str) -> str:
     return _CHANGE_CLASSES.get(kind, "ib-changed")
 
 
-def human_count(n: int | float | None) -> str:
-    return "–" if n is None else f"{int(n):,}"
+def human_count(n: Any) -> str:
+    """A count with thousands separators; "–" when unknown: None, NaN or pandas' NA (a v1 manifest list may
+    leave its counts out, and frames hold that as NA)."""
+    if n is None or (isinstance(n, float) and n != n) or type(n).__name__ == "NAType":
+        return "–"
+    return f"{int(n):,}"
 
 
 def short_path(path: str, location: str) -> str:

@@ -122,3 +122,16 @@ def test_workbench_links_graph_to_tree_and_builds_tabs_lazily(events: icebook.Ta
     assert isinstance(diff, D.DiffView) and bench.tabs.titles == TABS
     bundle, _ = bench._repr_mimebundle_()
     assert "application/vnd.jupyter.widget-view+json" in bundle and "Iceberg table" in bundle["text/html"]
+
+
+def test_an_unknown_count_shows_as_a_dash() -> None:
+    # A v1 manifest list may leave its counts out; frames (the evolution's files per spec) hold that as NA.
+    from icebook.display._base import human_count
+
+    assert [human_count(v) for v in (None, pd.NA, float("nan"), pd.array([5], dtype="Int64")[0], 1234)] == [
+        "–",
+        "–",
+        "–",
+        "5",
+        "1,234",
+    ]
