@@ -77,9 +77,13 @@ def change_class(kind: ChangeKind | str) -> str:
 def human_count(n: Any) -> str:
     """A count with thousands separators; "–" when unknown: None, NaN or pandas' NA (a v1 manifest list may
     leave its counts out, and frames hold that as NA)."""
-    if n is None or (isinstance(n, float) and n != n) or type(n).__name__ == "NAType":
+    if n is None:
         return "–"
-    return f"{int(n):,}"
+    if isinstance(n, int):
+        return f"{n:,}"
+    import pandas as pd  # NaN or NA come from frames, so pandas is loaded already
+
+    return "–" if pd.isna(n) else f"{int(n):,}"
 
 
 def short_path(path: str, location: str) -> str:

@@ -23,10 +23,11 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import pandas as pd
-import pyarrow.compute as pc
+import pyarrow as pa
 
 from icebook.analysis._frames import frame
 from icebook.analysis.maintenance.orphans import OrphanReport
+from icebook.analysis.store.entries import Entries
 from icebook.analysis.store.table_like import TableLike
 from icebook.spec.filenames import (
     ManifestListName,
@@ -160,11 +161,9 @@ def _added_files(table: TableLike, snapshot_id: int, manifest_list: tuple[Manife
     for manifest in manifest_list:
         if manifest.added_snapshot_id != snapshot_id:
             continue  # carried over from an earlier commit
-        entries = table.store.entries(manifest, ("file_path", "status", "snapshot_id"))
-        mine = pc.and_(
-            pc.equal(entries.column("status"), int(EntryStatus.ADDED)),
-            pc.equal(entries.column("snapshot_id"), snapshot_id),
-        )
+        # The store checks that an ADDED entry names the snapshot that wrote its manifest.
+        entries = table.store.entries(manifest, ("file_path", "status"))
+        mine = pa.array(Entries(entries).status_is(EntryStatus.ADDED))
         added.extend(entries.filter(mine).column("file_path").to_pylist())
     return added
 

@@ -144,9 +144,9 @@ def check_entry_values(manifest: ManifestFile, entries: pa.Table, *, last_column
             raise fail(f"data_file.{name}", f"negative count {facts.lowest_count}")
     writer = manifest.added_snapshot_id
     if writer is not None and "snapshot_id" in entries.column_names and "status" in entries.column_names:
-        status = entries.column("status")
-        written = pa.array([int(EntryStatus.ADDED), int(EntryStatus.DELETED)], status.type)
-        ids = pc.filter(entries.column("snapshot_id"), pc.fill_null(pc.is_in(status, value_set=written), False))
+        view = Entries(entries)
+        written = view.status_is(EntryStatus.ADDED) | view.status_is(EntryStatus.DELETED)
+        ids = pc.filter(entries.column("snapshot_id"), pa.array(written))
         other = pc.filter(ids, pc.fill_null(pc.not_equal(ids, writer), False))
         if len(other):
             raise fail(
