@@ -34,11 +34,10 @@ ANALYSIS_LAYERS: dict[str, int] = {
 WIDGET_LIBRARIES = {"ipywidgets", "anywidget", "traitlets"}
 SPEC_FORBIDDEN = {"pyarrow", "fastavro", "pyspark", "IPython", "pandas", "numpy", "polars", "ipywidgets", "anywidget"}
 # Cycles that lazy imports still close, each a set of modules; the list only shrinks. They live in code
-# being reshaped elsewhere: the scan model's delete matching, the listing streams, the facade's opening.
+# being reshaped elsewhere: the scan model's delete matching, the listing streams.
 KNOWN_CYCLES: set[frozenset[str]] = {
     frozenset({"icebook.analysis.scan.model", "icebook.analysis.scan.columns", "icebook.analysis.scan.delete_index"}),
     frozenset({"icebook.analysis.tables.inspect", "icebook.analysis.tables.streams"}),
-    frozenset({"icebook.table", "icebook.table.opening"}),
 }
 
 

@@ -214,7 +214,7 @@ def test_statistics_estimates_are_the_exact_distinct_counts(spark: Any, scenario
 def test_copy_then_expire_on_the_copy(spark: Any, scenario_locations: dict[str, Path], tmp_path: Path) -> None:
     original = icebook.open(str(scenario_locations["history"]))
     before_location = original.metadata_location
-    copy = original.copy_to(str(tmp_path / "db" / "history"))
+    copy = original.manage.copy_to(str(tmp_path / "db" / "history"))
     assert copy.location == str(tmp_path / "db" / "history")
     assert [s.snapshot_id for s in copy.snapshots] == [s.snapshot_id for s in original.snapshots]
     for s in original.snapshots:

@@ -144,20 +144,20 @@ def _tree(call: Call) -> MetadataTree:
 
 
 def _ref_op(call: Call) -> Any:
-    args, t = call.args, call.table
+    args, manage = call.args, call.table.manage
     if args.command == "tag":
         if args.action == "drop":
-            return t.drop_tag(args.name)
-        return t.create_tag(
+            return manage.drop_tag(args.name)
+        return manage.create_tag(
             args.name, args.target, retain_ms=days_ms(args.retain_days), replace=args.action == "replace"
         )
     if args.action == "drop":
-        return t.drop_branch(args.name)
+        return manage.drop_branch(args.name)
     if args.action == "fast-forward":
         if not args.target:
             raise CommandError("branch fast-forward NAME TO: say which branch to move to")
-        return t.fast_forward(args.name, args.target)
-    return t.create_branch(
+        return manage.fast_forward(args.name, args.target)
+    return manage.create_branch(
         args.name,
         args.target,
         retain_ms=days_ms(args.retain_days),
@@ -390,7 +390,7 @@ COMMANDS: tuple[Command, ...] = (
     Command(
         name="rollback",
         help="point main at an earlier snapshot or time",
-        run=lambda c: c.table.rollback(c.args.target),
+        run=lambda c: c.table.manage.rollback(c.args.target),
         arguments=_target,
         changes_table=True,
         group="history",
@@ -398,7 +398,7 @@ COMMANDS: tuple[Command, ...] = (
     Command(
         name="cherrypick",
         help="apply one snapshot onto main",
-        run=lambda c: c.table.cherry_pick(c.args.target),
+        run=lambda c: c.table.manage.cherry_pick(c.args.target),
         arguments=_target,
         changes_table=True,
         group="history",

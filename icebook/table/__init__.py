@@ -3,22 +3,23 @@
 from __future__ import annotations
 
 import dataclasses
-import datetime as _dt
 from collections.abc import Mapping, Sequence
 from functools import cached_property
 from typing import TYPE_CHECKING, Any, Literal
 
 from icebook.analysis.engine_choice import Engine, EngineName
-from icebook.analysis.resolve import At, AtRef, AtSnapshot, AtTime, parse_at, read_schema, resolve_snapshot
+from icebook.analysis.resolve import At, AtRef, AtSnapshot, parse_at, read_schema, resolve_snapshot
 from icebook.display.formatters import register_formatters
 from icebook.display.registry import register, render_html
 from icebook.errors import EngineError, NotFound
 from icebook.io.fileio import FileIO
 from icebook.spec.filenames import parse_metadata_file_name
-from icebook.spec.metadata import MAIN_BRANCH, TableMetadata, commit_order
+from icebook.spec.metadata import TableMetadata, commit_order
 from icebook.spec.schema import Schema
 from icebook.spec.snapshots import Branch, Ref, Snapshot
+from icebook.table.table_lookup import FoundTable, find_table
 from icebook.table.table_maintenance import TableMaintenance
+from icebook.table.table_manage import TableManage
 
 # Opening a table and its first view import only the above; each analysis, engine and view is imported
 # by the method that uses it (pandas, pyarrow.compute and polars load with them).
@@ -43,10 +44,10 @@ if TYPE_CHECKING:
 
 
 class Table:
-    """One Iceberg table as of one metadata file. Its concerns are objects of their own: ``t.inspect`` (the
-    metadata tables) and ``t.maintenance`` (health, previews, procedures). It reads only, except the methods
-    that say they change the table through Spark (refs, write-audit-publish, ``t.maintenance``'s procedures),
-    each of which returns the table re-opened."""
+    """One Iceberg table as of one metadata file. It reads only; its other concerns are objects of their own:
+    ``t.inspect`` (the metadata tables), ``t.maintenance`` (health, previews, and the procedures that change
+    the table through Spark) and ``t.manage`` (branches, tags, the current snapshot, write-audit-publish and
+    copies, changed through Spark). Every change is asked for by name and returns a table re-opened."""
 
     def __init__(
         self,
@@ -114,6 +115,13 @@ class Table:
         """Health, maintenance previews and Spark's procedures: ``t.maintenance.health()``,
         ``t.maintenance.expire_preview(...)`` then ``t.maintenance.expire_snapshots(...)``, ..."""
         return TableMaintenance(self)
+
+    @property
+    def manage(self) -> TableManage:
+        """Changes to refs and the current snapshot through Spark, each returning the table re-opened:
+        ``t.manage.create_branch(...)``, ``t.manage.rollback(...)``, ``t.manage.wap_write(...)`` then
+        ``t.manage.publish(...)``, ``t.manage.copy_to(...)``, ..."""
+        return TableManage(self)
 
     def _spark_metadata_tables(self, snapshot: Snapshot | None) -> SparkMetadataTables:
         from icebook.engines.spark_aggregates import SparkMetadataTables
@@ -358,9 +366,11 @@ class Table:
         lineage = lineage_columns(self.metadata, schema) if row_lineage else ()
         return arrow_sql.lazy_scan(self, self.snapshot(at), schema=schema, lineage=lineage)
 
-    # ------------------------------------------------------------------ changes (only when asked)
+    # ------------------------------------------------------------------ what t.manage and t.maintenance change through
 
     def _writable(self) -> str:
+        """The name Spark changes this table through: its catalog's, else (a table opened by path in a Hadoop
+        layout) a catalog named after its warehouse; EngineError when Spark cannot have the table's catalog."""
         from icebook.engines import spark as spark_engine
 
         identifier, why = self._spark_target()
@@ -378,137 +388,19 @@ class Table:
 
     def reopen(self) -> Table:
         """This table at its newest metadata (after a change made by anyone)."""
-        from icebook.table.opening import open_table
-
         if self.identifier is not None:
-            return open_table(self.identifier)
-        return open_table(self.location, fileio=self.fileio)
+            return Table._from(find_table(self.identifier))
+        return Table._from(find_table(self.location, fileio=self.fileio))
 
-    def _snapshot_id(self, at: At) -> int | None:
-        return None if at is None else self.snapshot(at).snapshot_id
-
-    def create_branch(
-        self,
-        name: str,
-        at: At = None,
-        *,
-        retain_ms: int | _dt.timedelta | None = None,
-        min_snapshots_to_keep: int | None = None,
-        max_snapshot_age_ms: int | _dt.timedelta | None = None,
-        replace: bool = False,
-    ) -> Table:
-        """Create (or replace) branch ``name`` at ``at`` (default: current), with optional retention."""
-        from icebook.engines import spark_ops
-
-        spark_ops.create_branch(
-            self._writable(),
-            name,
-            self._snapshot_id(at),
-            replace=replace,
-            retain_ms=retain_ms,
-            min_snapshots_to_keep=min_snapshots_to_keep,
-            max_snapshot_age_ms=max_snapshot_age_ms,
+    @classmethod
+    def _from(cls, found: FoundTable) -> Table:
+        return cls(
+            found.metadata,
+            found.metadata_location,
+            found.fileio,
+            identifier=found.identifier,
+            catalog_kind=found.catalog_kind,
         )
-        return self.reopen()
-
-    def replace_branch(self, name: str, at: At, **retention: Any) -> Table:
-        return self.create_branch(name, at, replace=True, **retention)
-
-    def drop_branch(self, name: str) -> Table:
-        from icebook.engines import spark_ops
-
-        self._require_ref(name, Branch)
-        spark_ops.drop_branch(self._writable(), name)
-        return self.reopen()
-
-    def create_tag(
-        self, name: str, at: At = None, *, retain_ms: int | _dt.timedelta | None = None, replace: bool = False
-    ) -> Table:
-        """Create (or replace) tag ``name`` at ``at`` (default: current), kept for ``retain_ms``."""
-        from icebook.engines import spark_ops
-
-        spark_ops.create_tag(self._writable(), name, self._snapshot_id(at), replace=replace, retain_ms=retain_ms)
-        return self.reopen()
-
-    def replace_tag(self, name: str, at: At, *, retain_ms: int | _dt.timedelta | None = None) -> Table:
-        return self.create_tag(name, at, retain_ms=retain_ms, replace=True)
-
-    def drop_tag(self, name: str) -> Table:
-        from icebook.engines import spark_ops
-
-        self._require_ref(name, None)
-        spark_ops.drop_tag(self._writable(), name)
-        return self.reopen()
-
-    def fast_forward(self, branch: str, to: str) -> Table:
-        """Move ``branch`` forward to the head of ``to`` (``branch`` must be an ancestor)."""
-        from icebook.engines import spark_ops
-
-        self._require_ref(to, Branch)
-        spark_ops.fast_forward(self._writable(), branch, to)
-        return self.reopen()
-
-    def cherry_pick(self, at: At) -> Table:
-        """Apply the changes of one snapshot onto main as a new snapshot."""
-        from icebook.engines import spark_ops
-
-        spark_ops.cherry_pick(self._writable(), self.snapshot(at).snapshot_id)
-        return self.reopen()
-
-    def rollback(self, at: At) -> Table:
-        """Make main point at an earlier snapshot (an id or ref), or, for a time, at the newest ancestor
-        of main committed strictly before it (Iceberg's ``rollback_to_timestamp`` rule)."""
-        from icebook.engines import spark_ops
-
-        point = parse_at(at, self.refs)
-        snapshot = self.snapshot(point)  # NotFound for unknown ids, refs and times before the first snapshot
-        if isinstance(point, AtTime):
-            spark_ops.rollback_to_time(self._writable(), point.timestamp_ms)
-        else:
-            spark_ops.rollback_to_snapshot(self._writable(), snapshot.snapshot_id)
-        return self.reopen()
-
-    def set_current_snapshot(self, at: At) -> Table:
-        """Point main at any snapshot (not only an ancestor)."""
-        from icebook.engines import spark_ops
-
-        spark_ops.set_current_snapshot(self._writable(), self.snapshot(at).snapshot_id)
-        return self.reopen()
-
-    def wap_write(self, branch: str, query: str) -> Table:
-        """Write-audit-publish, step 1: run a write (SQL naming this table as ``{table}``) into ``branch``,
-        leaving main untouched. Inspect the branch, then ``publish(branch)``."""
-        from icebook.engines import spark as spark_engine
-        from icebook.engines import spark_ops
-
-        identifier = self._writable()
-        if branch not in self.refs:
-            spark_ops.create_branch(identifier, branch, self._snapshot_id(None))
-        spark_ops.enable_wap(identifier)
-        with spark_engine.wap_branch(branch):
-            spark_engine.run(query.replace("{table}", identifier))
-        return self.reopen()
-
-    def publish(self, branch: str) -> Table:
-        """Write-audit-publish, last step: fast-forward main to the audited branch."""
-        return self.fast_forward(MAIN_BRANCH, branch)
-
-    def copy_to(self, location: str) -> Table:
-        """Copy this table (as of its newest metadata) to ``location`` and open the copy: Iceberg's
-        ``rewrite_table_path`` rewrites the absolute paths in its metadata, then every file is copied.
-        A place to try maintenance (expiry, compaction) without touching the original."""
-        from icebook.engines import spark_ops
-
-        spark_ops.copy_table(self._writable(), self.location, str(location))
-        from icebook.table.opening import open_table
-
-        return open_table(str(location), fileio=self.fileio)
-
-    def _require_ref(self, name: str, kind: type | None) -> None:
-        ref = self.refs.get(name)
-        if ref is None or (kind is not None and not isinstance(ref, kind)):
-            label = "branch" if kind is Branch else "branch or tag"
-            raise NotFound(f"no {label} named {name!r}", available=sorted(self.refs))
 
     # ------------------------------------------------------------------ notebook views
 

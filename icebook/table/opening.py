@@ -6,9 +6,9 @@ from collections.abc import Mapping
 
 from icebook.errors import NotFound
 from icebook.io import catalogs
-from icebook.io.fileio import FileIO, default_fileio
-from icebook.io.locate import locate_metadata, read_table_metadata
+from icebook.io.fileio import FileIO
 from icebook.table import Table
+from icebook.table.table_lookup import find_table
 
 
 def open_table(
@@ -23,35 +23,7 @@ def open_table(
 
     A name resolves through the PyIceberg catalog of that name when one is configured
     (``~/.pyiceberg.yaml``, ``PYICEBERG_CATALOG__*``), else through Spark's session catalog."""
-    location = str(location)
-    if catalog is not None:
-        return _open_by_name(catalog, location, fileio)
-    if not _is_local_path(location) and _looks_like_identifier(location):
-        from icebook.engines import spark as spark_engine
-
-        name, rest = location.split(".", 1)
-        if catalogs.is_configured(name):
-            return _open_by_name(name, rest, fileio)
-        try:
-            metadata_location = spark_engine.metadata_location_of(location)
-        except NotFound as exc:
-            if exc.what.startswith("no catalog"):
-                raise NotFound(
-                    f"no catalog {name!r} (neither a PyIceberg catalog nor one of Spark's)",
-                    available=sorted({*catalogs.catalog_names(), *(str(a) for a in exc.available)}),
-                ) from None
-            raise
-        io = fileio or default_fileio(properties)
-        return Table(
-            read_table_metadata(io, metadata_location),
-            metadata_location,
-            io,
-            identifier=location,
-            catalog_kind="spark",
-        )
-    io = fileio or default_fileio(properties)
-    metadata_location = locate_metadata(io, location)
-    return Table(read_table_metadata(io, metadata_location), metadata_location, io)
+    return Table._from(find_table(location, catalog=catalog, fileio=fileio, properties=properties))
 
 
 def catalog_listing() -> list[dict[str, str]]:
@@ -82,30 +54,6 @@ def table_listing(namespace: str) -> list[str]:
         return spark_engine.session_tables(namespace)
     known = [row["catalog"] for row in catalog_listing()]
     raise NotFound(f"no catalog {name!r} (neither a PyIceberg catalog nor one of Spark's)", available=known)
-
-
-def _looks_like_identifier(location: str) -> bool:
-    from icebook.engines import spark as spark_engine  # only for what is not a local path
-
-    return spark_engine.looks_like_identifier(location)
-
-
-def _is_local_path(location: str) -> bool:
-    import os
-
-    return os.path.exists(location)
-
-
-def _open_by_name(catalog: str, name: str, fileio: FileIO | None) -> Table:
-    found = catalogs.resolve_table(catalog, name)
-    io = fileio or default_fileio(found.properties)
-    return Table(
-        read_table_metadata(io, found.metadata_location),
-        found.metadata_location,
-        io,
-        identifier=found.identifier,
-        catalog_kind="pyiceberg",
-    )
 
 
 __all__ = ["catalog_listing", "open_table", "table_listing"]

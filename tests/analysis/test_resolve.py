@@ -87,7 +87,7 @@ def test_every_table_entry_point_reads_at_the_same_way(scenario_locations: dict[
     assert t.snapshot(when) == first
     assert t.inspect.files(at=str(first.snapshot_id)).equals(t.inspect.files(at=first.snapshot_id))
     for bad in ("²", "", True):
-        for entry_point in (t.snapshot, t.spark_point, t.rollback, t.scan, t.inspect.files, t.tree):
+        for entry_point in (t.snapshot, t.spark_point, t.manage.rollback, t.scan, t.inspect.files, t.tree):
             with pytest.raises(IcebookError) as info:
                 entry_point(bad)
             assert "\n" not in str(info.value), entry_point

@@ -133,7 +133,7 @@ def test_unknown_points_list_what_exists(scenario_locations: dict[str, Path]) ->
     with pytest.raises(NotFound, match=r"snapshot 7"):
         t.sql("SELECT 1", at=7)
     with pytest.raises(NotFound, match=r"no branch named 'nope'"):
-        t.fast_forward("main", "nope")
+        t.manage.fast_forward("main", "nope")
 
 
 @pytest.mark.spark
@@ -200,20 +200,20 @@ def test_branch_and_tag_operations_match_spark(spark: Any, ops_table: icebook.ta
     ident = t.identifier
     assert ident is not None
     first, second = t.snapshots[0].snapshot_id, t.snapshots[1].snapshot_id
-    t2 = t.create_branch(
+    t2 = t.manage.create_branch(
         "dev", at=first, retain_ms=dt.timedelta(days=3), min_snapshots_to_keep=2, max_snapshot_age_ms=3_600_000
     )
     assert t2.refs["dev"].snapshot_id == first and "dev" not in t.refs  # old object unchanged: before/after
-    t3 = t2.create_tag("v1", at=second, retain_ms=7 * 86_400_000)
-    t4 = t3.replace_branch("dev", at=second)
+    t3 = t2.manage.create_tag("v1", at=second, retain_ms=7 * 86_400_000)
+    t4 = t3.manage.replace_branch("dev", at=second)
     assert t4.refs["dev"].snapshot_id == second
     assert _our_refs(t4) == _spark_refs(spark, ident)
-    t5 = t4.fast_forward("dev", "main")
+    t5 = t4.manage.fast_forward("dev", "main")
     assert t5.refs["dev"].snapshot_id == t5.current_snapshot.snapshot_id
-    t6 = t5.replace_tag("v1", at=first).drop_branch("dev")
+    t6 = t5.manage.replace_tag("v1", at=first).manage.drop_branch("dev")
     assert "dev" not in t6.refs and t6.refs["v1"].snapshot_id == first
     assert _our_refs(t6) == _spark_refs(spark, ident)
-    t7 = t6.drop_tag("v1")
+    t7 = t6.manage.drop_tag("v1")
     assert set(t7.refs) == {"main"} and _our_refs(t7) == _spark_refs(spark, ident)
 
 
@@ -223,18 +223,20 @@ def test_rollback_set_current_and_cherry_pick_match_spark(spark: Any, ops_table:
     ident = t.identifier
     head = t.current_snapshot.snapshot_id
     second = t.snapshots[1].snapshot_id
-    rolled = t.rollback(second)
+    rolled = t.manage.rollback(second)
     assert rolled.current_snapshot.snapshot_id == second
     assert _spark_refs(spark, ident)["main"][1] == second
-    back = rolled.set_current_snapshot(head)
+    back = rolled.manage.set_current_snapshot(head)
     assert back.current_snapshot.snapshot_id == head
     # strictly before the time: 1 ms after snapshot 2 was committed rolls back to snapshot 2
-    by_time = back.rollback(dt.datetime.fromtimestamp((t.snapshots[2].timestamp_ms + 1) / 1000, dt.UTC))
+    by_time = back.manage.rollback(dt.datetime.fromtimestamp((t.snapshots[2].timestamp_ms + 1) / 1000, dt.UTC))
     assert by_time.current_snapshot.snapshot_id == t.snapshots[2].snapshot_id
     # An append made on a branch is cherry-picked onto a main that moved on: a new snapshot.
-    staged = by_time.wap_write("staging", "INSERT INTO {table} VALUES (99, 'zed', 'placed', 1.00, DATE '2024-03-30')")
+    staged = by_time.manage.wap_write(
+        "staging", "INSERT INTO {table} VALUES (99, 'zed', 'placed', 1.00, DATE '2024-03-30')"
+    )
     spark.sql(f"INSERT INTO {ident} VALUES (98, 'yan', 'placed', 2.00, DATE '2024-03-29')")  # main moves on
-    picked = staged.reopen().cherry_pick(staged.refs["staging"].snapshot_id)
+    picked = staged.reopen().manage.cherry_pick(staged.refs["staging"].snapshot_id)
     assert picked.current_snapshot.summary.get("source-snapshot-id") == str(staged.refs["staging"].snapshot_id)
     ours = sorted(picked.inspect.snapshots()["snapshot_id"].tolist())
     theirs = sorted(r.snapshot_id for r in spark.sql(f"SELECT snapshot_id FROM {ident}.snapshots").collect())
@@ -245,10 +247,10 @@ def test_rollback_set_current_and_cherry_pick_match_spark(spark: Any, ops_table:
 def test_write_audit_publish(spark: Any, ops_table: icebook.table.Table) -> None:
     t = ops_table
     before = t.read(engine="spark").num_rows
-    audited = t.wap_write("audit", "INSERT INTO {table} VALUES (100, 'ann', 'placed', 5.00, DATE '2024-03-31')")
+    audited = t.manage.wap_write("audit", "INSERT INTO {table} VALUES (100, 'ann', 'placed', 5.00, DATE '2024-03-31')")
     assert audited.read(at="audit", engine="spark").num_rows == before + 1
     assert audited.read(at="main", engine="spark").num_rows == before
-    published = audited.publish("audit")
+    published = audited.manage.publish("audit")
     assert published.read(engine="spark").num_rows == before + 1
     assert published.refs["main"].snapshot_id == published.refs["audit"].snapshot_id
 

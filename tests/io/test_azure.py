@@ -227,7 +227,7 @@ def test_open_tree_diff_and_read_every_snapshot_on_azure_blob(blob: Blob, az_cat
 def test_spark_refuses_a_location_without_an_account_in_one_line(spark: Any, blob: Blob, az_catalog: str) -> None:
     """``abfs://lake/wh`` names a container and no account: ADLSFileIO cannot address it."""
     t = icebook.open(f"{az_catalog}.db.events")
-    for attempt in (lambda: t.read(engine="spark"), lambda: t.create_branch("never")):
+    for attempt in (lambda: t.read(engine="spark"), lambda: t.manage.create_branch("never")):
         with pytest.raises(StorageError) as info:
             attempt()
         message = str(info.value)
@@ -270,29 +270,29 @@ def test_branch_tag_wap_and_rollback_on_adls_commit_through_the_catalog(
 ) -> None:
     t = icebook.open(f"{spark_catalog}.db.ops")
     first, head = t.snapshots[0].snapshot_id, t.current_snapshot.snapshot_id
-    t = t.create_branch("dev", at=first)
+    t = t.manage.create_branch("dev", at=first)
     assert spark_lake.peer().load_table("db.ops").metadata.refs["dev"].snapshot_id == first
-    t = t.create_tag("t1", at=first)
+    t = t.manage.create_tag("t1", at=first)
     assert spark_lake.peer().load_table("db.ops").metadata.refs["t1"].snapshot_id == first
     before = t.read().num_rows
-    t = t.wap_write("audit", "INSERT INTO {table} VALUES (100, 'us', 1.5D)")
+    t = t.manage.wap_write("audit", "INSERT INTO {table} VALUES (100, 'us', 1.5D)")
     peer = spark_lake.peer().load_table("db.ops")
     assert peer.scan().to_arrow().num_rows == before  # main untouched
     assert peer.scan(snapshot_id=peer.metadata.refs["audit"].snapshot_id).to_arrow().num_rows == before + 1
     assert rows(t.read(at="audit", engine="spark")) == rows(t.read(at="audit"))
-    t = t.publish("audit")
+    t = t.manage.publish("audit")
     peer = spark_lake.peer().load_table("db.ops")
     assert peer.current_snapshot().snapshot_id == peer.metadata.refs["audit"].snapshot_id
     assert rows(peer.scan().to_arrow()) == rows(t.read()) == rows(t.read(engine="spark"))
-    t = t.rollback(head)
+    t = t.manage.rollback(head)
     peer = spark_lake.peer().load_table("db.ops")
     assert peer.current_snapshot().snapshot_id == head == t.current_snapshot.snapshot_id
-    t = t.drop_branch("dev").drop_tag("t1")
+    t = t.manage.drop_branch("dev").manage.drop_tag("t1")
     assert set(spark_lake.peer().load_table("db.ops").metadata.refs) == set(t.refs) == {"main", "v2", "side", "audit"}
     # PyIceberg writes next through adlfs; icebook's stale object commits on the catalog's newest state
     writer = spark_lake.peer().load_table("db.ops")
     writer.append(pa.table({"id": [200], "region": ["eu"], "amount": [2.0]}).cast(writer.schema().as_arrow()))
-    t = t.create_tag("after-append")
+    t = t.manage.create_tag("after-append")
     peer = spark_lake.peer().load_table("db.ops")
     assert peer.metadata.refs["after-append"].snapshot_id == peer.current_snapshot().snapshot_id
     assert rows(peer.scan().to_arrow()) == rows(t.read()) == rows(t.read(engine="spark"))

@@ -174,20 +174,20 @@ def test_branch_and_wap_on_gcs_commit_through_the_sql_catalog(
 
     t = icebook.open(f"{gcs_catalog}.db.spark_ops")
     first = t.snapshots[0].snapshot_id
-    t = t.create_branch("dev", at=first)
+    t = t.manage.create_branch("dev", at=first)
     assert peer().metadata.refs["dev"].snapshot_id == first
     assert rows(t.read(at="dev", engine="spark")) == rows(peer().scan(snapshot_id=first).to_arrow())
     before = t.read().num_rows
-    t = t.wap_write("audit", "INSERT INTO {table} VALUES (100, 'us')")
+    t = t.manage.wap_write("audit", "INSERT INTO {table} VALUES (100, 'us')")
     current = peer()
     assert current.scan().to_arrow().num_rows == before  # main untouched
     audit = current.metadata.refs["audit"].snapshot_id
     assert rows(current.scan(snapshot_id=audit).to_arrow()) == rows(t.read(at="audit", engine="spark"))
     assert rows(t.read(at="audit")) == rows(t.read(at="audit", engine="spark"))
     assert 100 in t.read(at="audit").column("id").to_pylist()
-    t = t.publish("audit")
+    t = t.manage.publish("audit")
     current = peer()
     assert current.current_snapshot().snapshot_id == audit == t.current_snapshot.snapshot_id
     assert rows(current.scan().to_arrow()) == rows(t.read()) == rows(t.read(engine="spark"))
-    t = t.drop_branch("dev")
+    t = t.manage.drop_branch("dev")
     assert set(peer().metadata.refs) == set(t.refs) == {"main", "audit"}

@@ -117,17 +117,17 @@ def test_spark_reads_every_snapshot_and_branches_through_glue(
     assert spark.conf.get(f"{prefix}.s3.endpoint") == glue.endpoint
     # a branch and a write-audit-publish Spark commits through Glue are PyIceberg's to see
     first = t.snapshots[0].snapshot_id
-    t = t.create_branch("dev", at=first)
+    t = t.manage.create_branch("dev", at=first)
     assert glue.peer().load_table("db.events").metadata.refs["dev"].snapshot_id == first
     assert rows(t.read(at="dev", engine="spark")) == rows(t.read(at="dev")) == rows(t.read(at=first))
     before = t.read().num_rows
-    t = t.wap_write("audit", "INSERT INTO {table} VALUES (100, 'us')")
+    t = t.manage.wap_write("audit", "INSERT INTO {table} VALUES (100, 'us')")
     current = glue.peer().load_table("db.events")
     assert current.scan().to_arrow().num_rows == before  # main untouched
     audit = current.metadata.refs["audit"].snapshot_id
     assert rows(current.scan(snapshot_id=audit).to_arrow()) == rows(t.read(at="audit", engine="spark"))
     assert 100 in t.read(at="audit").column("id").to_pylist()
-    t = t.publish("audit")
+    t = t.manage.publish("audit")
     current = glue.peer().load_table("db.events")
     assert current.current_snapshot().snapshot_id == audit == t.current_snapshot.snapshot_id
     assert rows(current.scan().to_arrow()) == rows(t.read()) == rows(t.read(engine="spark"))

@@ -238,7 +238,7 @@ def test_spark_with_wrong_credentials_is_one_line_and_writes_nothing(
     for key, value in users.items():
         spark.conf.set(key, value)
     t = icebook.open("shopx.db.orders")
-    for attempt in (lambda: t.read(engine="spark"), lambda: t.create_branch("never")):
+    for attempt in (lambda: t.read(engine="spark"), lambda: t.manage.create_branch("never")):
         with pytest.raises(StorageError) as info:
             attempt()
         message = str(info.value)
@@ -260,18 +260,18 @@ def test_spark_reads_and_branches_through_the_rest_catalog(spark: Any, rest: Res
     assert t._spark_identifier() == f"{rest_catalog}.db.orders"
     assert spark.conf.get(f"spark.sql.catalog.{rest_catalog}.type") == "rest"
     first = t.snapshots[0].snapshot_id
-    t = t.create_branch("dev", at=first).create_tag("t0", at=first)
+    t = t.manage.create_branch("dev", at=first).manage.create_tag("t0", at=first)
     refs = rest.writer.load_table("db.orders").metadata.refs
     assert refs["dev"].snapshot_id == refs["t0"].snapshot_id == first
     for at in ("dev", "t0", "main"):
         assert _rows(t.read(at=at, engine="spark")) == _rows(t.read(at=at)), at
-    t = t.wap_write("audit", "INSERT INTO {table} VALUES (10, 'z')")
+    t = t.manage.wap_write("audit", "INSERT INTO {table} VALUES (10, 'z')")
     peer = rest.writer.load_table("db.orders")
     assert 10 in peer.scan(snapshot_id=peer.metadata.refs["audit"].snapshot_id).to_arrow().column("id").to_pylist()
     assert 10 not in peer.scan().to_arrow().column("id").to_pylist()
-    t = t.publish("audit")
+    t = t.manage.publish("audit")
     assert sorted(rest.writer.load_table("db.orders").scan().to_arrow().column("id").to_pylist()) == [1, 3, 4, 10]
-    t = t.rollback(first).drop_branch("dev").drop_tag("t0")
+    t = t.manage.rollback(first).manage.drop_branch("dev").manage.drop_tag("t0")
     peer = rest.writer.load_table("db.orders")
     assert peer.current_snapshot().snapshot_id == first
     assert set(peer.metadata.refs) == {"main", "audit", "before-delete"}

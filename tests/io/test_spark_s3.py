@@ -148,23 +148,23 @@ def test_spark_reads_every_snapshot_tag_and_branch_like_arrow_and_pyiceberg(
 def test_branch_tag_wap_and_rollback_commit_through_the_catalog(spark: Any, lake: Lake, catalog: str) -> None:
     t = icebook.open(f"{catalog}.db.ops")
     first, head = t.snapshots[0].snapshot_id, t.current_snapshot.snapshot_id
-    t = t.create_branch("dev", at=first)
+    t = t.manage.create_branch("dev", at=first)
     assert lake.peer().load_table("db.ops").metadata.refs["dev"].snapshot_id == first
-    t = t.create_tag("t1", at=first)
+    t = t.manage.create_tag("t1", at=first)
     assert lake.peer().load_table("db.ops").metadata.refs["t1"].snapshot_id == first
     before = t.read().num_rows
-    t = t.wap_write("audit", "INSERT INTO {table} VALUES (100, 'us', 1.5)")
+    t = t.manage.wap_write("audit", "INSERT INTO {table} VALUES (100, 'us', 1.5)")
     peer = lake.peer().load_table("db.ops")
     assert peer.scan().to_arrow().num_rows == before  # main untouched
     assert peer.scan(snapshot_id=peer.metadata.refs["audit"].snapshot_id).to_arrow().num_rows == before + 1
     assert rows(t.read(at="audit", engine="spark")) == rows(t.read(at="audit"))
-    t = t.publish("audit")
+    t = t.manage.publish("audit")
     peer = lake.peer().load_table("db.ops")
     assert peer.current_snapshot().snapshot_id == peer.metadata.refs["audit"].snapshot_id
     assert sorted(r["id"] for r in peer.scan().to_arrow().to_pylist()) == sorted(r["id"] for r in t.read().to_pylist())
-    t = t.rollback(head)
+    t = t.manage.rollback(head)
     assert lake.peer().load_table("db.ops").current_snapshot().snapshot_id == head == t.current_snapshot.snapshot_id
-    t = t.drop_branch("dev").drop_tag("t1")
+    t = t.manage.drop_branch("dev").manage.drop_tag("t1")
     assert set(lake.peer().load_table("db.ops").metadata.refs) == set(t.refs) == {"main", "v2", "side", "audit"}
     # PyIceberg writes next; icebook (re-opened through the catalog) and Spark see its commit
     import pyarrow as pa_
@@ -173,7 +173,7 @@ def test_branch_tag_wap_and_rollback_commit_through_the_catalog(spark: Any, lake
     writer.append(pa_.table({"id": [200], "region": ["eu"], "amount": [2.0]}).cast(writer.schema().as_arrow()))
     # icebook's object is now stale: its change commits on the catalog's newest state, losing nothing
     stale = t
-    t = stale.create_tag("after-append")
+    t = stale.manage.create_tag("after-append")
     peer = lake.peer().load_table("db.ops")
     assert peer.metadata.refs["after-append"].snapshot_id == peer.current_snapshot().snapshot_id
     assert 200 in peer.scan().to_arrow().column("id").to_pylist()
@@ -243,7 +243,7 @@ def test_a_catalog_spark_cannot_have_reads_the_metadata_file_and_refuses_changes
     for at in _points(t):
         assert rows(t.read(at=at, engine="spark")) == rows(t.read(at=at)), at
     with pytest.raises(EngineError) as info:
-        t.create_branch("never")
+        t.manage.create_branch("never")
     message = str(info.value)
     assert "\n" not in message and "cannot configure a custom-type catalog in Spark" in message
     assert "spark.sql.catalog.<name>" in message
