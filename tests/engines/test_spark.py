@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import datetime as dt
 import decimal
+import io
 import shutil
 import uuid
 from pathlib import Path
@@ -14,6 +15,7 @@ import pytest
 from _support.java_oracle import java_rows
 
 import icebook
+from icebook.cli import main as cli_main
 from icebook.engines.spark import to_arrow
 from icebook.engines.spark_session import add_catalog, get_session
 from icebook.errors import EngineError, NotFound, UnsupportedFeature
@@ -253,6 +255,32 @@ def test_write_audit_publish(spark: Any, ops_table: icebook.table.Table) -> None
     published = audited.manage.publish("audit")
     assert published.read(engine="spark").num_rows == before + 1
     assert published.refs["main"].snapshot_id == published.refs["audit"].snapshot_id
+
+
+@pytest.mark.spark
+def test_the_ref_commands_change_the_table_as_spark_sees_it(spark: Any, ops_table: icebook.table.Table) -> None:
+    # The commands a user types (``icebook branch ...``, ``%ice tag ...``) run t.manage's methods.
+    t = ops_table
+    ident = t.identifier
+    assert ident is not None
+    first, second = t.snapshots[0].snapshot_id, t.snapshots[1].snapshot_id
+
+    def run(*words: str) -> icebook.table.Table:
+        out = io.StringIO()
+        assert cli_main(list(words), out=out) == 0, out.getvalue()
+        return icebook.open(ident)
+
+    after = run("branch", ident, "create", "dev", str(first), "--keep", "2")
+    assert after.refs["dev"].snapshot_id == first and _our_refs(after) == _spark_refs(spark, ident)
+    after = run("tag", ident, "create", "v1", str(second), "--retain-days", "7")
+    assert after.refs["v1"].snapshot_id == second and _our_refs(after) == _spark_refs(spark, ident)
+    after = run("branch", ident, "fast-forward", "dev", "main")
+    assert after.refs["dev"].snapshot_id == after.current_snapshot.snapshot_id
+    after = run("rollback", ident, str(second))
+    assert after.current_snapshot.snapshot_id == second and _spark_refs(spark, ident)["main"][1] == second
+    run("branch", ident, "drop", "dev")
+    after = run("tag", ident, "drop", "v1")
+    assert set(after.refs) == {"main"} and _our_refs(after) == _spark_refs(spark, ident)
 
 
 def test_build_warehouse_rejects_unwritable_path(tmp_path: Path) -> None:
