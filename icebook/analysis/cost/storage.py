@@ -28,6 +28,7 @@ import pandas as pd
 import pyarrow as pa
 import pyarrow.compute as pc
 
+from icebook.analysis._frames import frame
 from icebook.analysis.maintenance.expire import expire_preview
 from icebook.analysis.maintenance.expiry_rules import gc_enabled
 from icebook.analysis.maintenance.orphans import VERSION_HINT, find_orphans, path_keys
@@ -324,11 +325,11 @@ def _rank(category: str, order: list[str]) -> int:
 
 
 def _frame(rows: Iterable[dict[str, Any]], columns: list[str]) -> pd.DataFrame:
-    frame = pd.DataFrame(list(rows), columns=columns)
+    out = pd.DataFrame(list(rows), columns=columns)
     for c in ("files", "bytes"):
-        if c in frame.columns:
-            frame[c] = frame[c].astype("int64")
-    return frame
+        if c in out.columns:
+            out[c] = out[c].astype("int64")
+    return out
 
 
 def namespace_storage(reports: Iterable[tuple[str, Storage | str]]) -> pd.DataFrame:
@@ -347,10 +348,9 @@ def namespace_storage(reports: Iterable[tuple[str, Storage | str]]) -> pd.DataFr
             row[column] += int(size)
         rows.append(row)
     columns = ["table", "files", "bytes", *ROLLUP, "error"]
-    frame = pd.DataFrame(rows, columns=columns)
-    frame[columns[1:-1]] = frame[columns[1:-1]].astype("Int64")
-    frame["error"] = frame["error"].astype(object).where(frame["error"].notna(), None)
-    return frame.sort_values(["bytes", "table"], ascending=[False, True], ignore_index=True, na_position="last")
+    return frame(rows, columns, ints=columns[1:-1]).sort_values(
+        ["bytes", "table"], ascending=[False, True], ignore_index=True, na_position="last"
+    )
 
 
 ROLLUP = ["data", "deletes", "other refs", "history", "metadata", "orphans", "hidden files", "unclassified"]
