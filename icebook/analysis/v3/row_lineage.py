@@ -183,7 +183,7 @@ class _Live:
 def _live_files(table: TableLike, snapshot: Snapshot) -> list[_Live]:
     out: list[_Live] = []
     for manifest in table.store.manifest_list(snapshot):
-        if (manifest.content or ManifestContent.DATA) != ManifestContent.DATA:
+        if manifest.effective_content != ManifestContent.DATA:
             continue
         entries = Entries(table.store.entries(manifest, _COLUMNS)).alive()
         data = entries.table.filter(pc.equal(pc.fill_null(entries.column("content"), int(FileContent.DATA)), 0))
