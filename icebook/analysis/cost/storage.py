@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import datetime as _dt
 from collections import defaultdict
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
 
@@ -31,10 +31,9 @@ import pyarrow.compute as pc
 from icebook.analysis._frames import frame
 from icebook.analysis.maintenance.expire import expire_preview
 from icebook.analysis.maintenance.expiry_rules import gc_enabled
-from icebook.analysis.maintenance.orphans import VERSION_HINT, find_orphans, path_keys
+from icebook.analysis.maintenance.orphans import VERSION_HINT, find_orphans, path_keys, walk
 from icebook.analysis.scan.columns import FileBuilder, physical
 from icebook.analysis.store.table_like import TableLike
-from icebook.io.fileio import FileInfo, FileIO
 from icebook.spec import properties
 from icebook.spec.manifest import EntryStatus, FileKind, ManifestFile
 from icebook.spec.metadata import MAIN_BRANCH
@@ -90,17 +89,6 @@ class _Content:
     kind: str
     size: int
     partition: str
-
-
-def _list_all(fileio: FileIO, location: str) -> Iterator[FileInfo]:
-    """Every file under ``location``, hidden names included."""
-    stack = [location]
-    while stack:
-        for child in fileio.list_dir(stack.pop()):
-            if child.is_dir:
-                stack.append(child.path)
-            else:
-                yield child
 
 
 def _keys(paths: Iterable[str]) -> list[str]:
@@ -234,7 +222,7 @@ def storage(table: TableLike, snapshot: Snapshot | None, *, now_ms: int | None =
     orphans = find_orphans(table, now_ms=now_ms, progress=False)
     orphan_paths = {f.path for f in (*orphans.files, *orphans.too_recent)}
 
-    listing = list(_list_all(table.fileio, metadata.location))
+    listing = list(walk(table.fileio, metadata.location, hidden=True))
     listed_keys = _keys(info.path for info in listing)
     content_by_key = dict(zip(_keys(contents), contents.values(), strict=True))
     metadata_by_key = dict(zip(_keys(metadata_kinds), metadata_kinds.values(), strict=True))
