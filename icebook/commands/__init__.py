@@ -47,6 +47,7 @@ from icebook.commands.grammar import (  # noqa: F401  (the grammar's public name
     at_argument,
     days_ms,
     default_name,
+    inspect_command,
 )
 from icebook.commands.lake_commands import LAKE_COMMANDS, is_warehouse_directory, warehouse_tables
 from icebook.commands.maintenance_commands import MAINTENANCE_COMMANDS
@@ -294,21 +295,9 @@ COMMANDS: tuple[Command, ...] = (
         on_table=False,
         group="lake",
     ),
-    Command(
-        name="history",
-        help="when each snapshot became current on main",
-        run=lambda c: c.table.inspect.history(),
-        group="history",
-    ),
-    Command(
-        name="snapshots",
-        help="every snapshot with its operation and summary",
-        run=lambda c: c.table.inspect.snapshots(),
-        group="history",
-    ),
-    Command(
-        name="refs", help="branches and tags with retention", run=lambda c: c.table.inspect.refs(), group="history"
-    ),
+    inspect_command("history", "history", "when each snapshot became current on main", at=False),
+    inspect_command("snapshots", "snapshots", "every snapshot with its operation and summary", at=False),
+    inspect_command("refs", "refs", "branches and tags with retention", at=False),
     Command(
         name="lineage",
         help="the snapshot graph with branches and tags",
@@ -328,12 +317,7 @@ COMMANDS: tuple[Command, ...] = (
         contexts=NOTEBOOK,
     ),
     Command(name="tree", help="metadata -> manifest list -> manifests -> files", run=_tree, arguments=at_argument),
-    Command(
-        name="manifests",
-        help="a snapshot's manifests",
-        run=lambda c: c.table.inspect.manifests(at=c.args.at),
-        arguments=at_argument,
-    ),
+    inspect_command("manifests", "manifests", "a snapshot's manifests", at=True),
     Command(name="files", help="a snapshot's live data and delete files", run=_files, arguments=_files_arguments),
     Command(
         name="v3",

@@ -157,6 +157,24 @@ def at_argument(p: argparse.ArgumentParser, _context: Context) -> None:
     p.add_argument("--at", help="snapshot id, branch, tag or ISO-8601 time (default: current)")
 
 
+def inspect_command(name: str, method: str, text: str, *, at: bool) -> Command:
+    """A command that shows one of the table's metadata tables (``t.inspect.<method>``), of one snapshot
+    (``--at``) when ``at``."""
+
+    def run(call: Call) -> Any:
+        reader: Callable[..., Any] = getattr(call.table.inspect, method)
+        return reader(at=call.args.at) if at else reader()
+
+    # A snapshot's tables are explored; the tables over every snapshot are its history.
+    return Command(
+        name=name,
+        help=text,
+        run=run,
+        arguments=at_argument if at else _no_arguments,
+        group="explore" if at else "history",
+    )
+
+
 class Text(str):
     """Plain text a command shows (a scan explanation): displays without quotes in a notebook."""
 

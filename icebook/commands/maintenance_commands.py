@@ -11,12 +11,11 @@ from __future__ import annotations
 
 import argparse
 import datetime as _dt
-from collections.abc import Callable
 from typing import Any
 
 from icebook.analysis.maintenance.health import HealthReport
 from icebook.analysis.maintenance.lake_health import lake_health
-from icebook.commands.grammar import Call, Command, CommandError, Context, at_argument, default_name
+from icebook.commands.grammar import Call, Command, CommandError, Context, at_argument, default_name, inspect_command
 from icebook.io import catalogs
 from icebook.table import Table
 from icebook.table.opening import open_table
@@ -159,21 +158,6 @@ def _why(call: Call) -> Any:
     return call.table.maintenance.why_kept(args.path, _older_than(args), args.retain_last)
 
 
-def _table_command(name: str, method: str, text: str, *, at: bool) -> Command:
-    def run(call: Call) -> Any:
-        reader: Callable[..., Any] = getattr(call.table.inspect, method)
-        return reader(at=call.args.at) if at else reader()
-
-    # A snapshot's tables are explored; the tables over every snapshot are its history.
-    return Command(
-        name=name, help=text, run=run, arguments=at_argument if at else _no_at, group="explore" if at else "history"
-    )
-
-
-def _no_at(_p: argparse.ArgumentParser, _context: Context) -> None:
-    return None
-
-
 MAINTENANCE_COMMANDS: tuple[Command, ...] = (
     Command(
         name="health",
@@ -200,17 +184,17 @@ MAINTENANCE_COMMANDS: tuple[Command, ...] = (
         arguments=_why_arguments,
         group="maintenance",
     ),
-    _table_command("entries", "entries", "every manifest entry of a snapshot (the entries table)", at=True),
-    _table_command("partitions", "partitions", "records, files and deletes per partition", at=True),
-    _table_command("data-files", "data_files", "a snapshot's live data files", at=True),
-    _table_command("delete-files", "delete_files", "a snapshot's live delete files", at=True),
-    _table_command("position-deletes", "position_deletes", "every position a snapshot's deletes remove", at=True),
-    _table_command("metadata-log", "metadata_log_entries", "previous metadata files and the current one", at=False),
-    _table_command("all-manifests", "all_manifests", "the manifests of every snapshot", at=False),
-    _table_command("all-entries", "all_entries", "every entry of every manifest of any snapshot", at=False),
-    _table_command("all-files", "all_files", "live files of every manifest of any snapshot", at=False),
-    _table_command("all-data-files", "all_data_files", "live data files of every manifest of any snapshot", at=False),
-    _table_command(
+    inspect_command("entries", "entries", "every manifest entry of a snapshot (the entries table)", at=True),
+    inspect_command("partitions", "partitions", "records, files and deletes per partition", at=True),
+    inspect_command("data-files", "data_files", "a snapshot's live data files", at=True),
+    inspect_command("delete-files", "delete_files", "a snapshot's live delete files", at=True),
+    inspect_command("position-deletes", "position_deletes", "every position a snapshot's deletes remove", at=True),
+    inspect_command("metadata-log", "metadata_log_entries", "previous metadata files and the current one", at=False),
+    inspect_command("all-manifests", "all_manifests", "the manifests of every snapshot", at=False),
+    inspect_command("all-entries", "all_entries", "every entry of every manifest of any snapshot", at=False),
+    inspect_command("all-files", "all_files", "live files of every manifest of any snapshot", at=False),
+    inspect_command("all-data-files", "all_data_files", "live data files of every manifest of any snapshot", at=False),
+    inspect_command(
         "all-delete-files", "all_delete_files", "live delete files of every manifest of any snapshot", at=False
     ),
 )

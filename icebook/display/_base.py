@@ -101,14 +101,23 @@ def frame(body: str, *, cls: str = "") -> str:
     return f'<div class="icebook {esc(cls)}"><style>{css}</style>{body}</div>'
 
 
+def grid(headers: Sequence[str], rows: str | Iterable[str]) -> str:
+    """An ``ib-grid`` table: its ``headers`` escaped here, its ``rows`` the ``<tr>`` elements (or their
+    joined HTML), escaped by their makers."""
+    head = "".join(f"<th>{esc(h)}</th>" for h in headers)
+    body = rows if isinstance(rows, str) else "".join(rows)
+    return f'<table class="ib-grid"><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>'
+
+
 def kv_table(rows: Iterable[tuple[Any, Any, Any]], *, headers: Sequence[str] = ("field", "value", "meaning")) -> str:
     """A field/value/explanation table; every cell escaped."""
-    head = "".join(f"<th>{esc(h)}</th>" for h in headers)
-    body = "".join(
-        f'<tr><td><code>{esc(k)}</code></td><td>{esc(v)}</td><td class="ib-muted">{esc(d)}</td></tr>'
-        for k, v, d in rows
+    return grid(
+        headers,
+        (
+            f'<tr><td><code>{esc(k)}</code></td><td>{esc(v)}</td><td class="ib-muted">{esc(d)}</td></tr>'
+            for k, v, d in rows
+        ),
     )
-    return f'<table class="ib-grid"><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>'
 
 
 def frame_table_html(df: pd.DataFrame, *, offset: int = 0, limit: int = 50, caption: str = "") -> str:

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from icebook.display._base import base_name, esc, frame, frame_table_html
+from icebook.display._base import base_name, esc, frame, frame_table_html, grid
 from icebook.display.terminal import fit_lines, frame_text, shorten, terminal_width
 from icebook.text import byte_size
 
@@ -111,8 +111,8 @@ def cost_html(cost: Any) -> str:
     skipped = cost.row_groups[~cost.row_groups["kept"]]
     body = (
         f'<pre class="ib-explain">{esc(cost.summary())}</pre>'
-        '<table class="ib-grid"><thead><tr><th>file</th><th>row groups (green read, red skipped)</th>'
-        f"<th>bytes read</th></tr></thead><tbody>{''.join(cells)}</tbody></table>{more}"
+        + grid(["file", "row groups (green read, red skipped)", "bytes read"], cells)
+        + more
         + (frame_table_html(skipped, caption="row groups skipped") if len(skipped) else "")
     )
     return frame(body, cls="ib-result")
@@ -135,8 +135,7 @@ def storage_html(storage: Any) -> str:
     )
     body = (
         f"<div><b>{esc(storage.location)}</b>: {esc(byte_size(storage.bytes))}</div>"
-        '<table class="ib-grid"><thead><tr><th>category</th><th>files</th><th>bytes</th><th>share</th>'
-        f"<th>detail</th></tr></thead><tbody>{bars}</tbody></table>"
+        + grid(["category", "files", "bytes", "share", "detail"], bars)
         + (frame_table_html(storage.by_partition, caption="by partition") if len(storage.by_partition) else "")
     )
     return frame(body, cls="ib-result")

@@ -15,6 +15,7 @@ from icebook.display._base import (
     content_label,
     esc,
     frame,
+    grid,
     human_count,
     short_path,
 )
@@ -124,13 +125,8 @@ def _partitions_table(df: pd.DataFrame) -> str:
             f'<td class="ib-added">+{r.added_delete_files}</td><td class="ib-removed">−{r.removed_delete_files}</td>'
             f'<td class="{cls}">{net:+,}</td></tr>'
         )
-    head = "".join(
-        f"<th>{h}</th>" for h in ("partition", "spec", "+data", "−data", "+deletes", "−deletes", "net records")
-    )
-    return (
-        '<div class="ib-h">Partitions</div><div class="ib-scroll"><table class="ib-grid">'
-        f"<thead><tr>{head}</tr></thead><tbody>{''.join(rows)}</tbody></table></div>"
-    )
+    headers = ("partition", "spec", "+data", "−data", "+deletes", "−deletes", "net records")
+    return f'<div class="ib-h">Partitions</div><div class="ib-scroll">{grid(headers, rows)}</div>'
 
 
 def _changes_table(d: SnapshotDiff) -> str:
@@ -144,8 +140,7 @@ def _changes_table(d: SnapshotDiff) -> str:
             f"<td>{esc(cell_text(r.field_id))}</td><td><code>{esc(r.name)}</code></td>"
             f"<td>{esc(cell_text(r.before))}</td><td>{esc(cell_text(r.after))}</td></tr>"
         )
-    head = "".join(f"<th>{h}</th>" for h in ("what", "change", "id", "name", "before", "after"))
-    return f'<table class="ib-grid"><thead><tr>{head}</tr></thead><tbody>{"".join(rows)}</tbody></table>'
+    return grid(("what", "change", "id", "name", "before", "after"), rows)
 
 
 def diff_html(d: SnapshotDiff, location: str = "") -> str:

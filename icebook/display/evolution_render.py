@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from icebook.analysis.history.evolution import Epoch, Evolution, PredicateExplanation
 from icebook.analysis.history.field_changes import EpochKind
-from icebook.display._base import change_class, esc, frame, human_count
+from icebook.display._base import change_class, esc, frame, grid, human_count
 from icebook.text import utc_text
 
 KIND_CLASS = {
@@ -75,12 +75,9 @@ def _files_per_spec_html(ev: Evolution) -> str:
         f"<td>{esc(human_count(r.data_manifests))} + {esc(human_count(r.delete_manifests))}</td></tr>"
         for r in last.itertuples(index=False)
     )
-    head = "".join(
-        f"<th>{h}</th>" for h in ("spec", "data files", "delete files", "records", "manifests (data + delete)")
-    )
     return (
         f'<div class="ib-h">Live files per partition spec (snapshot {esc(last["snapshot_id"].iloc[0])})</div>'
-        f'<table class="ib-grid"><thead><tr>{head}</tr></thead><tbody>{rows}</tbody></table>'
+        + grid(("spec", "data files", "delete files", "records", "manifests (data + delete)"), rows)
     )
 
 
@@ -95,11 +92,8 @@ def evolution_html(ev: Evolution) -> str:
             f"<td><code>{esc(r.name)}</code></td><td>{esc(r.before or '')}</td><td>{esc(r.after or '')}</td></tr>"
             for r in ev.property_history.itertuples(index=False)
         )
-        head = "".join(f"<th>{h}</th>" for h in ("at", "change", "property", "before", "after"))
-        props = (
-            f'<div class="ib-h">Property changes</div><div class="ib-scroll"><table class="ib-grid">'
-            f"<thead><tr>{head}</tr></thead><tbody>{rows}</tbody></table></div>"
-        )
+        changes = grid(("at", "change", "property", "before", "after"), rows)
+        props = f'<div class="ib-h">Property changes</div><div class="ib-scroll">{changes}</div>'
     notes = "".join(f'<div class="ib-muted">note: {esc(n)}</div>' for n in ev.notes)
     counts = (
         f'<div class="ib-muted">Schemas: {len(ev.schemas)} · Partition specs: {len(ev.specs)} · '
@@ -137,9 +131,7 @@ def predicate_html(ex: PredicateExplanation) -> str:
         f"<td><code>{esc(p.predicate or '(none)')}</code></td><td>{esc(p.reason)}</td></tr>"
         for p in ex.projections
     )
-    head = "".join(f"<th>{h}</th>" for h in ("spec", "partition field", "transform", "partition predicate", "why"))
-    body = (
-        f'<div class="ib-h"><code>{esc(_predicate(ex))}</code> becomes</div>'
-        f'<table class="ib-grid"><thead><tr>{head}</tr></thead><tbody>{rows}</tbody></table>'
+    body = f'<div class="ib-h"><code>{esc(_predicate(ex))}</code> becomes</div>' + grid(
+        ("spec", "partition field", "transform", "partition predicate", "why"), [rows]
     )
     return frame(body, cls="ib-predicate")

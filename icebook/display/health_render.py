@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from icebook.analysis.maintenance.health import Finding, HealthReport
 from icebook.analysis.maintenance.health_v3 import MANY_DV_REPLACEMENTS
-from icebook.display._base import badge, esc, frame, frame_table_html, human_count, kv_table
+from icebook.display._base import badge, esc, frame, frame_table_html, grid, human_count, kv_table
 from icebook.display.frames import frame_text
 from icebook.spec import properties
 from icebook.text import byte_size, duration, utc_text
@@ -205,10 +205,7 @@ def sections_html(r: HealthReport) -> dict[str, str]:
             for f in listed[:ROWS]
         )
         orphans = f'<div class="ib-muted">{esc(o.summary())}</div>' + (
-            '<table class="ib-grid"><thead><tr><th>file</th><th>size</th><th>modified</th>'
-            f"<th>older than the cutoff</th></tr></thead><tbody>{rows}</tbody></table>"
-            if rows
-            else ""
+            grid(("file", "size", "modified", "older than the cutoff"), rows) if rows else ""
         )
     return {
         "Findings": findings_html(r),
@@ -228,8 +225,7 @@ def sections_html(r: HealthReport) -> dict[str, str]:
         ),
         "History & refs": (
             kv_table(_history_rows(r), headers=("measure", "value", "meaning"))
-            + '<table class="ib-grid"><thead><tr><th>type</th><th>ref</th><th>snapshot</th><th>age</th>'
-            f"<th>max ref age</th><th></th></tr></thead><tbody>{refs}</tbody></table>"
+            + grid(("type", "ref", "snapshot", "age", "max ref age", ""), refs)
         ),
         "Orphans": orphans,
         "Format v3": v3_html(r),

@@ -114,85 +114,71 @@ def render_widget(obj: Any) -> Any | None:
     return factory(obj)
 
 
-_BUILTIN: tuple[tuple[str, str, str, str, str, str | None], ...] = (
-    # (module of the type, the type, module of its renderers, text renderer, HTML renderer, widget)
-    ("icebook.analysis.history.diff", "SnapshotDiff", "icebook.display.diff_render", "diff_text", "diff_html", None),
+_BUILTIN: tuple[tuple[str, str, str, str, str | None], ...] = (
+    # (module of the type, the type, module of its renderers, their stem, widget): the renderers of a
+    # type are ``<stem>_text`` and ``<stem>_html``
+    ("icebook.analysis.history.diff", "SnapshotDiff", "icebook.display.diff_render", "diff", None),
     (
         "icebook.analysis.history.lineage",
         "Lineage",
         "icebook.display.lineage_render",
-        "lineage_text",
-        "lineage_html",
+        "lineage",
         "icebook.display.lineage_view:LineageWidget",
     ),
     (
         "icebook.analysis.history.evolution",
         "Evolution",
         "icebook.display.evolution_render",
-        "evolution_text",
-        "evolution_html",
+        "evolution",
         "icebook.display.evolution_view:EvolutionView",
     ),
     (
         "icebook.analysis.history.evolution",
         "PredicateExplanation",
         "icebook.display.evolution_render",
-        "predicate_text",
-        "predicate_html",
+        "predicate",
         None,
     ),
-    ("icebook.analysis.scan.planner", "ScanPlan", "icebook.display.summary_render", "plan_text", "plan_html", None),
+    ("icebook.analysis.scan.planner", "ScanPlan", "icebook.display.summary_render", "plan", None),
     (
         "icebook.analysis.cost.query_cost",
         "QueryCost",
         "icebook.display.cost_render",
-        "cost_text",
-        "cost_html",
+        "cost",
         "icebook.display.cost_view:CostWidget",
     ),
     (
         "icebook.analysis.cost.storage",
         "Storage",
         "icebook.display.cost_render",
-        "storage_text",
-        "storage_html",
+        "storage",
         "icebook.display.cost_view:StorageView",
     ),
-    (
-        "icebook.analysis.cost.compare_plans",
-        "PlanComparison",
-        "icebook.display.cost_render",
-        "plans_text",
-        "plans_html",
-        None,
-    ),
-    ("icebook.spec.snapshots", "Snapshot", "icebook.display.summary_render", "snapshot_text", "snapshot_html", None),
+    ("icebook.analysis.cost.compare_plans", "PlanComparison", "icebook.display.cost_render", "plans", None),
+    ("icebook.spec.snapshots", "Snapshot", "icebook.display.summary_render", "snapshot", None),
     (
         "icebook.display.tree_render",
         "MetadataTree",
         "icebook.display.tree_render",
-        "metadata_tree_text",
-        "metadata_tree_html",
+        "metadata_tree",
         "icebook.display.tree:TreeWidget.of",
     ),
     (
         "icebook.analysis.maintenance.health",
         "HealthReport",
         "icebook.display.health_render",
-        "health_text",
-        "health_html",
+        "health",
         "icebook.display.health_view:HealthView",
     ),
     (
         "icebook.analysis.maintenance.lake_health",
         "LakeHealth",
         "icebook.display.lake_health_render",
-        "lake_health_text",
-        "lake_health_html",
+        "lake_health",
         None,
     ),
     *(
-        (module, name, "icebook.display.maintenance_render", f"{stem}_text", f"{stem}_html", None)
+        (module, name, "icebook.display.maintenance_render", stem, None)
         for module, name, stem in (
             ("icebook.analysis.maintenance.expire", "ExpirePreview", "expire"),
             ("icebook.analysis.maintenance.orphans", "OrphanReport", "orphans"),
@@ -204,7 +190,7 @@ _BUILTIN: tuple[tuple[str, str, str, str, str, str | None], ...] = (
         )
     ),
     *(
-        (module, name, "icebook.display.v3_render", f"{stem}_text", f"{stem}_html", None)
+        (module, name, "icebook.display.v3_render", stem, None)
         for module, name, stem in (
             ("icebook.analysis.v3.inspection", "V3Inspection", "v3"),
             ("icebook.analysis.v3.deletion_vectors", "DeletionVectorMap", "dv"),
@@ -218,8 +204,7 @@ _BUILTIN: tuple[tuple[str, str, str, str, str, str | None], ...] = (
         "icebook.analysis.history.timelapse",
         "Timelapse",
         "icebook.display.timelapse_render",
-        "timelapse_text",
-        "timelapse_html",
+        "timelapse",
         "icebook.display.timelapse_view:TimelapseView",
     ),
 )
@@ -237,8 +222,8 @@ def _register_builtins() -> None:
     global _BUILTINS
     if _BUILTINS:
         return
-    for module, name, renderers, text, html, widget in _BUILTIN:
+    for module, name, renderers, stem, widget in _BUILTIN:
         cls = getattr(importlib.import_module(module), name)
         views = importlib.import_module(renderers)
-        register(cls, text=getattr(views, text), html=getattr(views, html), widget=widget)
+        register(cls, text=getattr(views, f"{stem}_text"), html=getattr(views, f"{stem}_html"), widget=widget)
     _BUILTINS = True

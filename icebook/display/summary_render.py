@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from icebook.display._base import TableLike, badge, esc, frame, human_count, kv_table
+from icebook.display._base import TableLike, badge, esc, frame, grid, human_count, kv_table
 from icebook.spec.defaults import default_text
 from icebook.spec.metadata import TableMetadata, main_first
 from icebook.spec.snapshots import Branch, Snapshot
@@ -65,8 +65,8 @@ def table_html(table: TableLike) -> str:
         f'<div class="ib-cards">{fact_html}</div>'
         f"<div>refs {_refs_html(md)}</div>"
         f'<details open><summary class="ib-h">Schema {esc(schema.schema_id)} ({len(schema.columns)} columns)</summary>'
-        f'<table class="ib-grid"><thead><tr><th>id</th><th>name</th><th>type</th><th></th><th>doc</th><th>defaults</th></tr></thead>'
-        f"<tbody>{columns}</tbody></table></details>"
+        + grid(("id", "name", "type", "", "doc", "defaults"), columns)
+        + "</details>"
         f'<div><span class="ib-h">Partitioning</span> <code>{esc(spec)}</code></div>'
         f'<div><span class="ib-h">Sort order</span> <code>{esc(order if order is not None else "unsorted")}</code></div>'
         f'<details><summary class="ib-h">Properties ({len(md.properties)})</summary>'

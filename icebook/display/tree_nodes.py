@@ -185,7 +185,7 @@ class TreeSource:
 
     def manifest_node(self, sid: int, index: int, m: ManifestFile) -> Node:
         inherited = {i.field for i in m.inherited}
-        content = constant_name(ManifestContent, m.content or ManifestContent.DATA)
+        content = constant_name(ManifestContent, m.effective_content)
         facts = [
             ["content", content, "delete" if m.content == ManifestContent.DELETES else ""],
             ["spec", str(m.partition_spec_id), ""],

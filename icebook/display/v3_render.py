@@ -7,7 +7,7 @@ from __future__ import annotations
 import textwrap
 from typing import Any
 
-from icebook.display._base import base_name, esc, frame, frame_table_html
+from icebook.display._base import base_name, esc, frame, frame_table_html, grid
 from icebook.display.terminal import terminal_width
 
 _ROWS = 200  # rows each HTML table shows (the result holds them all)
@@ -126,9 +126,21 @@ def dv_body(result: Any, *, findings: bool = True) -> str:
         for d in result.dangling
     )
     return (
-        '<table class="ib-grid"><thead><tr><th>data file</th><th>partition</th><th>records</th><th>Puffin file</th>'
-        "<th>content_offset</th><th>content_size_in_bytes</th><th>cardinality</th><th>deleted positions</th>"
-        f"<th>live rows</th></tr></thead><tbody>{''.join(rows)}</tbody></table>{more}"
+        grid(
+            (
+                "data file",
+                "partition",
+                "records",
+                "Puffin file",
+                "content_offset",
+                "content_size_in_bytes",
+                "cardinality",
+                "deleted positions",
+                "live rows",
+            ),
+            rows,
+        )
+        + more
         + (f"<div>dangling deletion vectors:</div><ul>{dangling}</ul>" if dangling else "")
         + (_findings_html(result.findings) if findings else "")
     )

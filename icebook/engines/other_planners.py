@@ -16,6 +16,7 @@ from typing import Any
 from icebook.analysis.expr import nodes
 from icebook.analysis.expr.nodes import Expr, visitor
 from icebook.analysis.scan.planner import ScanPlan
+from icebook.errors import one_line
 from icebook.spec.types import TIMESTAMP_NS, TIMESTAMPTZ_NS, DecimalType
 from icebook.spec.values import to_python_object
 
@@ -149,11 +150,6 @@ def spark_planned(df: Any) -> set[str]:
     return paths
 
 
-def _one_line(exc: BaseException) -> str:
-    text = str(exc).strip()
-    return f"{type(exc).__name__}: {text.splitlines()[0] if text else ''}".rstrip(": ")
-
-
 def other_plans(table: Any, at: Any, filter: Any, plan: ScanPlan) -> dict[str, set[str] | str]:
     """The files Spark and PyIceberg plan for ``filter`` at ``at`` (``table``: an ``icebook.Table``), or
     for a planner that cannot run, why, in one line."""
@@ -168,11 +164,11 @@ def other_plans(table: Any, at: Any, filter: Any, plan: ScanPlan) -> dict[str, s
             ).where(filter if isinstance(filter, str) and filter.strip() else str(plan.filter))
         )
     except Exception as exc:  # any failure of the JVM or the session is this planner's answer, not an error
-        out["spark"] = _one_line(exc)
+        out["spark"] = one_line(exc)
     try:
         out["pyiceberg"] = pyiceberg_planned(table.metadata_location, properties, plan.snapshot_id, plan.filter)
     except Exception as exc:  # PyIceberg raises its own types (unsupported types, transforms, filesystems)
-        out["pyiceberg"] = _one_line(exc)
+        out["pyiceberg"] = one_line(exc)
     return out
 
 

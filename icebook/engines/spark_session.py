@@ -29,7 +29,7 @@ from urllib.parse import unquote, urlparse
 
 from icebook import config
 from icebook.engines import spark_jars
-from icebook.errors import EnvironmentProblem, IcebookError
+from icebook.errors import EnvironmentProblem, IcebookError, one_line
 
 if TYPE_CHECKING:
     from pyspark.sql import SparkSession
@@ -432,10 +432,9 @@ def _start_failure(
     exc: Exception, wanted: list[spark_jars.Coordinate], settings: dict[str, str], ivy: Path
 ) -> IcebookError:
     """Why the JVM did not start, in one line: a coordinate Ivy could not fetch (naming the repository),
-    else Spark's own first line."""
+    else Spark's own error in one line."""
     for coordinate in spark_jars.missing(wanted, ivy):
         return EnvironmentProblem(
             f"Spark could not fetch {coordinate}: {spark_jars.why_not_fetched(coordinate, settings)}"
         )
-    text = next((line.strip() for line in str(exc).splitlines() if line.strip()), type(exc).__name__)
-    return EnvironmentProblem(f"Spark did not start: {text[:300]}")
+    return EnvironmentProblem(f"Spark did not start: {one_line(exc)}")

@@ -195,6 +195,12 @@ class ManifestFile:
         return _explain(self.inherited, name)
 
     @property
+    def effective_content(self) -> ManifestContent:
+        """``content``, or DATA where a v1 list stores none ("0 for all v1 manifests"): the type of files
+        the manifest tracks, whether or not ``apply_manifest_list_defaults`` has run."""
+        return ManifestContent.DATA if self.content is None else self.content
+
+    @property
     def counts_recorded(self) -> bool:
         """Whether the list records how many ADDED, EXISTING and DELETED entries the manifest holds."""
         counts = (self.added_files_count, self.existing_files_count, self.deleted_files_count)

@@ -42,6 +42,11 @@ def test_v1_list_defaults_are_applied_and_explained() -> None:
     assert apply_manifest_list_defaults(v2, 2) is v2
 
 
+def test_a_manifest_without_content_tracks_data_files() -> None:
+    assert _manifest(content=None).effective_content == ManifestContent.DATA
+    assert _manifest(content=ManifestContent.DELETES).effective_content == ManifestContent.DELETES
+
+
 def test_snapshot_id_inherited_when_null() -> None:
     m = _manifest()
     assert inherit_snapshot_id(5, m) == (5, None)

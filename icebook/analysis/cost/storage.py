@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import datetime as _dt
 from collections import defaultdict
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
 
@@ -28,12 +28,12 @@ import pandas as pd
 import pyarrow as pa
 import pyarrow.compute as pc
 
+from icebook.analysis._frames import frame
 from icebook.analysis.maintenance.expire import expire_preview
 from icebook.analysis.maintenance.expiry_rules import gc_enabled
-from icebook.analysis.maintenance.orphans import VERSION_HINT, find_orphans, path_keys
+from icebook.analysis.maintenance.orphans import VERSION_HINT, find_orphans, path_keys, walk
 from icebook.analysis.scan.columns import FileBuilder, physical
 from icebook.analysis.store.table_like import TableLike
-from icebook.io.fileio import FileInfo, FileIO
 from icebook.spec import properties
 from icebook.spec.manifest import EntryStatus, FileKind, ManifestFile
 from icebook.spec.metadata import MAIN_BRANCH
@@ -89,17 +89,6 @@ class _Content:
     kind: str
     size: int
     partition: str
-
-
-def _list_all(fileio: FileIO, location: str) -> Iterator[FileInfo]:
-    """Every file under ``location``, hidden names included."""
-    stack = [location]
-    while stack:
-        for child in fileio.list_dir(stack.pop()):
-            if child.is_dir:
-                stack.append(child.path)
-            else:
-                yield child
 
 
 def _keys(paths: Iterable[str]) -> list[str]:
@@ -233,7 +222,7 @@ def storage(table: TableLike, snapshot: Snapshot | None, *, now_ms: int | None =
     orphans = find_orphans(table, now_ms=now_ms, progress=False)
     orphan_paths = {f.path for f in (*orphans.files, *orphans.too_recent)}
 
-    listing = list(_list_all(table.fileio, metadata.location))
+    listing = list(walk(table.fileio, metadata.location, hidden=True))
     listed_keys = _keys(info.path for info in listing)
     content_by_key = dict(zip(_keys(contents), contents.values(), strict=True))
     metadata_by_key = dict(zip(_keys(metadata_kinds), metadata_kinds.values(), strict=True))
@@ -324,11 +313,11 @@ def _rank(category: str, order: list[str]) -> int:
 
 
 def _frame(rows: Iterable[dict[str, Any]], columns: list[str]) -> pd.DataFrame:
-    frame = pd.DataFrame(list(rows), columns=columns)
+    out = pd.DataFrame(list(rows), columns=columns)
     for c in ("files", "bytes"):
-        if c in frame.columns:
-            frame[c] = frame[c].astype("int64")
-    return frame
+        if c in out.columns:
+            out[c] = out[c].astype("int64")
+    return out
 
 
 def namespace_storage(reports: Iterable[tuple[str, Storage | str]]) -> pd.DataFrame:
@@ -347,10 +336,9 @@ def namespace_storage(reports: Iterable[tuple[str, Storage | str]]) -> pd.DataFr
             row[column] += int(size)
         rows.append(row)
     columns = ["table", "files", "bytes", *ROLLUP, "error"]
-    frame = pd.DataFrame(rows, columns=columns)
-    frame[columns[1:-1]] = frame[columns[1:-1]].astype("Int64")
-    frame["error"] = frame["error"].astype(object).where(frame["error"].notna(), None)
-    return frame.sort_values(["bytes", "table"], ascending=[False, True], ignore_index=True, na_position="last")
+    return frame(rows, columns, ints=columns[1:-1]).sort_values(
+        ["bytes", "table"], ascending=[False, True], ignore_index=True, na_position="last"
+    )
 
 
 ROLLUP = ["data", "deletes", "other refs", "history", "metadata", "orphans", "hidden files", "unclassified"]

@@ -15,7 +15,7 @@ import bisect
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from icebook.errors import IcebookError
+from icebook.errors import IcebookError, one_line
 from icebook.io.fileio import FileIO
 from icebook.io.locate import read_table_metadata
 from icebook.io.metadata_state import read_table_state
@@ -35,6 +35,7 @@ class MetadataVersion:
     metadata: TableMetadata | None = None
     """The whole parsed file, when the history reads files in full (and always for the current one)."""
     error: str | None = None
+    """Why it could not be read, in one line (``errors.one_line``)."""
 
 
 class MetadataHistory:
@@ -76,7 +77,7 @@ class MetadataHistory:
                 else:
                     found = MetadataVersion(file=file, timestamp_ms=ts, state=read_table_state(self.fileio, file))
             except (IcebookError, OSError) as exc:
-                found = MetadataVersion(file=file, timestamp_ms=ts, state=None, error=str(exc))
+                found = MetadataVersion(file=file, timestamp_ms=ts, state=None, error=one_line(exc))
         self._cache[index] = found
         return found
 

@@ -395,7 +395,7 @@ def _from_manifests(
         spec_id = own_specs[-1] if own_specs else spec_in_force.get(parent) if parent is not None else None
         if spec_id is None:
             spec_id = max(
-                (m.partition_spec_id for m in manifests if (m.content or ManifestContent.DATA) == ManifestContent.DATA),
+                (m.partition_spec_id for m in manifests if m.effective_content == ManifestContent.DATA),
                 default=None,
             )
         spec_in_force[snapshot.snapshot_id] = spec_id

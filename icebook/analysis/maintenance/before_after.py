@@ -46,7 +46,7 @@ def table_figures(metadata: TableMetadata, store: ManifestStore, *, progress: bo
     for m, entries in zip(manifests, store.many_entries(manifests, progress=progress), strict=True):
         live = Entries(entries).alive().table
         sizes = live.column("file_size_in_bytes").to_pylist()
-        if (m.content or ManifestContent.DATA) == ManifestContent.DATA:
+        if m.effective_content == ManifestContent.DATA:
             data_files += live.num_rows
             records += sum(live.column("record_count").to_pylist())
             data_bytes += sum(sizes)

@@ -90,7 +90,7 @@ class ProcedureCall:
         return spark_call(identifier, self.name, self.args)
 
 
-_APPLY_DELETES = ProcedureCall(
+APPLY_DELETES = ProcedureCall(
     name="rewrite_data_files",
     args=(("options", "map('delete-file-threshold', '1')"),),
     icebook="t.maintenance.rewrite_data_files(options={'delete-file-threshold': 1})",
@@ -383,7 +383,7 @@ def _v3_findings(v3: V3Health) -> list[Finding]:
                     "positions again, and every old vector's Puffin file stays until its snapshots expire. "
                     "Rewriting the data files applies the deletes; expiring snapshots then frees the old vectors."
                 ),
-                procedure=_APPLY_DELETES,
+                procedure=APPLY_DELETES,
             )
         )
     return out
@@ -457,7 +457,7 @@ def _findings(
                     f"{debt.partition}: {debt.delete_records} delete records against {debt.records} rows. "
                     "Rewriting those data files applies the deletes."
                 ),
-                procedure=_APPLY_DELETES,
+                procedure=APPLY_DELETES,
             )
         )
     out.extend(_v3_findings(v3))

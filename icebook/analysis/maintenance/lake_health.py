@@ -33,7 +33,7 @@ import pandas as pd
 from icebook.analysis._frames import frame
 from icebook.analysis.maintenance.compaction import compaction_options
 from icebook.analysis.maintenance.expiry_rules import GcDisabled, clock_ms, expiry_fates
-from icebook.analysis.maintenance.health import Area, HealthReport, ProcedureCall
+from icebook.analysis.maintenance.health import APPLY_DELETES, Area, HealthReport, ProcedureCall
 from icebook.errors import IcebookError, one_line
 from icebook.io.catalogs import CatalogTable, list_tables, resolve_table
 from icebook.io.fileio import default_fileio
@@ -200,11 +200,7 @@ def metadata_debts(metadata: TableMetadata, card: TableCard, now_ms: int) -> tup
                 title=f"{card.delete_files} live delete files ({positions or 0} position, {equalities or 0} "
                 "equality deletes) every read merges",
                 weight=card.delete_files,
-                procedure=ProcedureCall(
-                    name="rewrite_data_files",
-                    args=(("options", "map('delete-file-threshold', '1')"),),
-                    icebook="t.maintenance.rewrite_data_files(options={'delete-file-threshold': 1})",
-                ),
+                procedure=APPLY_DELETES,
             )
         )
     try:

@@ -104,14 +104,17 @@ def _hidden(name: str, partition_prefixes: tuple[str, ...]) -> bool:
     return name.startswith(("_", "."))
 
 
-def walk(fileio: FileIO, location: str, partition_prefixes: tuple[str, ...] = ()) -> Iterator[FileInfo]:
-    """Every non-hidden file under ``location``, depth first (hidden directories are not entered)."""
+def walk(
+    fileio: FileIO, location: str, partition_prefixes: tuple[str, ...] = (), *, hidden: bool = False
+) -> Iterator[FileInfo]:
+    """Every non-hidden file under ``location``, depth first (hidden directories are not entered); with
+    ``hidden``, every file."""
     stack = [location]
     while stack:
         directory = stack.pop()
         for child in fileio.list_dir(directory):
             name = child.path.rstrip("/").rsplit("/", 1)[-1]
-            if _hidden(name, partition_prefixes):
+            if not hidden and _hidden(name, partition_prefixes):
                 continue
             if child.is_dir:
                 stack.append(child.path)

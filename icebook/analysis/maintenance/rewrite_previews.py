@@ -116,7 +116,7 @@ def manifest_rewrite_preview(
     manifests = store.manifest_list(snapshot) if snapshot is not None else ()
     parts = []
     for content, label in ((ManifestContent.DATA, "data"), (ManifestContent.DELETES, "deletes")):
-        of_content = [m for m in manifests if (m.content or ManifestContent.DATA) == content]
+        of_content = [m for m in manifests if m.effective_content == content]
         matching = tuple(m for m in of_content if m.partition_spec_id == spec)
         parts.append(
             ManifestRewrite(

@@ -15,6 +15,7 @@ from dataclasses import dataclass
 
 import pandas as pd
 
+from icebook.analysis._frames import frame
 from icebook.analysis.scan.model import ScanFile
 from icebook.analysis.scan.planner import plan_scan
 from icebook.analysis.store.manifests import read_ahead
@@ -100,10 +101,7 @@ class DeletionVectorMap:
             }
             for f in self.files
         ]
-        frame = pd.DataFrame(rows, columns=_COLUMNS)
-        for name in ("content_offset", "content_size_in_bytes", "cardinality"):
-            frame[name] = frame[name].astype(pd.Int64Dtype())
-        return frame
+        return frame(rows, _COLUMNS, ints=("content_offset", "content_size_in_bytes", "cardinality"))
 
     def __repr__(self) -> str:
         return (

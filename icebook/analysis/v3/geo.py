@@ -96,7 +96,7 @@ def geo_bounds(table: TableLike, snapshot: Snapshot | None, schema: Schema) -> G
     missing: list[tuple[str, str]] = []
     if snapshot is not None and geo:
         for manifest in table.store.manifest_list(snapshot):
-            if (manifest.content or ManifestContent.DATA) != ManifestContent.DATA:
+            if manifest.effective_content != ManifestContent.DATA:
                 continue
             entries = Entries(table.store.entries(manifest, _COLUMNS)).alive()
             data = entries.content_is(FileContent.DATA)

@@ -22,6 +22,7 @@ import numpy as np
 import pandas as pd
 import pyarrow.compute as pc
 
+from icebook.analysis._frames import frame
 from icebook.analysis.store.entries import Entries
 from icebook.analysis.store.manifests import read_ahead
 from icebook.analysis.store.table_like import TableLike
@@ -98,32 +99,39 @@ class RowLineage:
     findings: tuple[V3Finding, ...]
 
     def snapshots_frame(self) -> pd.DataFrame:
-        frame = pd.DataFrame(
-            [
-                (s.snapshot_id, s.sequence_number, s.operation, s.first_row_id, s.added_rows, s.end)
+        return frame(
+            (
+                {
+                    "snapshot_id": s.snapshot_id,
+                    "sequence_number": s.sequence_number,
+                    "operation": s.operation,
+                    "first_row_id": s.first_row_id,
+                    "added_rows": s.added_rows,
+                    "end_row_id": s.end,
+                }
                 for s in self.snapshots
-            ],
-            columns=["snapshot_id", "sequence_number", "operation", "first_row_id", "added_rows", "end_row_id"],
+            ),
+            ["snapshot_id", "sequence_number", "operation", "first_row_id", "added_rows", "end_row_id"],
+            ints=("first_row_id", "added_rows", "end_row_id"),
         )
-        return frame.astype({c: pd.Int64Dtype() for c in ("first_row_id", "added_rows", "end_row_id")})
 
     def to_pandas(self) -> pd.DataFrame:
         """The files' ranges: ``[first_row_id, end_row_id)``."""
-        frame = pd.DataFrame(
-            [
-                (
-                    f.file_path,
-                    f.record_count,
-                    f.first_row_id,
-                    f.end,
-                    f.inherited,
-                    f.row_ids_written,
-                    f.added_snapshot_id,
-                    f.assigned_by,
-                )
+        return frame(
+            (
+                {
+                    "file_path": f.file_path,
+                    "record_count": f.record_count,
+                    "first_row_id": f.first_row_id,
+                    "end_row_id": f.end,
+                    "inherited": f.inherited,
+                    "row_ids_written": f.row_ids_written,
+                    "added_snapshot_id": f.added_snapshot_id,
+                    "assigned_by_snapshot": f.assigned_by,
+                }
                 for f in self.files
-            ],
-            columns=[
+            ),
+            [
                 "file_path",
                 "record_count",
                 "first_row_id",
@@ -133,9 +141,7 @@ class RowLineage:
                 "added_snapshot_id",
                 "assigned_by_snapshot",
             ],
-        )
-        return frame.astype(
-            {c: pd.Int64Dtype() for c in ("first_row_id", "end_row_id", "added_snapshot_id", "assigned_by_snapshot")}
+            ints=("first_row_id", "end_row_id", "added_snapshot_id", "assigned_by_snapshot"),
         )
 
     def __repr__(self) -> str:
@@ -177,7 +183,7 @@ class _Live:
 def _live_files(table: TableLike, snapshot: Snapshot) -> list[_Live]:
     out: list[_Live] = []
     for manifest in table.store.manifest_list(snapshot):
-        if (manifest.content or ManifestContent.DATA) != ManifestContent.DATA:
+        if manifest.effective_content != ManifestContent.DATA:
             continue
         entries = Entries(table.store.entries(manifest, _COLUMNS)).alive()
         data = entries.table.filter(pc.equal(pc.fill_null(entries.column("content"), int(FileContent.DATA)), 0))
