@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 import icebook
-from icebook.analysis.scan.model import ScanTask
+from icebook.analysis.scan.plan_items import ScanTask
 from icebook.analysis.scan.planner import plan_scan
 from icebook.analysis.scan.tasks import CHUNK, TASK_COLUMNS, ScanTasks
 from icebook.scenarios import SCENARIOS

@@ -30,7 +30,7 @@ from icebook.analysis.expr.pruning_arrow import (
     exact_stats,
     summary_stats,
 )
-from icebook.analysis.scan.model import ScanFile, bulk
+from icebook.analysis.scan.plan_items import ScanFile, bulk
 from icebook.analysis.store.manifests import ManifestStore, source_schema_for, spec_partition_type
 from icebook.analysis.store.metrics import MapColumn, decode_bound_column
 from icebook.spec.manifest import EntryStatus, FileContent, FileFormat, ManifestContent, ManifestFile

@@ -22,7 +22,7 @@ import pyarrow as pa
 
 from icebook.analysis.scan.columns import FileBuilder, ManifestScan, physical
 from icebook.analysis.scan.delete_index import FileRows, equality_disjoint
-from icebook.analysis.scan.model import ScanFile, ScanTask, bulk
+from icebook.analysis.scan.plan_items import ScanFile, ScanTask, bulk
 from icebook.errors import OptionError
 
 if TYPE_CHECKING:
