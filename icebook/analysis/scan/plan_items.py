@@ -8,12 +8,10 @@ columns; the same scope rules one data file at a time, in words (``delete_matche
 
 from __future__ import annotations
 
-from collections import deque
-from collections.abc import Callable, Collection, Mapping, Sequence
-from dataclasses import dataclass, field, fields
+from collections.abc import Callable, Collection, Sequence
+from dataclasses import dataclass, field
 from enum import StrEnum
-from itertools import repeat
-from typing import Any, TypeVar
+from typing import Any
 
 from icebook.spec.manifest import FileContent, FileFormat, FileKind
 
@@ -60,29 +58,6 @@ class ScanFile:
 
 def partition_text(f: ScanFile) -> str:
     return f.partition_text or ("{" + ", ".join(f"{k}={v!r}" for k, v in f.partition) + "}")
-
-
-_T = TypeVar("_T")
-
-
-def bulk(cls: type[_T], count: int, columns: Mapping[str, Sequence[Any]], constants: Mapping[str, Any]) -> list[_T]:
-    """``count`` instances of the frozen, slotted dataclass ``cls``, every field set from its column (or to
-    its constant), one field at a time over all instances. A plan read in full makes a ``ScanFile`` and a
-    ``ScanTask`` per data file, and the generated ``__init__``, one call per field per instance, was most of
-    that cost. The instances are the ones ``cls(**values)`` makes: every field is given (the classes here
-    have no ``__post_init__``), and each column holds ``count`` values."""
-    names = [f.name for f in fields(cls)]  # type: ignore[arg-type]
-    if sorted(names) != sorted([*columns, *constants]):
-        raise TypeError(f"{cls.__name__}: fields {sorted(names)}, given {sorted([*columns, *constants])}")
-    for name, values in columns.items():
-        if len(values) != count:
-            raise ValueError(f"{cls.__name__}.{name}: {len(values)} values for {count} instances")
-    made = list(map(object.__new__, repeat(cls, count)))
-    for name, values in columns.items():
-        deque(map(getattr(cls, name).__set__, made, values), maxlen=0)
-    for name, value in constants.items():
-        deque(map(getattr(cls, name).__set__, made, repeat(value, count)), maxlen=0)
-    return made
 
 
 class Level(StrEnum):
@@ -240,7 +215,6 @@ __all__ = [
     "Level",
     "ScanFile",
     "ScanTask",
-    "bulk",
     "delete_matches",
     "partition_text",
     "task_matches",
