@@ -23,7 +23,7 @@ marker file next to it matches the parameters.
 Growth (``--measure [SIZES]``, default 500k, 2M, 5M, 10M and 20M files): tables ``grow_<files>`` whose files
 come in appends of 50,000 (20 manifests each; 400 commits for 20M), then the same delete, position deletes
 and compaction. On each, ``health()``, ``inspect.partitions()``, a full plan and a one-day plan (each read in
-full: every task's data file, size, records and delete files) run cold
+full: every task's data file, size, records and delete files) and the full plan as columns (``to_arrow()``) run cold
 (the disk cache of decoded manifests off), each in its own process, beside PyIceberg's ``inspect.partitions()``
 and ``plan_files()`` up to ``--peer-max`` files; printed: seconds, peak memory, the ratio to the peer and
 seconds per million files (growth is linear when that column stays flat). ``--build-growth SIZES`` only
@@ -397,6 +397,12 @@ elif what == "plan":  # the plan read in full: every task's file, size, records 
     for task in icebook.open(location).scan(filter=filter_text or None).tasks:
         count, records, size = count + 1, records + task.file.record_count, size + task.file.file_size_in_bytes
         deletes += len(task.deletes)
+elif what == "plan arrow":  # the plan's every task at once, as columns, each column read
+    import pyarrow.compute as pc
+    table = icebook.open(location).scan(filter=filter_text or None).to_arrow()
+    count = table.num_rows
+    records, size = pc.sum(table["record_count"]).as_py(), pc.sum(table["file_size_in_bytes"]).as_py()
+    deletes = pc.sum(pc.list_value_length(table["delete_files"])).as_py()
 elif what == "pyiceberg partitions":
     count = StaticTable.from_metadata(metadata_file).inspect.partitions().num_rows
 elif what == "pyiceberg plan":
@@ -417,9 +423,10 @@ GROWTH_MEASURES = {
     "health": ("health()", "health", None),
     "partitions": ("inspect.partitions()", "partitions", None),
     "plan": ("full plan", "plan", ""),
+    "plan-arrow": ("full plan, to_arrow()", "plan arrow", ""),
     "one-day": ("one-day plan", "plan", "<one day>"),
 }
-PEERS = {"partitions": "pyiceberg partitions", "plan": "pyiceberg plan"}
+PEERS = {"partitions": "pyiceberg partitions", "plan": "pyiceberg plan", "plan arrow": "pyiceberg plan"}
 AGGREGATE_LIMIT_MIB = 6 * 1024
 
 
@@ -471,7 +478,7 @@ def measure_growth(
             ratio = ""
             if theirs and "error" not in theirs and "error" not in ours:
                 ratio = f"{theirs['seconds'] / ours['seconds']:>6.1f}x"
-                if theirs["count"] != ours["count"] and what == "plan":
+                if theirs["count"] != ours["count"] and what.startswith("plan"):
                     print(f"  tasks differ: icebook {ours['count']:,}, pyiceberg {theirs['count']:,}", file=sys.stderr)
                     status = 1
             per_million = f"{ours['seconds'] / files * 1e6:>15.3f}" if "error" not in ours else ""

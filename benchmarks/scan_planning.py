@@ -22,12 +22,13 @@ g. ``--warm-start``: only the start of a new process, imports inside the clock, 
    ``inspect.files()``; then, cold, the listing as a DataFrame and streamed (``batches=True``: peak memory),
    and the one-day plan (imports before the clock, as in b), against ``plan_files``
 
-Prints seconds, peak memory (MiB), the number of data files to read, and the ratio peer / icebook (above
-1: icebook is faster). Exit status 1 when the engines disagree on the tasks (count, records, bytes) or
+Prints seconds, CPU seconds (the process's and its decoder workers'), peak memory (MiB), the number of data
+files to read, the ratio peer / icebook by wall and by CPU time (above 1: icebook is faster) and the load
+average. Exit status 1 when the engines disagree on the tasks (count, records, bytes) or
 the listings on their rows. DuckDB is not a peer here: reading Iceberg or Avro needs its ``iceberg`` or
 ``avro`` extension, which it downloads from its own site, not from PyPI.
 
-    python benchmarks/scan_planning.py [--files 500000] [--no-peer]
+    python benchmarks/scan_planning.py [--files 500000] [--no-peer] [--plans full] [--no-listing]
     python benchmarks/scan_planning.py --warm-start [--location DIR]   # DIR: any table of --files' layout
     python benchmarks/scan_planning.py --growth 500000,1000000,2000000,5000000 --no-peer
 """
@@ -99,6 +100,7 @@ def child(what: str, location: str, metadata_file: str, filter_text: str | None)
     import icebook.table
 
     started = time.perf_counter()
+    cpu_started = time.process_time()
     check: tuple[int, ...]
     if what == "icebook scan":  # the plan's tasks, read one by one
         check = consume_tasks(icebook.open(location).scan(filter=filter_text).tasks)
@@ -125,8 +127,21 @@ def child(what: str, location: str, metadata_file: str, filter_text: str | None)
     else:
         raise SystemExit(f"unknown measurement {what!r}")
     seconds = time.perf_counter() - started
+    cpu_s = time.process_time() - cpu_started
     peak_mib = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024  # KiB on Linux
-    return {"seconds": seconds, "count": check[0], "check": list(check), "peak_mib": peak_mib}
+    from icebook.io.worker_pool import POOL
+
+    POOL.shutdown()  # the decoder workers stop and are waited for: their CPU time is then the children's
+    children = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return {
+        "seconds": seconds,
+        "cpu_s": cpu_s + children.ru_utime + children.ru_stime,
+        "load": os.getloadavg()[0],
+        "count": check[0],
+        "check": list(check),
+        "peak_mib": peak_mib,
+        "workers_peak_mib": children.ru_maxrss / 1024,
+    }
 
 
 LOCATION: Path | None = None  # --location: an existing table of the layout of --files, used as it is
@@ -153,10 +168,21 @@ def measure(
 
 def row(label: str, result: dict[str, Any], peer: dict[str, Any] | None = None) -> str:
     ratio = f"{peer['seconds'] / result['seconds']:>8.1f}x" if peer else f"{'':>9}"
-    return f"{label:<46} {result['seconds']:>9.2f} {result['peak_mib']:>9,.0f} {result['count']:>10,} {ratio}"
+    cpu_ratio = f"{peer['cpu_s'] / result['cpu_s']:>8.1f}x" if peer and "cpu_s" in result else f"{'':>9}"
+    cpu = f"{result['cpu_s']:>8.2f}" if "cpu_s" in result else f"{'':>8}"
+    load = f"{result['load']:>6.1f}" if "load" in result else f"{'':>6}"
+    return (
+        f"{label:<46} {result['seconds']:>9.2f} {cpu} {result['peak_mib']:>9,.0f} {result['count']:>10,} "
+        f"{ratio} {cpu_ratio} {load}"
+    )
 
 
-HEADER = f"{'measurement':<46} {'seconds':>9} {'peak MiB':>9} {'tasks':>10} {'vs peer':>9}"
+HEADER = (
+    f"{'measurement':<46} {'seconds':>9} {'CPU s':>8} {'peak MiB':>9} {'tasks':>10} {'vs peer':>9} "
+    f"{'CPU vs':>9} {'load':>6}"
+)
+"""CPU s: the measuring process's and its decoder workers' CPU time (the machine may be shared: the wall
+time then grows with the load, the CPU time much less); load: the 1-minute load average at its end."""
 
 
 def agree(label: str, results: dict[str, dict[str, Any] | None], fields: int) -> bool:
@@ -168,12 +194,14 @@ def agree(label: str, results: dict[str, dict[str, Any] | None], fields: int) ->
     return False
 
 
-def compare(files: int, peer: bool) -> int:
+def compare(files: int, peer: bool, *, filters: list[str] | None = None, listing: bool = True) -> int:
     print(f"table: {files:,} files ({table_location(files)})")
     print("every measurement consumes its answer: each task's data file, size, records and deletes, or the DataFrame")
     print(HEADER)
     status = 0
     for name, text in FILTERS.items():
+        if filters is not None and name not in filters:
+            continue
         text = one_day_filter(files) if text == "<one day>" else text
         ours = measure("icebook scan", files, text)
         columns = measure("icebook scan arrow", files, text)
@@ -188,6 +216,8 @@ def compare(files: int, peer: bool) -> int:
             status = 1
         if not agree(f"scan ({name}) deletes", {"tasks": ours, "arrow": columns}, 4):
             status = 1
+    if not listing:
+        return status
     cold = measure("icebook files", files, None)
     peer_files = measure("pyiceberg files", files, None) if peer else None
     print(row("icebook inspect.files() (cold)", cold, peer_files), flush=True)
@@ -280,6 +310,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--growth", help="comma-separated table sizes: time and peak memory per size")
     parser.add_argument("--warm-start", action="store_true", help="only the warm start and the one-day plan")
     parser.add_argument("--location", type=Path, help="an existing table of the layout of --files (not built)")
+    parser.add_argument("--plans", help=f"comma-separated plans to measure (of: {', '.join(FILTERS)}); all by default")
+    parser.add_argument("--no-listing", action="store_true", help="only the plans, not inspect.files()")
     args = parser.parse_args(argv)
     global LOCATION
     LOCATION = args.location
@@ -287,7 +319,10 @@ def main(argv: list[str] | None = None) -> int:
         return warm_start(args.files)
     if args.growth:
         return growth([int(n) for n in args.growth.split(",")])
-    return compare(args.files, not args.no_peer)
+    plans = None if args.plans is None else [p.strip() for p in args.plans.split(",")]
+    if plans is not None and not set(plans) <= set(FILTERS):
+        parser.error(f"--plans: one of {', '.join(FILTERS)}")
+    return compare(args.files, not args.no_peer, filters=plans, listing=not args.no_listing)
 
 
 if __name__ == "__main__":

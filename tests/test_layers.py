@@ -36,7 +36,6 @@ SPEC_FORBIDDEN = {"pyarrow", "fastavro", "pyspark", "IPython", "pandas", "numpy"
 # Cycles that lazy imports still close, each a set of modules; the list only shrinks. They live in code
 # being reshaped elsewhere: the scan model's delete matching, the listing streams.
 KNOWN_CYCLES: set[frozenset[str]] = {
-    frozenset({"icebook.analysis.scan.model", "icebook.analysis.scan.columns", "icebook.analysis.scan.delete_index"}),
     frozenset({"icebook.analysis.tables.inspect", "icebook.analysis.tables.streams"}),
 }
 

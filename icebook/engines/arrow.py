@@ -27,7 +27,7 @@ from icebook.analysis.arrow_types import arrow_field, arrow_type, uuid_as_string
 from icebook.analysis.expr.filter_arrow import to_arrow
 from icebook.analysis.expr.nodes import AlwaysTrue, Expr, referenced_ids
 from icebook.analysis.resolve import snapshot_schema
-from icebook.analysis.scan.model import ScanFile, ScanTask
+from icebook.analysis.scan.plan_items import ScanFile, ScanTask
 from icebook.analysis.scan.planner import ScanPlan, plan_scan
 from icebook.analysis.store.table_like import TableLike
 from icebook.engines import arrow_lineage

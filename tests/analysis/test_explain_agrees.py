@@ -26,7 +26,7 @@ from icebook.analysis.expr.filter_arrow import to_arrow
 from icebook.analysis.expr.nodes import AlwaysTrue, And, Expr
 from icebook.analysis.expr.pruning import evaluate
 from icebook.analysis.history.evolution import explain_predicate
-from icebook.analysis.scan.model import Evidence, Level
+from icebook.analysis.scan.plan_items import Evidence, Level
 from icebook.analysis.scan.planner import (
     ScanPlan,
     partition_summary_stats,

@@ -4,7 +4,7 @@ snapshot of every scenario table:
 - file verdicts (partition values, then column bounds and counts) and manifest verdicts (partition
   summaries) of ``pruning_arrow.evaluate_columns`` equal ``pruning.evaluate`` row by row;
 - the delete index's join (``match_deletes_columns``) applies exactly the delete files that
-  ``delete_matches`` (the scope rules one data file at a time, in words) applies, and considers the
+  ``plan_items.delete_matches`` (the scope rules one data file at a time, in words) applies, and considers the
   same ones; its statistics rule in columns (``DeleteJoin.disjoint``) rules out exactly the equality
   deletes that ``equality_disjoint`` (the same rule over ``pruning.Stats``, in words) rules out;
 - on synthetic stats, every predicate kind and edge (NaN, all-null, empty ``in``, non-ASCII prefixes);
@@ -32,10 +32,9 @@ from icebook.analysis.scan.columns import row_column_stats
 from icebook.analysis.scan.delete_index import (
     EQUALITY,
     GLOBAL_EQUALITY,
-    delete_matches,
     equality_disjoint,
 )
-from icebook.analysis.scan.model import Evidence, Level, ScanFile
+from icebook.analysis.scan.plan_items import Evidence, Level, ScanFile, delete_matches
 from icebook.analysis.scan.planner import (
     partition_summary_stats,
     partition_value_stats,

@@ -19,7 +19,7 @@ from _support.filters import COMPOUND
 
 import icebook
 from icebook.analysis.history.timelapse import timelapse
-from icebook.analysis.scan.model import Level
+from icebook.analysis.scan.plan_items import Level
 from icebook.analysis.scan.planner import plan_scan
 from icebook.analysis.scan.summary import plan_summary, summarize_scan
 from icebook.analysis.store.manifests import ManifestStore

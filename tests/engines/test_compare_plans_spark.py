@@ -16,7 +16,7 @@ from _support.java_oracle import java_table
 from _support.predicates import predicates
 
 import icebook
-from icebook.analysis.scan.model import Level
+from icebook.analysis.scan.plan_items import Level
 from icebook.analysis.scan.planner import plan_scan
 from icebook.scenarios import SCENARIOS
 

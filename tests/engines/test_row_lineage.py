@@ -7,7 +7,7 @@ import pyarrow as pa
 import pytest
 from _support.metadata_examples import FILE, v2, v3
 
-from icebook.analysis.scan.model import ScanFile
+from icebook.analysis.scan.plan_items import ScanFile
 from icebook.engines.arrow_lineage import check_unique, last_updated, row_ids, split_columns
 from icebook.engines.sql_lineage import expand_stars, named_lineage, prepare
 from icebook.errors import MetadataError, UnsupportedFeature

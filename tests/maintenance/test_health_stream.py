@@ -18,7 +18,7 @@ from icebook.analysis.maintenance.binpack import CandidateReason, CompactionOpti
 from icebook.analysis.maintenance.compaction import compaction_preview
 from icebook.analysis.maintenance.health_sections import SIZE_BUCKETS, PartitionHealth
 from icebook.analysis.maintenance.health_stream import measure_snapshot
-from icebook.analysis.scan.model import Level, ScanFile, ScanTask
+from icebook.analysis.scan.plan_items import Level, ScanFile, ScanTask
 from icebook.analysis.scan.planner import plan_scan
 from icebook.errors import PropertyError
 from icebook.scenarios import SCENARIOS

@@ -16,7 +16,7 @@ from typing import Any
 
 import pandas as pd
 
-from icebook.analysis.scan.model import Decision, Level
+from icebook.analysis.scan.plan_items import Decision, Level
 from icebook.analysis.scan.planner import ScanPlan
 
 PLANNERS = ("icebook", "spark", "pyiceberg")

@@ -20,7 +20,7 @@ import pandas as pd
 from icebook.analysis._frames import frame
 from icebook.analysis.cost.row_groups import decide_row_groups
 from icebook.analysis.expr.nodes import AlwaysTrue, Expr, push_not, referenced_ids
-from icebook.analysis.scan.model import ScanFile
+from icebook.analysis.scan.plan_items import ScanFile
 from icebook.analysis.scan.planner import ScanPlan, plan_scan
 from icebook.analysis.scan.summary import summarize_scan
 from icebook.analysis.store.table_like import TableLike

@@ -21,7 +21,7 @@ import numpy as np
 import pandas as pd
 
 from icebook.analysis._frames import frame
-from icebook.analysis.scan.model import ScanFile
+from icebook.analysis.scan.plan_items import ScanFile
 from icebook.errors import OptionError, UnsupportedFeature
 from icebook.spec import properties
 from icebook.spec.manifest import FileContent

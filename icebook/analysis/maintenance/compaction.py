@@ -43,7 +43,7 @@ from icebook.analysis.maintenance.binpack import (
     run_reasons,
     why_not_counts,
 )
-from icebook.analysis.scan.model import ScanFile
+from icebook.analysis.scan.plan_items import ScanFile
 from icebook.analysis.scan.planner import ScanPlan, plan_scan
 from icebook.analysis.scan.tasks import TaskColumns, delete_files_at, task_columns
 from icebook.analysis.store.entries import UNPARTITIONED

@@ -38,7 +38,7 @@ from icebook.analysis.maintenance.health_sections import (
 )
 from icebook.analysis.scan.columns import FileBuilder, ManifestScan, decide_entries, physical, plan_columns
 from icebook.analysis.scan.delete_index import delete_rows, match_deletes_columns
-from icebook.analysis.scan.model import ScanFile
+from icebook.analysis.scan.plan_items import ScanFile
 from icebook.analysis.store.entries import partition_label
 from icebook.analysis.store.manifests import parallel_map, read_ahead
 from icebook.analysis.store.table_like import TableLike

@@ -11,9 +11,9 @@ that only for the rows someone asks about, and the reasons in words come from th
 from __future__ import annotations
 
 import uuid
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from functools import lru_cache
+from functools import lru_cache, partial
 from typing import Any
 
 import numpy as np
@@ -30,9 +30,11 @@ from icebook.analysis.expr.pruning_arrow import (
     exact_stats,
     summary_stats,
 )
-from icebook.analysis.scan.model import ScanFile, bulk
+from icebook.analysis.scan.lazy_items import FileRow, LazyColumns, constant, rows_of
+from icebook.analysis.scan.plan_items import ScanFile
 from icebook.analysis.store.manifests import ManifestStore, source_schema_for, spec_partition_type
 from icebook.analysis.store.metrics import MapColumn, decode_bound_column
+from icebook.io.arrow_columns import single_array
 from icebook.spec.manifest import EntryStatus, FileContent, FileFormat, ManifestContent, ManifestFile
 from icebook.spec.metadata import TableMetadata
 from icebook.spec.schema import DELETE_FILE_PATH_ID, Schema
@@ -301,36 +303,37 @@ class FileBuilder:
         self.metadata = metadata
         self._texts: dict[tuple[int, tuple[Any, ...]], str] = {}
         self._human: dict[int, list[tuple[str, Any, IcebergType | None]]] = {}
+        self._last: tuple[ManifestScan, dict[str, pa.Array]] | None = None
 
     def files(self, scan: ManifestScan, rows: Sequence[int] | np.ndarray) -> list[ScanFile]:
+        """The files at ``rows`` of ``scan``, in that order: each reads its fields from the columns of these
+        rows, made one field at a time when first read (``lazy_items.FileRow``)."""
+        columns = self.columns(scan, rows)
+        return list(rows_of(FileRow, columns)) if columns is not None else []
+
+    def columns(self, scan: ManifestScan, rows: Sequence[int] | np.ndarray) -> LazyColumns | None:
+        """The ``ScanFile`` fields of ``rows`` of ``scan`` as lazily made columns (None for no rows)."""
         rows = np.asarray(rows, dtype=np.int64)
         n = len(rows)
         if n == 0:
-            return []
-        m = scan.manifest
-        is_deletes = m.content == ManifestContent.DELETES
-        wanted = ["partition", *_SCALARS, *(("lower_bounds", "upper_bounds") if is_deletes else ())]
-        # Only the columns a ScanFile holds are copied (a plan with a filter also holds the metric maps).
-        entries = scan.entries.select(wanted)
+            return None
         first = int(rows[0])
         # A run of consecutive rows (what iterating a plan asks for) is a slice: no copy.
-        run = int(rows[-1]) - first == n - 1 and bool((np.diff(rows) == 1).all())
-        taken = entries.slice(first, n) if run else entries.take(pa.array(rows))
-        spec = self.metadata.spec_by_id(m.partition_spec_id)
-        part = taken.column("partition").combine_chunks()
+        run = n == 1 or (int(rows[-1]) - first == n - 1 and bool((np.diff(rows) == 1).all()))
+        last = self._last
+        if last is None or last[0] is not scan:  # one manifest's arrays at a time: a stream keeps no more
+            last = self._last = (scan, {})
+        source = RowSource(self, scan, last[1], first, n, None if run else pa.array(rows))
+        makers = _DELETE_MAKERS if scan.manifest.content == ManifestContent.DELETES else _DATA_MAKERS
+        return LazyColumns(n, makers, source)
+
+    def _partitions(self, spec_id: int, part: pa.StructArray) -> tuple[list[Any], list[str]]:
+        """(each row's partition as ``ScanFile.partition`` holds it, each one's text): a tuple and a text per
+        distinct partition, shared by its rows."""
+        n = len(part)
+        spec = self.metadata.spec_by_id(spec_id)
         names = [pf.name for pf in spec.fields][: part.type.num_fields]
         values = [physical(part.field(i)) for i in range(len(names))]
-        cols = {c: _python_values(taken.column(c)) for c in _SCALARS}
-        fp_lower: list[Any] = []
-        fp_upper: list[Any] = []
-        if is_deletes:
-            bounds = {name: MapColumn(taken.column(name)) for name in ("lower_bounds", "upper_bounds")}
-            fp_lower = bounds["lower_bounds"].lookup(DELETE_FILE_PATH_ID).to_pylist()
-            fp_upper = bounds["upper_bounds"].lookup(DELETE_FILE_PATH_ID).to_pylist()
-        # Values many files share are made once: the content and format enums, each partition's tuple and text.
-        contents = {c: FileContent(c) for c in set(cols["content"])}
-        formats = {f: FileFormat.parse(f, file=m.manifest_path) for f in set(cols["file_format"])}
-        spec_id = m.partition_spec_id
         keys = list(zip(*values, strict=True)) if values else [()] * n
         # -0.0 == 0.0: where a partition value is floating, each file keeps its own tuple.
         floating = any(pa.types.is_floating(part.type.field(j).type) for j in range(len(names)))
@@ -339,33 +342,7 @@ class FileBuilder:
             shared.setdefault(key, tuple(zip(names, key, strict=True)))
         partitions = [tuple(zip(names, key, strict=True)) for key in keys] if floating else [shared[k] for k in keys]
         texts = {key: self.partition_text(spec_id, shared[key]) for key in shared}
-        columns: dict[str, Sequence[Any]] = {
-            "content": _mapped(cols["content"], contents),
-            "file_path": cols["file_path"],
-            "file_format": _mapped(cols["file_format"], formats),
-            "partition": partitions,
-            "partition_text": [texts[k] for k in keys],
-            "record_count": cols["record_count"],
-            "file_size_in_bytes": cols["file_size_in_bytes"],
-            "sequence_number": _mapped(cols["sequence_number"], {None: 0})
-            if None in cols["sequence_number"]
-            else cols["sequence_number"],
-            "file_sequence_number": cols["file_sequence_number"],
-            "snapshot_id": cols["snapshot_id"],
-            "equality_ids": [None if e is None else tuple(e) for e in cols["equality_ids"]]
-            if taken.column("equality_ids").null_count < n
-            else cols["equality_ids"],
-            "referenced_data_file": cols["referenced_data_file"],
-            "content_offset": cols["content_offset"],
-            "content_size_in_bytes": cols["content_size_in_bytes"],
-            "first_row_id": cols["first_row_id"],
-        }
-        constants: dict[str, Any] = {"spec_id": spec_id, "manifest_path": m.manifest_path}
-        if is_deletes:
-            columns["file_path_bounds"] = [(utf8(lo), utf8(hi)) for lo, hi in zip(fp_lower, fp_upper, strict=True)]
-        else:
-            constants["file_path_bounds"] = (None, None)
-        return bulk(ScanFile, n, columns, constants)
+        return partitions, [texts[k] for k in keys]
 
     def partition_text(self, spec_id: int, partition: tuple[tuple[str, Any], ...]) -> str:
         key = (spec_id, tuple(v for _, v in partition))
@@ -395,7 +372,90 @@ def _mapped(values: list[Any], mapping: dict[Any, Any]) -> list[Any]:
     return [mapping.get(v, v) for v in values]
 
 
-def _python_values(column: pa.ChunkedArray) -> list[Any]:
+@dataclass(frozen=True, slots=True, eq=False)
+class RowSource:
+    """The rows of one manifest scan a run of ``ScanFile``s reads its fields from."""
+
+    builder: FileBuilder
+    scan: ManifestScan
+    arrays: dict[str, pa.Array]
+    """The scan's entry columns, each as one array (shared by the runs of one manifest)."""
+    first: int
+    n: int
+    take: pa.Array | None
+    """The rows, when they are not the run of ``n`` from ``first``."""
+
+    def column(self, name: str) -> pa.Array:
+        whole = self.arrays.get(name)
+        if whole is None:
+            whole = self.arrays[name] = single_array(self.scan.entries.column(name))
+        return whole.slice(self.first, self.n) if self.take is None else whole.take(self.take)
+
+    def partitions(self) -> tuple[list[Any], list[str]]:
+        return self.builder._partitions(self.scan.manifest.partition_spec_id, self.column("partition"))
+
+
+def _source(c: LazyColumns) -> RowSource:
+    source: RowSource = c.context
+    return source
+
+
+def _scalar(name: str) -> Callable[[LazyColumns], list[Any]]:
+    return lambda c: _python_values(_source(c).column(name))
+
+
+def _enums(column: pa.Array, make: Callable[[Any], Any]) -> list[Any]:
+    """Each value made into its enum once per distinct value."""
+    values = _python_values(column)
+    return _mapped(values, {v: make(v) for v in set(values)})
+
+
+def _formats(c: LazyColumns) -> list[Any]:
+    path = _source(c).scan.manifest.manifest_path
+    return _enums(_source(c).column("file_format"), partial(FileFormat.parse, file=path))
+
+
+def _inherited_zero(values: list[Any]) -> list[Any]:
+    """Sequence numbers with null (a v1 manifest's, inherited) as 0."""
+    return _mapped(values, {None: 0}) if None in values else values
+
+
+def _tuples(column: pa.Array) -> list[Any]:
+    """List values as tuples (None kept)."""
+    values = _python_values(column)
+    return [None if e is None else tuple(e) for e in values] if column.null_count < len(column) else values
+
+
+def _file_path_bounds(c: LazyColumns) -> list[tuple[str | None, str | None]]:
+    """Each delete file's ``file_path`` lower and upper bound, as text (None when absent or not UTF-8)."""
+    source = _source(c)
+    lower = MapColumn(source.column("lower_bounds")).lookup(DELETE_FILE_PATH_ID).to_pylist()
+    upper = MapColumn(source.column("upper_bounds")).lookup(DELETE_FILE_PATH_ID).to_pylist()
+    return [(utf8(lo), utf8(hi)) for lo, hi in zip(lower, upper, strict=True)]
+
+
+def _constant(read: Callable[[RowSource], Any]) -> Callable[[LazyColumns], list[Any]]:
+    return lambda c: [read(_source(c))] * c.n
+
+
+_DATA_MAKERS: dict[str, Callable[[LazyColumns], Sequence[Any]]] = {
+    **{name: _scalar(name) for name in _SCALARS},
+    "content": lambda c: _enums(_source(c).column("content"), FileContent),
+    "file_format": _formats,
+    "sequence_number": lambda c: _inherited_zero(_python_values(_source(c).column("sequence_number"))),
+    "equality_ids": lambda c: _tuples(_source(c).column("equality_ids")),
+    "_partitions": lambda c: _source(c).partitions(),
+    "partition": lambda c: c._partitions[0],  # type: ignore[attr-defined]
+    "partition_text": lambda c: c._partitions[1],  # type: ignore[attr-defined]
+    "spec_id": _constant(lambda s: s.scan.manifest.partition_spec_id),
+    "manifest_path": _constant(lambda s: s.scan.manifest.manifest_path),
+    "file_path_bounds": constant((None, None)),
+}
+"""How each ``ScanFile`` field is made from its rows (the file path bounds of delete files only)."""
+_DELETE_MAKERS = _DATA_MAKERS | {"file_path_bounds": _file_path_bounds}
+
+
+def _python_values(column: pa.Array | pa.ChunkedArray) -> list[Any]:
     """``column.to_pylist()``, without a Python object made per value where every value is null (the columns
     of other format versions and file kinds) or the same (content, format, sequence numbers of a manifest)."""
     n = len(column)

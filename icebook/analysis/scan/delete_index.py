@@ -5,7 +5,8 @@ Two rules, each written twice and held equal by ``tests/analysis/test_scan_colum
 file of every snapshot of every scenario table:
 
 - the spec's scope rules: ``match_deletes_columns`` (one columnar join over a plan's kept files) and
-  ``delete_matches`` (one data file at a time, in words). Data and delete files are keyed by (spec id,
+  ``plan_items.delete_matches`` (one data file at a time, in words, beside the ``ScanTask`` that shows
+  them: the index builds on those objects, and they need nothing of it). Data and delete files are keyed by (spec id,
   partition tuple), each tuple turned into an integer code; pairs are formed by equal keys (position
   and equality deletes), by ``referenced_data_file`` (deletion vectors) and with every data file
   (equality deletes of an unpartitioned spec, which are global); then the sequence-number rules are
@@ -21,7 +22,7 @@ file of every snapshot of every scenario table:
 
 from __future__ import annotations
 
-from collections.abc import Callable, Collection, Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from functools import cached_property
 from typing import Any
@@ -33,7 +34,6 @@ import pyarrow.compute as pc
 from icebook.analysis.expr.pruning import Stats
 from icebook.analysis.expr.pruning_arrow import StatsColumns
 from icebook.analysis.scan.columns import STAT_MAPS, ManifestScan, bound_columns, row_column_stats, utf8_column
-from icebook.analysis.scan.model import DeleteMatch, ScanFile, ScanTask
 from icebook.analysis.store.metrics import MapColumn
 from icebook.spec.manifest import FileContent, FileFormat
 from icebook.spec.metadata import TableMetadata
@@ -409,58 +409,6 @@ def _disjoint_columns(
 # ------------------------------------------------------------------------------------------ in words
 
 
-def delete_matches(
-    f: ScanFile, deletes: Sequence[ScanFile], unpartitioned_specs: Collection[int]
-) -> tuple[DeleteMatch, ...]:
-    """The spec's scope rules ("Scan Planning") for one data file against delete files, in words:
-    deletion vectors by referenced_data_file and data seq <= DV seq; position deletes by same partition
-    and data seq <= delete seq (unless a DV applies, and within their referenced file and file_path
-    bounds); equality deletes by same partition (or an unpartitioned delete spec: global) and data seq
-    < delete seq. Delete files none of these rules reaches are not considered (no match)."""
-    matches: list[DeleteMatch] = []
-    dv_applies = False
-    for dv in deletes:
-        if not dv.is_deletion_vector or (dv.referenced_data_file or "") != f.file_path:
-            continue
-        if dv.partition_key != f.partition_key:
-            matches.append(DeleteMatch(delete=dv, applies=False, reason="partition differs: does not apply"))
-        elif f.sequence_number <= dv.sequence_number:
-            dv_applies = True
-            matches.append(DeleteMatch(delete=dv, applies=True, reason=f"{_seq(dv, f, '>=')}: applies"))
-        else:
-            matches.append(DeleteMatch(delete=dv, applies=False, reason=f"{_seq(dv, f, '<')}: does not apply"))
-    for d in deletes:
-        if d.content != FileContent.POSITION_DELETES or d.is_deletion_vector or d.partition_key != f.partition_key:
-            continue
-        lo, hi = d.file_path_bounds
-        if f.sequence_number > d.sequence_number:
-            matches.append(DeleteMatch(delete=d, applies=False, reason=f"{_seq(d, f, '<')}: does not apply"))
-        elif d.referenced_data_file is not None and d.referenced_data_file != f.file_path:
-            reason = f"{_seq(d, f, '>=')}, but it references another data file only: does not apply"
-            matches.append(DeleteMatch(delete=d, applies=False, reason=reason))
-        elif (lo is not None and f.file_path < lo) or (hi is not None and f.file_path > hi):
-            reason = f"{_seq(d, f, '>=')}, but its file_path bounds exclude this file: does not apply"
-            matches.append(DeleteMatch(delete=d, applies=False, reason=reason))
-        elif dv_applies:
-            reason = "a deletion vector applies to this file, so position delete files are ignored"
-            matches.append(DeleteMatch(delete=d, applies=False, reason=reason))
-        else:
-            matches.append(DeleteMatch(delete=d, applies=True, reason=f"{_seq(d, f, '>=')}: applies"))
-    equality = [d for d in deletes if d.content == FileContent.EQUALITY_DELETES]
-    scoped = [d for d in equality if d.spec_id not in unpartitioned_specs and d.partition_key == f.partition_key]
-    global_ = [d for d in equality if d.spec_id in unpartitioned_specs]
-    for d, scope in [*((d, "") for d in scoped), *((d, "global (unpartitioned) delete, ") for d in global_)]:
-        if f.sequence_number < d.sequence_number:
-            matches.append(DeleteMatch(delete=d, applies=True, reason=f"{scope}{_seq(d, f, '>')}: applies"))
-        else:
-            matches.append(DeleteMatch(delete=d, applies=False, reason=f"{scope}{_seq(d, f, '<=')}: does not apply"))
-    return tuple(matches)
-
-
-def _seq(d: ScanFile, f: ScanFile, op: str) -> str:
-    return f"delete seq {d.sequence_number} {op} data seq {f.sequence_number}"
-
-
 def equality_disjoint(
     data: Mapping[int, Stats], delete: Mapping[int, Stats], fields: Sequence[NestedField]
 ) -> str | None:
@@ -486,19 +434,6 @@ def equality_disjoint(
     return None
 
 
-def task_matches(task: ScanTask) -> tuple[DeleteMatch, ...]:
-    """A task's considered delete files with the rule that decided each, in words: the scope rules,
-    then, for the equality deletes statistics rule out, why."""
-    out = []
-    for m in delete_matches(task.file, task.candidates, task.unpartitioned_specs):
-        if m.applies and m.delete.file_path in task.ruled_out and task.ruled_out_reason is not None:
-            why = task.ruled_out_reason(m.delete)
-            reason = m.reason.removesuffix(": applies") + f", but column statistics rule it out ({why}): not attached"
-            m = DeleteMatch(delete=m.delete, applies=False, reason=reason)
-        out.append(m)
-    return tuple(out)
-
-
 __all__ = [
     "DV",
     "EQUALITY",
@@ -506,9 +441,7 @@ __all__ = [
     "POSITION",
     "DeleteJoin",
     "FileRows",
-    "delete_matches",
     "delete_rows",
     "equality_disjoint",
     "match_deletes_columns",
-    "task_matches",
 ]

@@ -37,7 +37,7 @@ from icebook.analysis.scan.columns import (
     scan_manifest,
 )
 from icebook.analysis.scan.delete_index import DeleteJoin, match_deletes_columns
-from icebook.analysis.scan.model import (
+from icebook.analysis.scan.plan_items import (
     Decision,
     Evidence,
     Level,

@@ -12,7 +12,7 @@ join's order), so a row of the table and the task at the same position describe 
 from __future__ import annotations
 
 import operator
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from functools import partial
 from typing import TYPE_CHECKING, Any, overload
@@ -22,25 +22,32 @@ import pyarrow as pa
 
 from icebook.analysis.scan.columns import FileBuilder, ManifestScan, physical
 from icebook.analysis.scan.delete_index import FileRows, equality_disjoint
-from icebook.analysis.scan.model import ScanFile, ScanTask, bulk
+from icebook.analysis.scan.lazy_items import LazyColumns, TaskRow, constant, rows_of
+from icebook.analysis.scan.plan_items import ScanFile, ScanTask
 from icebook.errors import OptionError
 
 if TYPE_CHECKING:
     from icebook.analysis.scan.planner import ScanPlan
 
-CHUNK = 4096
-"""Tasks built at a time while iterating (a few MiB of objects)."""
+CHUNK = 512
+"""Tasks built at a time while iterating: few enough that the objects a caller drops die young (a chunk
+of thousands lives through the collector's younger generations, and their collections then cost more than
+building the objects)."""
 
 
 class ScanTasks(Sequence[ScanTask]):
     """The tasks of a plan (or of some of its data files), in order: each built when read, none kept."""
 
-    __slots__ = ("_plan", "_positions", "_reference")
+    __slots__ = ("_plan", "_positions", "_reference", "chunk")
 
-    def __init__(self, plan: ScanPlan, positions: np.ndarray, *, like_reference: bool = False) -> None:
+    def __init__(
+        self, plan: ScanPlan, positions: np.ndarray, *, like_reference: bool = False, chunk: int = CHUNK
+    ) -> None:
         self._plan = plan
         self._positions = positions
         self._reference = like_reference
+        self.chunk = chunk
+        """Tasks built at a time while iterating."""
 
     def __len__(self) -> int:
         return len(self._positions)
@@ -51,7 +58,7 @@ class ScanTasks(Sequence[ScanTask]):
     def __getitem__(self, index: slice) -> ScanTasks: ...
     def __getitem__(self, index: int | slice) -> ScanTask | ScanTasks:
         if isinstance(index, slice):
-            return ScanTasks(self._plan, self._positions[index], like_reference=self._reference)
+            return ScanTasks(self._plan, self._positions[index], like_reference=self._reference, chunk=self.chunk)
         i = operator.index(index)
         if i < 0:
             i += len(self)
@@ -60,8 +67,9 @@ class ScanTasks(Sequence[ScanTask]):
         return build_tasks(self._plan, self._positions[i : i + 1], like_reference=self._reference)[0]
 
     def __iter__(self) -> Iterator[ScanTask]:
-        for start in range(0, len(self), CHUNK):
-            yield from build_tasks(self._plan, self._positions[start : start + CHUNK], like_reference=self._reference)
+        for start in range(0, len(self), self.chunk):
+            chosen = self._positions[start : start + self.chunk]
+            yield from build_tasks(self._plan, chosen, like_reference=self._reference)
 
     def __eq__(self, other: object) -> bool:
         if isinstance(other, ScanTasks | tuple | list):
@@ -89,8 +97,10 @@ def files_at(plan: ScanPlan, rows: FileRows, positions: np.ndarray) -> list[Scan
     if not len(positions):
         return out
     scan_index, row_index = rows.scan_index[positions], rows.rows[positions]
-    cuts = np.flatnonzero(np.diff(scan_index)) + 1
     make = builder(plan)
+    if scan_index[0] == scan_index[-1] and (len(scan_index) < 3 or (scan_index == scan_index[0]).all()):
+        return make.files(plan.scans[int(scan_index[0])], row_index)  # one manifest (most chunks)
+    cuts = np.flatnonzero(np.diff(scan_index)) + 1
     for s, e in zip(np.concatenate([[0], cuts]), np.concatenate([cuts, [len(positions)]]), strict=True):
         out.extend(make.files(plan.scans[int(scan_index[s])], row_index[s:e]))
     return out
@@ -120,30 +130,55 @@ def attached(plan: ScanPlan, *, like_reference: bool = False) -> np.ndarray:
 
 
 def build_tasks(plan: ScanPlan, chosen: np.ndarray, *, like_reference: bool = False) -> list[ScanTask]:
-    """The tasks of the data files at positions ``chosen`` of the delete join's data side, in that order."""
+    """The tasks of the data files at positions ``chosen`` of the delete join's data side, in that order: each
+    reads its fields from these tasks' columns, each made when first read (``lazy_items.TaskRow``)."""
     join, metadata = plan.join, plan.metadata
     assert join is not None and metadata is not None
-    files = files_at(plan, join.data, chosen)
+    if not len(chosen):
+        return []
     unpartitioned = plan._views.get("unpartitioned")
     if unpartitioned is None:
         specs = metadata.partition_specs.items()
         unpartitioned = plan._views["unpartitioned"] = frozenset(s for s, spec in specs if spec.is_unpartitioned)
-    # The join's pairs are sorted by data position: each task's pairs are one run.
-    starts = np.searchsorted(join.data_index, chosen, side="left")
-    ends = np.searchsorted(join.data_index, chosen, side="right")
-    n = len(files)
-    constants: dict[str, Any] = {"unpartitioned_specs": unpartitioned}
-    if not (ends > starts).any():
-        constants |= {"deletes": (), "candidates": (), "ruled_out": (), "ruled_out_reason": None}
-        return bulk(ScanTask, n, {"file": files}, constants)
-    ruled_out = join.disjoint if like_reference else None
-    attach = attached(plan, like_reference=like_reference)
-    with_pairs = np.flatnonzero(ends > starts).tolist()
-    deletes = delete_files_at(plan, np.concatenate([join.delete_index[starts[i] : ends[i]] for i in with_pairs]))
+    makers: dict[str, Callable[[LazyColumns], Sequence[Any]]] = {
+        "file": lambda c: files_at(plan, join.data, chosen),
+        "unpartitioned_specs": constant(unpartitioned),
+        "_deletes": lambda c: task_deletes(plan, chosen, like_reference=like_reference),
+    }
+    for i, name in enumerate(("deletes", "candidates", "ruled_out", "ruled_out_reason")):
+        makers[name] = partial(_nth, i)
+    return list(rows_of(TaskRow, LazyColumns(len(chosen), makers)))
+
+
+def _nth(i: int, c: LazyColumns) -> Sequence[Any]:
+    return c._deletes[i]  # type: ignore[attr-defined, no-any-return]
+
+
+def task_deletes(
+    plan: ScanPlan, chosen: np.ndarray, *, like_reference: bool = False
+) -> tuple[list[tuple[ScanFile, ...]], list[tuple[ScanFile, ...]], list[tuple[str, ...]], list[Any]]:
+    """Per data file at ``chosen``: the delete files attached, those considered, the paths of those column
+    statistics rule out, and the reason for those (``ScanTask``'s fields of the same names)."""
+    join = plan.join
+    assert join is not None
+    n = len(chosen)
     applied: list[tuple[ScanFile, ...]] = [()] * n
     candidates: list[tuple[ScanFile, ...]] = [()] * n
     out_paths: list[tuple[str, ...]] = [()] * n
     reasons: list[Any] = [None] * n
+    considered = plan._views.get("considered")
+    if considered is None:
+        considered = plan._views["considered"] = np.zeros(len(join.data), dtype=bool)
+        considered[join.data_index] = True
+    if not considered[chosen].any():  # most data files have no delete file to consider
+        return applied, candidates, out_paths, reasons
+    # The join's pairs are sorted by data position: each task's pairs are one run.
+    starts = np.searchsorted(join.data_index, chosen, side="left")
+    ends = np.searchsorted(join.data_index, chosen, side="right")
+    ruled_out = join.disjoint if like_reference else None
+    attach = attached(plan, like_reference=like_reference)
+    with_pairs = np.flatnonzero(ends > starts).tolist()
+    deletes = delete_files_at(plan, np.concatenate([join.delete_index[starts[i] : ends[i]] for i in with_pairs]))
     for i in with_pairs:
         start, end = int(starts[i]), int(ends[i])
         pair_deletes = join.delete_index[start:end].tolist()
@@ -155,14 +190,7 @@ def build_tasks(plan: ScanPlan, chosen: np.ndarray, *, like_reference: bool = Fa
             if positions:
                 out_paths[i] = tuple(positions)
                 reasons[i] = partial(ruled_out_reason, plan, int(chosen[i]), positions)
-    columns: dict[str, Sequence[Any]] = {
-        "file": files,
-        "deletes": applied,
-        "candidates": candidates,
-        "ruled_out": out_paths,
-        "ruled_out_reason": reasons,
-    }
-    return bulk(ScanTask, n, columns, constants)
+    return applied, candidates, out_paths, reasons
 
 
 def ruled_out_reason(plan: ScanPlan, data_position: int, delete_positions: dict[str, int], d: ScanFile) -> str:
@@ -340,5 +368,6 @@ __all__ = [
     "partition_groups",
     "ruled_out_reason",
     "task_columns",
+    "task_deletes",
     "task_table",
 ]

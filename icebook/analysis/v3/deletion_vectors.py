@@ -16,7 +16,7 @@ from dataclasses import dataclass
 import pandas as pd
 
 from icebook.analysis._frames import frame
-from icebook.analysis.scan.model import ScanFile
+from icebook.analysis.scan.plan_items import ScanFile
 from icebook.analysis.scan.planner import plan_scan
 from icebook.analysis.store.manifests import read_ahead
 from icebook.analysis.store.table_like import TableLike

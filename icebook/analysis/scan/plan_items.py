@@ -1,17 +1,17 @@
-"""What a scan plan says about one file: the file, the planner's decision, and the delete files that
+"""The items of a scan plan: each file, the planner's decision on it, its task and the delete files that
 apply to it (spec: "Scan Planning", "Row-level Deletes", "Sequence Numbers").
 
-Which delete files apply is decided by the delete index (``icebook.analysis.scan.delete_index``).
+Which delete files apply is decided by the delete index (``icebook.analysis.scan.delete_index``) in
+columns; the same scope rules one data file at a time, in words (``delete_matches``, what
+``ScanTask.matches`` shows), live here, beside the objects they read.
 """
 
 from __future__ import annotations
 
-from collections import deque
-from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, field, fields
+from collections.abc import Callable, Collection, Sequence
+from dataclasses import dataclass, field
 from enum import StrEnum
-from itertools import repeat
-from typing import Any, TypeVar
+from typing import Any
 
 from icebook.spec.manifest import FileContent, FileFormat, FileKind
 
@@ -58,29 +58,6 @@ class ScanFile:
 
 def partition_text(f: ScanFile) -> str:
     return f.partition_text or ("{" + ", ".join(f"{k}={v!r}" for k, v in f.partition) + "}")
-
-
-_T = TypeVar("_T")
-
-
-def bulk(cls: type[_T], count: int, columns: Mapping[str, Sequence[Any]], constants: Mapping[str, Any]) -> list[_T]:
-    """``count`` instances of the frozen, slotted dataclass ``cls``, every field set from its column (or to
-    its constant), one field at a time over all instances. A plan read in full makes a ``ScanFile`` and a
-    ``ScanTask`` per data file, and the generated ``__init__``, one call per field per instance, was most of
-    that cost. The instances are the ones ``cls(**values)`` makes: every field is given (the classes here
-    have no ``__post_init__``), and each column holds ``count`` values."""
-    names = [f.name for f in fields(cls)]  # type: ignore[arg-type]
-    if sorted(names) != sorted([*columns, *constants]):
-        raise TypeError(f"{cls.__name__}: fields {sorted(names)}, given {sorted([*columns, *constants])}")
-    for name, values in columns.items():
-        if len(values) != count:
-            raise ValueError(f"{cls.__name__}.{name}: {len(values)} values for {count} instances")
-    made = list(map(object.__new__, repeat(cls, count)))
-    for name, values in columns.items():
-        deque(map(getattr(cls, name).__set__, made, values), maxlen=0)
-    for name, value in constants.items():
-        deque(map(getattr(cls, name).__set__, made, repeat(value, count)), maxlen=0)
-    return made
 
 
 class Level(StrEnum):
@@ -148,8 +125,6 @@ class ScanTask:
     @property
     def matches(self) -> tuple[DeleteMatch, ...]:
         """Each considered delete file with the rule that decided it, in words (computed when asked)."""
-        from icebook.analysis.scan.delete_index import task_matches  # the index builds on this module
-
         return task_matches(self)
 
     @property
@@ -165,6 +140,74 @@ class ScanTask:
         return tuple(d for d in self.deletes if d.is_deletion_vector)
 
 
+# ------------------------------------------------------------------------------------------ in words
+
+
+def delete_matches(
+    f: ScanFile, deletes: Sequence[ScanFile], unpartitioned_specs: Collection[int]
+) -> tuple[DeleteMatch, ...]:
+    """The spec's scope rules ("Scan Planning") for one data file against delete files, in words:
+    deletion vectors by referenced_data_file and data seq <= DV seq; position deletes by same partition
+    and data seq <= delete seq (unless a DV applies, and within their referenced file and file_path
+    bounds); equality deletes by same partition (or an unpartitioned delete spec: global) and data seq
+    < delete seq. Delete files none of these rules reaches are not considered (no match)."""
+    matches: list[DeleteMatch] = []
+    dv_applies = False
+    for dv in deletes:
+        if not dv.is_deletion_vector or (dv.referenced_data_file or "") != f.file_path:
+            continue
+        if dv.partition_key != f.partition_key:
+            matches.append(DeleteMatch(delete=dv, applies=False, reason="partition differs: does not apply"))
+        elif f.sequence_number <= dv.sequence_number:
+            dv_applies = True
+            matches.append(DeleteMatch(delete=dv, applies=True, reason=f"{_seq(dv, f, '>=')}: applies"))
+        else:
+            matches.append(DeleteMatch(delete=dv, applies=False, reason=f"{_seq(dv, f, '<')}: does not apply"))
+    for d in deletes:
+        if d.content != FileContent.POSITION_DELETES or d.is_deletion_vector or d.partition_key != f.partition_key:
+            continue
+        lo, hi = d.file_path_bounds
+        if f.sequence_number > d.sequence_number:
+            matches.append(DeleteMatch(delete=d, applies=False, reason=f"{_seq(d, f, '<')}: does not apply"))
+        elif d.referenced_data_file is not None and d.referenced_data_file != f.file_path:
+            reason = f"{_seq(d, f, '>=')}, but it references another data file only: does not apply"
+            matches.append(DeleteMatch(delete=d, applies=False, reason=reason))
+        elif (lo is not None and f.file_path < lo) or (hi is not None and f.file_path > hi):
+            reason = f"{_seq(d, f, '>=')}, but its file_path bounds exclude this file: does not apply"
+            matches.append(DeleteMatch(delete=d, applies=False, reason=reason))
+        elif dv_applies:
+            reason = "a deletion vector applies to this file, so position delete files are ignored"
+            matches.append(DeleteMatch(delete=d, applies=False, reason=reason))
+        else:
+            matches.append(DeleteMatch(delete=d, applies=True, reason=f"{_seq(d, f, '>=')}: applies"))
+    equality = [d for d in deletes if d.content == FileContent.EQUALITY_DELETES]
+    scoped = [d for d in equality if d.spec_id not in unpartitioned_specs and d.partition_key == f.partition_key]
+    global_ = [d for d in equality if d.spec_id in unpartitioned_specs]
+    for d, scope in [*((d, "") for d in scoped), *((d, "global (unpartitioned) delete, ") for d in global_)]:
+        if f.sequence_number < d.sequence_number:
+            matches.append(DeleteMatch(delete=d, applies=True, reason=f"{scope}{_seq(d, f, '>')}: applies"))
+        else:
+            matches.append(DeleteMatch(delete=d, applies=False, reason=f"{scope}{_seq(d, f, '<=')}: does not apply"))
+    return tuple(matches)
+
+
+def _seq(d: ScanFile, f: ScanFile, op: str) -> str:
+    return f"delete seq {d.sequence_number} {op} data seq {f.sequence_number}"
+
+
+def task_matches(task: ScanTask) -> tuple[DeleteMatch, ...]:
+    """A task's considered delete files with the rule that decided each, in words: the scope rules,
+    then, for the equality deletes statistics rule out, why."""
+    out = []
+    for m in delete_matches(task.file, task.candidates, task.unpartitioned_specs):
+        if m.applies and m.delete.file_path in task.ruled_out and task.ruled_out_reason is not None:
+            why = task.ruled_out_reason(m.delete)
+            reason = m.reason.removesuffix(": applies") + f", but column statistics rule it out ({why}): not attached"
+            m = DeleteMatch(delete=m.delete, applies=False, reason=reason)
+        out.append(m)
+    return tuple(out)
+
+
 __all__ = [
     "Decision",
     "DeleteMatch",
@@ -172,6 +215,7 @@ __all__ = [
     "Level",
     "ScanFile",
     "ScanTask",
-    "bulk",
+    "delete_matches",
     "partition_text",
+    "task_matches",
 ]
