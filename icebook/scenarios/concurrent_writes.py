@@ -29,7 +29,7 @@ from icebook.scenarios.javaapi import (
     write_data_file,
     write_position_deletes,
 )
-from icebook.scenarios.model import MERGE_ON_READ, Claims, Scenario, Step, create_table
+from icebook.scenarios.scenario import MERGE_ON_READ, Claims, Scenario, Step, create_table
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)

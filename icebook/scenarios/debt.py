@@ -8,7 +8,7 @@ from __future__ import annotations
 from typing import Any
 
 from icebook.scenarios.javaapi import writer_factory
-from icebook.scenarios.model import MERGE_ON_READ, Claims, Scenario, Step, create_table
+from icebook.scenarios.scenario import MERGE_ON_READ, Claims, Scenario, Step, create_table
 
 APPENDS = 10
 REGIONS = ("us", "eu", "apac")

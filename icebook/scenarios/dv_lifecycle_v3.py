@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from icebook.scenarios.javaapi import jvm, load_handle, table_location
-from icebook.scenarios.model import MERGE_ON_READ, Claims, Scenario, Step, create_table
+from icebook.scenarios.scenario import MERGE_ON_READ, Claims, Scenario, Step, create_table
 
 
 def _vectors(table: Any) -> list[tuple[Any, Any]]:

@@ -10,7 +10,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from icebook.scenarios.javaapi import writer_factory
-from icebook.scenarios.model import MERGE_ON_READ, Claims, Scenario, Step, create_table
+from icebook.scenarios.scenario import MERGE_ON_READ, Claims, Scenario, Step, create_table
 
 
 def _java_table(spark: Any, table_name: str) -> Any:

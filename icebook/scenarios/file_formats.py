@@ -14,7 +14,7 @@ import shutil
 from typing import Any
 
 from icebook.scenarios.equality_deletes import _java_table, _row_delta
-from icebook.scenarios.model import MERGE_ON_READ, Claims, Scenario, Step, create_table
+from icebook.scenarios.scenario import MERGE_ON_READ, Claims, Scenario, Step, create_table
 
 
 def add_uuid_column(spark: Any, table_name: str) -> None:

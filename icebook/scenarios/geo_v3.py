@@ -6,7 +6,7 @@ import struct
 from typing import Any
 
 from icebook.scenarios.javaapi import jvm, load_handle, table_location, write_data_file
-from icebook.scenarios.model import Claims, Scenario, Step, create_table
+from icebook.scenarios.scenario import Claims, Scenario, Step, create_table
 
 
 def _point(x: float, y: float) -> bytes:

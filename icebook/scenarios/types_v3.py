@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from icebook.scenarios.javaapi import jvm, load_handle, table_location, write_data_file
-from icebook.scenarios.model import Claims, Scenario, Step, create_table
+from icebook.scenarios.scenario import Claims, Scenario, Step, create_table
 
 
 def add_nanosecond_columns(spark: Any, table_name: str) -> str:

@@ -27,7 +27,7 @@ def open_table(
     if catalog is not None:
         return _open_by_name(catalog, location, fileio)
     if not _is_local_path(location) and _looks_like_identifier(location):
-        from icebook.engines import spark as spark_engine
+        from icebook.engines import spark_engine
 
         name, rest = location.split(".", 1)
         if catalogs.is_configured(name):
@@ -57,7 +57,7 @@ def open_table(
 def catalog_listing() -> list[dict[str, str]]:
     """Every catalog a name can resolve through: PyIceberg's configured catalogs (type, URI,
     warehouse; never credentials), then the catalogs of Spark's running session."""
-    from icebook.engines import spark as spark_engine
+    from icebook.engines import spark_engine
 
     rows = [{"catalog": name, "source": "pyiceberg", **catalogs.describe(name)} for name in catalogs.catalog_names()]
     for row in rows:
@@ -70,7 +70,7 @@ def catalog_listing() -> list[dict[str, str]]:
 def table_listing(namespace: str) -> list[str]:
     """Tables of ``catalog.namespace`` (or of every namespace of ``catalog``), as full names.
     Unknown catalogs and namespaces raise NotFound listing what exists."""
-    from icebook.engines import spark as spark_engine
+    from icebook.engines import spark_engine
 
     parts = namespace.split(".")
     name = parts[0]
@@ -85,7 +85,7 @@ def table_listing(namespace: str) -> list[str]:
 
 
 def _looks_like_identifier(location: str) -> bool:
-    from icebook.engines import spark as spark_engine  # only for what is not a local path
+    from icebook.engines import spark_engine  # only for what is not a local path
 
     return spark_engine.looks_like_identifier(location)
 

@@ -12,7 +12,7 @@ import datetime as dt
 import uuid
 from typing import Any
 
-from icebook.scenarios.model import Claims, Scenario, Step
+from icebook.scenarios.scenario import Claims, Scenario, Step
 
 NAMESPACE = "db"
 
