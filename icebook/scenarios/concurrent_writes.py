@@ -80,6 +80,9 @@ def race(spark: Any, table_name: str, name: str, *, stage_b: Stage, commit_a: Co
         error = java_error(exc)
         if error is None:
             raise
+    finally:
+        # a race run on its own, not as a build step that refreshes after it, leaves Spark current too
+        spark.sql(f"REFRESH TABLE {table_name}")
     if error is not None:
         return RaceOutcome(
             race=name,
