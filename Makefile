@@ -62,7 +62,7 @@ system-deps:
 	@scripts/install-system-deps.sh
 
 demo-warehouse: env system-deps
-	$(PY) -m icebook.scenarios.build demo
+	$(PY) -m icebook.scenarios.warehouse demo
 
 lab: demo-warehouse
 	@echo "icebook: starting JupyterLab; open the URL printed below (http://127.0.0.1:8888/lab/...)"

@@ -16,7 +16,7 @@ import time
 from pathlib import Path
 
 import icebook
-from icebook.scenarios.build import NAMESPACE, warehouse_path
+from icebook.scenarios.warehouse import NAMESPACE, warehouse_path
 
 
 def main() -> None:

@@ -19,7 +19,7 @@ import pytest
 
 from icebook.engines.spark_session import add_catalog, get_session
 from icebook.scenarios import SCENARIOS
-from icebook.scenarios.build import CATALOG, buildable, ensure_warehouse, table_location
+from icebook.scenarios.warehouse import CATALOG, buildable, ensure_warehouse, table_location
 
 pytest_plugins = ("pytester", "_support.tiers", "_support.timeouts", "_support.environment")
 
@@ -39,7 +39,7 @@ def pytest_configure(config: pytest.Config) -> None:
 
 def pytest_report_header(config: pytest.Config) -> str:
     from icebook.engines.spark_jars import installed_spark_version
-    from icebook.scenarios.build import buildable
+    from icebook.scenarios.warehouse import buildable
 
     version = installed_spark_version()
     left = [
@@ -78,7 +78,11 @@ def scenario_locations(warehouse: Path) -> dict[str, Path]:
 def pyiceberg_scenarios() -> tuple[str, dict[str, str]]:
     """The PyIceberg-written scenarios in a SQL catalog (sqlite), built once per run (cached on disk): the
     catalog's name and the ``PYICEBERG_CATALOG__SQLCAT__*`` environment variables that configure it."""
-    from icebook.scenarios.sql_catalog.build import CATALOG_NAME, catalog_properties, ensure_pyiceberg_warehouse
+    from icebook.scenarios.sql_catalog.pyiceberg_warehouse import (
+        CATALOG_NAME,
+        catalog_properties,
+        ensure_pyiceberg_warehouse,
+    )
 
     root = ensure_pyiceberg_warehouse("test", progress=False)
     prefix = f"PYICEBERG_CATALOG__{CATALOG_NAME.upper()}__"

@@ -14,7 +14,7 @@ from icebook.analysis.tables.listing_size import warn_rows
 from icebook.errors import ConfigError, IcebookError
 from icebook.io.manifest_cache import ManifestCache
 from icebook.io.worker_pool import SETTINGS, decode_timeout
-from icebook.scenarios.build import demo_warehouse
+from icebook.scenarios.warehouse import demo_warehouse
 
 PACKAGE = Path(__file__).resolve().parents[1] / "icebook"
 _NAME = re.compile(r"ICEBOOK_[A-Z0-9_]+")

@@ -16,7 +16,7 @@ import pytest
 import icebook
 from icebook.engines import spark_session
 from icebook.errors import NotFound
-from icebook.scenarios.build import CATALOG, NAMESPACE, read_marker, table_location, warehouse_path
+from icebook.scenarios.warehouse import CATALOG, NAMESPACE, read_marker, table_location, warehouse_path
 from icebook.server import lake_browser
 
 pytestmark = pytest.mark.spark
@@ -27,7 +27,7 @@ def built_warehouse() -> Path:
     """The test scenario warehouse, built by Spark in another process when missing: this one must not start Spark."""
     path = warehouse_path("test")
     if read_marker(path) is None:
-        subprocess.run([sys.executable, "-m", "icebook.scenarios.build", "test"], check=True, capture_output=True)
+        subprocess.run([sys.executable, "-m", "icebook.scenarios.warehouse", "test"], check=True, capture_output=True)
     assert read_marker(path) is not None
     return path
 

@@ -23,7 +23,7 @@ HEAVY = (
     "icebook.analysis.history.timelapse",
     "icebook.analysis.maintenance.health",
     "icebook.analysis.store.manifests",
-    "icebook.engines.spark",
+    "icebook.engines.spark_engine",
     "icebook.io.worker_pool",
 )
 

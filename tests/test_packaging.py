@@ -35,7 +35,7 @@ def test_binder_pins_match_pyproject() -> None:
     assert "openjdk-17" in (ROOT / "binder" / "apt.txt").read_text()
     assert (ROOT / "binder" / "runtime.txt").read_text().strip() == "python-3.11"
     post_build = (ROOT / "binder" / "postBuild").read_text()
-    assert "set -e" in post_build and "icebook.scenarios.build demo" in post_build
+    assert "set -e" in post_build and "icebook.scenarios.warehouse demo" in post_build
     # A real install of the wheel: an editable one skips its data files, the lake browser among them.
     install = next(line for line in post_build.splitlines() if line.startswith("pip install"))
     assert " -e " not in f"{install} " and "--editable" not in install

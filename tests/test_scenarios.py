@@ -9,7 +9,7 @@ import pytest
 from _support.java_oracle import java_table, manifest_facts
 
 from icebook.scenarios import SCENARIOS, Scenario
-from icebook.scenarios.build import read_marker, scenario_hash
+from icebook.scenarios.warehouse import read_marker, scenario_hash
 
 pytestmark = pytest.mark.spark
 

@@ -180,7 +180,7 @@ def run_sql(session: Session, current: Table, query: str, at: Any, engine: str) 
     """``query`` over ``current`` as view ``t`` and every open table by its name, all at ``at``."""
     if Engine.named(engine) == Engine.ARROW:
         return _run_sql_arrow(session, current, query, at)
-    from icebook.engines import spark as spark_engine
+    from icebook.engines import spark_engine
 
     for name, table in session.tables.items():  # every open table by its name, same point
         if name != "t":

@@ -12,7 +12,7 @@ import pandas as pd
 
 from icebook.commands.grammar import Call, Command, CommandError, Context, Text
 from icebook.errors import NotFound
-from icebook.scenarios.build import WAREHOUSE_KINDS
+from icebook.scenarios.warehouse import WAREHOUSE_KINDS
 
 _METADATA_SUFFIXES = (".metadata.json", ".metadata.json.gz", ".gz.metadata.json")
 _DEPTH = 6
@@ -54,7 +54,7 @@ def _demo_arguments(p: argparse.ArgumentParser, _context: Context) -> None:
 def _demo(call: Call) -> Text:
     from icebook.display.terminal import frame_text
     from icebook.scenarios import SCENARIOS
-    from icebook.scenarios.build import demo_warehouse, ensure_warehouse, read_marker, table_location
+    from icebook.scenarios.warehouse import demo_warehouse, ensure_warehouse, read_marker, table_location
 
     warehouse = demo_warehouse() if call.args.kind == "demo" else ensure_warehouse(call.args.kind)
     built = (read_marker(warehouse) or {}).get("scenarios", {})

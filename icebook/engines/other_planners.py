@@ -153,7 +153,7 @@ def spark_planned(df: Any) -> set[str]:
 def other_plans(table: Any, at: Any, filter: Any, plan: ScanPlan) -> dict[str, set[str] | str]:
     """The files Spark and PyIceberg plan for ``filter`` at ``at`` (``table``: an ``icebook.Table``), or
     for a planner that cannot run, why, in one line."""
-    from icebook.engines import spark as spark_engine
+    from icebook.engines import spark_engine
 
     out: dict[str, set[str] | str] = {}
     properties = getattr(table.fileio, "properties", {})

@@ -24,8 +24,7 @@ from icebook.analysis.maintenance.health_sections import SIZE_BUCKETS, FilesHeal
 from icebook.analysis.scan.columns import FileBuilder, physical
 from icebook.analysis.store.manifests import spec_partition_type, table_partition_type
 from icebook.analysis.tables.aggregates import partitions_schema
-from icebook.engines import spark as spark_engine
-from icebook.engines import spark_deletes
+from icebook.engines import spark_deletes, spark_engine
 from icebook.errors import EngineError
 from icebook.spec import properties
 from icebook.spec.metadata import TableMetadata

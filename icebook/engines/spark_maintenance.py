@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from icebook.engines.spark import spark_errors
+from icebook.engines.spark_engine import spark_errors
 from icebook.engines.spark_session import get_session
 from icebook.text import spark_call, spark_string, spark_timestamp
 

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import datetime as _dt
 
-from icebook.engines.spark import get_session, retention_sql, run, spark_errors
+from icebook.engines.spark_engine import get_session, retention_sql, run, spark_errors
 from icebook.text import spark_call, spark_string, spark_timestamp
 
 

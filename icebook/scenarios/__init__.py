@@ -20,11 +20,11 @@ from icebook.scenarios.history import HISTORY
 from icebook.scenarios.hostile import HOSTILE
 from icebook.scenarios.legacy_v1 import LEGACY_V1
 from icebook.scenarios.lineage_v3 import LINEAGE_V3
-from icebook.scenarios.model import Claims, Scenario, Step
 from icebook.scenarios.orders_cow import ORDERS_COW
+from icebook.scenarios.partition_transforms import TRANSFORMS, VOID_V1
+from icebook.scenarios.scenario import Claims, Scenario, Step
 from icebook.scenarios.schema_evolution import SCHEMA_EVOLUTION
-from icebook.scenarios.sort_order import SORT_ORDER
-from icebook.scenarios.transforms import TRANSFORMS, VOID_V1
+from icebook.scenarios.sorting import SORT_ORDER
 from icebook.scenarios.types_v3 import TYPES_V3
 from icebook.scenarios.upgrade_v3 import UPGRADE_V3
 from icebook.scenarios.variant_v3 import VARIANT_V3

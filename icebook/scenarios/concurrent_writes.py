@@ -22,6 +22,7 @@ from typing import Any
 
 from icebook.scenarios.javaapi import (
     data_files,
+    fresh_handle,
     java_error,
     jvm,
     load_handle,
@@ -29,7 +30,7 @@ from icebook.scenarios.javaapi import (
     write_data_file,
     write_position_deletes,
 )
-from icebook.scenarios.model import MERGE_ON_READ, Claims, Scenario, Step, create_table
+from icebook.scenarios.scenario import MERGE_ON_READ, Claims, Scenario, Step, create_table
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -80,6 +81,7 @@ def race(spark: Any, table_name: str, name: str, *, stage_b: Stage, commit_a: Co
         if error is None:
             raise
     finally:
+        # a race run on its own, not as a build step that refreshes after it, leaves Spark current too
         spark.sql(f"REFRESH TABLE {table_name}")
     if error is not None:
         return RaceOutcome(
@@ -99,14 +101,19 @@ def race(spark: Any, table_name: str, name: str, *, stage_b: Stage, commit_a: Co
     )
 
 
-# ---------------------------------------------------------------- the four races
+# ---------------------------------------------------------------- the five races
+
+
+def _append_file(spark: Any, handle: Any, target: Any, region: str, rows: list[dict[str, Any]], label: str) -> None:
+    """Append one new data file of ``rows`` in ``region`` through ``target``: ``handle`` or a transaction on it."""
+    target.newAppend().appendFile(
+        write_data_file(spark, handle, rows, partition={"region": region}, label=label)
+    ).commit()
 
 
 def _append(region: str, rows: list[dict[str, Any]], label: str) -> Commit:
     def commit(spark: Any, handle: Any) -> None:
-        handle.newAppend().appendFile(
-            write_data_file(spark, handle, rows, partition={"region": region}, label=label)
-        ).commit()
+        _append_file(spark, handle, handle, region, rows, label)
 
     return commit
 
@@ -115,10 +122,7 @@ def appends_race(spark: Any, table_name: str) -> RaceOutcome:
     """Two appends from one base: B's commit loses the rename, is retried on A's snapshot, and succeeds."""
 
     def stage(spark: Any, handle: Any, tx: Any) -> None:
-        rows = [{"id": 6, "region": "us", "qty": 1}]
-        tx.newAppend().appendFile(
-            write_data_file(spark, handle, rows, partition={"region": "us"}, label="writer-b-append")
-        ).commit()
+        _append_file(spark, handle, tx, "us", [{"id": 6, "region": "us", "qty": 1}], "writer-b-append")
 
     return race(
         spark,
@@ -131,7 +135,7 @@ def appends_race(spark: Any, table_name: str) -> RaceOutcome:
 
 def deletes_race(spark: Any, table_name: str) -> RaceOutcome:
     """Both writers delete the same data file; B validates that the files it deletes still exist."""
-    (target,) = data_files(spark, load_handle(spark, table_location(spark, table_name)), region="apac", id=3)
+    (target,) = data_files(spark, fresh_handle(spark, table_name), region="apac", id=3)
 
     def stage(spark: Any, handle: Any, tx: Any) -> None:
         tx.newDelete().deleteFile(target).validateFilesExist().commit()

@@ -7,8 +7,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from icebook.scenarios.javaapi import writer_factory
-from icebook.scenarios.model import MERGE_ON_READ, Claims, Scenario, Step, create_table
+from icebook.scenarios.javaapi import spark_table, write_data_file
+from icebook.scenarios.scenario import MERGE_ON_READ, Claims, Scenario, Step, create_table
 
 APPENDS = 10
 REGIONS = ("us", "eu", "apac")
@@ -38,28 +38,21 @@ def small_appends(spark: Any, table_name: str) -> None:
 
 def stale_tag(spark: Any, table_name: str) -> None:
     """Tag the third append, kept for one second (SQL retention counts whole minutes, so the Java API)."""
-    table = spark._jvm.org.apache.iceberg.spark.Spark3Util.loadIcebergTable(spark._jsparkSession, table_name)
+    table = spark_table(spark, table_name)
     third = [r.snapshot_id for r in spark.sql(f"SELECT snapshot_id FROM {table_name}.snapshots").collect()][2]
     table.manageSnapshots().createTag(STALE_TAG, third).setMaxRefAgeMs(STALE_TAG, 1000).commit()
-    spark.sql(f"REFRESH TABLE {table_name}")
 
 
 def crashed_writer(spark: Any, table_name: str) -> None:
     """Write a data file the way a writer does, then 'crash' before the commit: nothing references it."""
-    jvm = spark._jvm
-    iceberg = jvm.org.apache.iceberg
-    table = jvm.org.apache.iceberg.spark.Spark3Util.loadIcebergTable(spark._jsparkSession, table_name)
-    schema, spec = table.schema(), table.spec()
-    partition = iceberg.data.GenericRecord.create(spec.partitionType())
-    partition.setField("region", "us")
-    path = table.locationProvider().newDataLocation(spec, partition, "00000-0-crashed-writer-00001.parquet")
-    output = iceberg.encryption.EncryptedFiles.plainAsEncryptedOutput(table.io().newOutputFile(path))
-    writer = writer_factory(spark, table).newDataWriter(output, spec, partition)
-    record = iceberg.data.GenericRecord.create(schema.asStruct())
-    record.setField("id", 10_000_000_000)  # above 2**31, so py4j passes a Java long
-    record.setField("region", "us")
-    writer.write(record)
-    writer.close()  # the file is complete on storage; no snapshot ever lists it
+    write_data_file(
+        spark,
+        spark_table(spark, table_name),
+        [{"id": 10_000_000_000, "region": "us"}],  # an id above 2**31, so py4j passes a Java long
+        partition={"region": "us"},
+        label="crashed-writer",
+        file_name="00000-0-crashed-writer-00001.parquet",
+    )  # the file is complete on storage; no snapshot ever lists it
 
 
 DEBT = Scenario(

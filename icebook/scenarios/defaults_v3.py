@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from icebook.scenarios.javaapi import jvm, load_handle, table_location
-from icebook.scenarios.model import Claims, Scenario, Step, create_table
+from icebook.scenarios.javaapi import fresh_handle, jvm
+from icebook.scenarios.scenario import Claims, Scenario, Step, create_table
 
 
 def add_columns_with_defaults(spark: Any, table_name: str) -> str:
@@ -13,7 +13,7 @@ def add_columns_with_defaults(spark: Any, table_name: str) -> str:
     Spark's ``ADD COLUMN ... DEFAULT`` refuses, ``UpdateSchema.addColumn(name, type, doc, Literal)`` does not."""
     iceberg = jvm(spark).org.apache.iceberg
     types, literal = iceberg.types.Types, iceberg.expressions.Literal
-    table = load_handle(spark, table_location(spark, table_name))
+    table = fresh_handle(spark, table_name)
     update = table.updateSchema()
     update.addColumn("tier", types.StringType.get(), "service tier", literal.of("standard"))
     update.addColumn("credit", types.IntegerType.get(), "starting credit", literal.of(100))
@@ -24,7 +24,7 @@ def add_columns_with_defaults(spark: Any, table_name: str) -> str:
 def change_write_default(spark: Any, table_name: str) -> str:
     """New rows that leave ``tier`` out now get 'basic'; old files still read as 'standard'."""
     literal = jvm(spark).org.apache.iceberg.expressions.Literal
-    table = load_handle(spark, table_location(spark, table_name))
+    table = fresh_handle(spark, table_name)
     table.updateSchema().updateColumnDefault("tier", literal.of("basic")).commit()
     return "write default of tier is now 'basic'; its initial default stays 'standard'"
 

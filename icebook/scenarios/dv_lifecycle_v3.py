@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from icebook.scenarios.javaapi import jvm, load_handle, table_location
-from icebook.scenarios.model import MERGE_ON_READ, Claims, Scenario, Step, create_table
+from icebook.scenarios.javaapi import fresh_handle, jvm
+from icebook.scenarios.scenario import MERGE_ON_READ, Claims, Scenario, Step, create_table
 
 
 def _vectors(table: Any) -> list[tuple[Any, Any]]:
@@ -27,7 +27,7 @@ def unvalidated_vector(spark: Any, table_name: str) -> str:
     Iceberg drops a vector with its data file; a writer that skips ``validateDataFilesExist`` can still
     commit one for a file that is gone, and readers must ignore it.
     """
-    table = load_handle(spark, table_location(spark, table_name))
+    table = fresh_handle(spark, table_name)
     expressions = jvm(spark).org.apache.iceberg.expressions.Expressions
     late = [(data, dv) for data, dv in _vectors(table) if data.recordCount() == 10]
     if len(late) != 1:

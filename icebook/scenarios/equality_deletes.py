@@ -9,19 +9,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from icebook.scenarios.javaapi import writer_factory
-from icebook.scenarios.model import MERGE_ON_READ, Claims, Scenario, Step, create_table
-
-
-def _java_table(spark: Any, table_name: str) -> Any:
-    return spark._jvm.org.apache.iceberg.spark.Spark3Util.loadIcebergTable(spark._jsparkSession, table_name)
-
-
-def _record(jvm: Any, struct: Any, values: dict[str, Any]) -> Any:
-    record = jvm.org.apache.iceberg.data.GenericRecord.create(struct)
-    for name, value in values.items():
-        record.setField(name, value)
-    return record
+from icebook.scenarios.javaapi import jvm, output_file, partition_record, record, spark_table, writer_factory
+from icebook.scenarios.scenario import MERGE_ON_READ, Claims, Scenario, Step, create_table
 
 
 def _row_delta(
@@ -38,38 +27,31 @@ def _row_delta(
 ) -> None:
     """Commit one RowDelta: an equality delete file on ``key`` (plus data ``rows``, same commit),
     written in ``file_format`` (PARQUET, ORC or AVRO)."""
-    jvm = spark._jvm
-    iceberg = jvm.org.apache.iceberg
-    table = _java_table(spark, table_name)
+    table = spark_table(spark, table_name)
     schema = table.schema()
     spec = table.specs().get(spec_id)
-    names = jvm.java.util.ArrayList()
+    names = jvm(spark).java.util.ArrayList()
     for column in key:
         names.add(column)
     delete_schema = schema.select(names)
     ids = [schema.findField(column).fieldId() for column in key]
     factory = writer_factory(spark, table, file_format=file_format, equality_ids=ids, delete_schema=delete_schema)
-    part = _record(jvm, spec.partitionType(), partition) if partition else None
+    part = partition_record(spark, spec, partition)
     suffix = file_format.lower()
-
-    def output(name: str) -> Any:
-        location = table.locationProvider()
-        path = location.newDataLocation(spec, part, name) if part is not None else location.newDataLocation(name)
-        return iceberg.encryption.EncryptedFiles.plainAsEncryptedOutput(table.io().newOutputFile(path))
-
-    writer = factory.newEqualityDeleteWriter(output(f"{label}-eq-deletes.{suffix}"), spec, part)
+    writer = factory.newEqualityDeleteWriter(
+        output_file(spark, table, spec, part, f"{label}-eq-deletes.{suffix}"), spec, part
+    )
     for values in deletes:
-        writer.write(_record(jvm, delete_schema.asStruct(), values))
+        writer.write(record(spark, delete_schema.asStruct(), values))
     writer.close()
     delta = table.newRowDelta().addDeletes(writer.toDeleteFile())
     if rows:
-        data_writer = factory.newDataWriter(output(f"{label}-data.{suffix}"), spec, part)
+        data_writer = factory.newDataWriter(output_file(spark, table, spec, part, f"{label}-data.{suffix}"), spec, part)
         for values in rows:
-            data_writer.write(_record(jvm, schema.asStruct(), values))
+            data_writer.write(record(spark, schema.asStruct(), values))
         data_writer.close()
         delta = delta.addRows(data_writer.toDataFile())
     delta.commit()
-    spark.sql(f"REFRESH TABLE {table_name}")
 
 
 def global_delete_by_id(spark: Any, table_name: str) -> None:

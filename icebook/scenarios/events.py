@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from icebook.scenarios.model import MERGE_ON_READ, Claims, Scenario, Step, create_table
+from icebook.scenarios.scenario import MERGE_ON_READ, Claims, Scenario, Step, create_table
 
 EVENTS = Scenario(
     name="events",

@@ -8,7 +8,7 @@ every read a second point in history.
 
 from __future__ import annotations
 
-from icebook.scenarios.model import Claims, Scenario, Step, create_table
+from icebook.scenarios.scenario import Claims, Scenario, Step, create_table
 
 EXACT_VALUES = Scenario(
     name="exact_values",

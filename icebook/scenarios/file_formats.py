@@ -13,16 +13,20 @@ from __future__ import annotations
 import shutil
 from typing import Any
 
-from icebook.scenarios.equality_deletes import _java_table, _row_delta
-from icebook.scenarios.model import MERGE_ON_READ, Claims, Scenario, Step, create_table
+from icebook.scenarios.equality_deletes import _row_delta
+from icebook.scenarios.javaapi import jvm, spark_table
+from icebook.scenarios.scenario import MERGE_ON_READ, Claims, Scenario, Step, create_table, set_properties
+
+
+def _files_in(file_format: str) -> dict[str, str]:
+    """The properties that make new data and delete files ``file_format`` files."""
+    return {"write.format.default": file_format, "write.delete.format.default": file_format}
 
 
 def add_uuid_column(spark: Any, table_name: str) -> None:
     """ALTER TABLE cannot add a uuid column in Spark SQL; the Java API can."""
-    jvm = spark._jvm
-    table = _java_table(spark, table_name)
-    table.updateSchema().addColumn("uid", jvm.org.apache.iceberg.types.Types.UUIDType.get()).commit()
-    spark.sql(f"REFRESH TABLE {table_name}")
+    uuid_type = jvm(spark).org.apache.iceberg.types.Types.UUIDType.get()
+    spark_table(spark, table_name).updateSchema().addColumn("uid", uuid_type).commit()
 
 
 def orc_equality_delete(spark: Any, table_name: str) -> None:
@@ -55,9 +59,8 @@ def avro_equality_delete(spark: Any, table_name: str) -> None:
 
 def misfiled_copy(spark: Any, table_name: str) -> None:
     """Copy a live Parquet data file of region='apac' and append the copy as partition region='us'."""
-    jvm = spark._jvm
-    iceberg = jvm.org.apache.iceberg
-    table = _java_table(spark, table_name)
+    iceberg = jvm(spark).org.apache.iceberg
+    table = spark_table(spark, table_name)
     row = spark.sql(
         f"SELECT file_path, file_size_in_bytes, record_count FROM {table_name}.data_files "
         "WHERE file_format = 'PARQUET' AND partition.region = 'apac' ORDER BY file_path LIMIT 1"
@@ -77,7 +80,6 @@ def misfiled_copy(spark: Any, table_name: str) -> None:
         .build()
     )
     table.newAppend().appendFile(data_file).commit()
-    spark.sql(f"REFRESH TABLE {table_name}")
 
 
 FILE_FORMATS = Scenario(
@@ -93,7 +95,7 @@ FILE_FORMATS = Scenario(
                 info STRUCT<code: INT, note: STRING>""",
             format_version=2,
             partitioned_by="region",
-            properties={"write.format.default": "orc", "write.delete.format.default": "orc", **MERGE_ON_READ},
+            properties={**_files_in("orc"), **MERGE_ON_READ},
         ),
         Step(
             narrative="Add a uuid column through the Java API (Spark reads and writes it as a string).",
@@ -119,10 +121,8 @@ FILE_FORMATS = Scenario(
             narrative="Merge-on-read DELETE: an ORC position-delete file masks row 2.",
             sql="DELETE FROM {table} WHERE id = 2",
         ),
-        Step(
-            narrative="Switch new data and delete files to Avro; existing ORC files stay as they are.",
-            sql="""ALTER TABLE {table} SET TBLPROPERTIES ('write.format.default'='avro',
-                   'write.delete.format.default'='avro')""",
+        set_properties(
+            "Switch new data and delete files to Avro; existing ORC files stay as they are.", _files_in("avro")
         ),
         Step(
             narrative="Append rows: Avro data files.",
@@ -152,10 +152,9 @@ FILE_FORMATS = Scenario(
             narrative="Equality delete as an Avro file: id in (1, 12) in region us.",
             action=avro_equality_delete,
         ),
-        Step(
-            narrative="Back to Parquet for new data and delete files: the table now mixes all three formats.",
-            sql="""ALTER TABLE {table} SET TBLPROPERTIES ('write.format.default'='parquet',
-                   'write.delete.format.default'='parquet')""",
+        set_properties(
+            "Back to Parquet for new data and delete files: the table now mixes all three formats.",
+            _files_in("parquet"),
         ),
         Step(
             narrative="Append rows: Parquet data files.",

@@ -5,8 +5,8 @@ from __future__ import annotations
 import struct
 from typing import Any
 
-from icebook.scenarios.javaapi import jvm, load_handle, table_location, write_data_file
-from icebook.scenarios.model import Claims, Scenario, Step, create_table
+from icebook.scenarios.javaapi import fresh_handle, jvm, write_data_file
+from icebook.scenarios.scenario import Claims, Scenario, Step, create_table
 
 
 def _point(x: float, y: float) -> bytes:
@@ -46,7 +46,7 @@ def _sql_rows(shapes: dict[str, bytes], first_id: int) -> str:
 
 def java_append_with_bounds(spark: Any, table_name: str) -> str:
     """Append one file written by Iceberg's generic Parquet writer, which records geometry bounds."""
-    table = load_handle(spark, table_location(spark, table_name))
+    table = fresh_handle(spark, table_name)
     buffer = jvm(spark).java.nio.ByteBuffer
     rows = [
         {"site_id": 20 + i, "name": name, "shape": buffer.wrap(wkb), "area": buffer.wrap(wkb)}

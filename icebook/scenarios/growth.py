@@ -3,7 +3,7 @@ change and a compaction, in the order tables usually live through them."""
 
 from __future__ import annotations
 
-from icebook.scenarios.model import MERGE_ON_READ, Claims, Scenario, Step, create_table
+from icebook.scenarios.scenario import MERGE_ON_READ, Claims, Scenario, Step, create_table
 
 _DAY = """INSERT INTO {table}
     SELECT id, TIMESTAMP '{day} 00:00:00' + make_interval(0, 0, 0, 0, 0, CAST(id % 1440 AS INT), 0),

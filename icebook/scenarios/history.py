@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from icebook.scenarios.model import Claims, Scenario, Step, create_table
+from icebook.scenarios.scenario import Claims, Scenario, Step, create_table
 
 _BATCH = """INSERT INTO {table}
     SELECT id, concat('store-', CAST(id % {stores} AS STRING)), CAST(id % 7 AS INT) + 1,

@@ -7,7 +7,7 @@ part of a data file's path. Tables are untrusted input, and this one says so lou
 
 from __future__ import annotations
 
-from icebook.scenarios.model import Claims, Scenario, Step, create_table
+from icebook.scenarios.scenario import Claims, Scenario, Step, create_table
 
 IMG = "<img src=x onerror=alert(1)>"
 SCRIPT = "<script>alert(2)</script>"

@@ -16,10 +16,14 @@ def jvm(spark: Any) -> Any:
     return spark._jvm
 
 
+def spark_table(spark: Any, table_name: str) -> Any:
+    """The Java table ``table_name`` as Spark's catalog holds it (the handle Spark SQL commits through)."""
+    return jvm(spark).org.apache.iceberg.spark.Spark3Util.loadIcebergTable(spark._jsparkSession, table_name)
+
+
 def table_location(spark: Any, table_name: str) -> str:
     """The table's base location, as Spark's catalog knows it."""
-    table = jvm(spark).org.apache.iceberg.spark.Spark3Util.loadIcebergTable(spark._jsparkSession, table_name)
-    return str(table.location())
+    return str(spark_table(spark, table_name).location())
 
 
 def load_handle(spark: Any, location: str) -> Any:
@@ -29,6 +33,11 @@ def load_handle(spark: Any, location: str) -> Any:
     """
     tables = jvm(spark).org.apache.iceberg.hadoop.HadoopTables(spark._jsc.hadoopConfiguration())
     return tables.load(location)
+
+
+def fresh_handle(spark: Any, table_name: str) -> Any:
+    """A fresh, independent handle (``load_handle``) on the table Spark's catalog names ``table_name``."""
+    return load_handle(spark, table_location(spark, table_name))
 
 
 def writer_factory(
@@ -60,31 +69,38 @@ def record(spark: Any, struct: Any, values: Mapping[str, Any]) -> Any:
     return rec
 
 
-def _partition(spark: Any, table: Any, values: Mapping[str, Any] | None) -> Any:
+def partition_record(spark: Any, spec: Any, values: Mapping[str, Any] | None) -> Any:
+    """The partition tuple ``values`` of ``spec``, or None for none (an unpartitioned file)."""
     if not values:
         return None
-    return record(spark, table.spec().partitionType(), values)
+    return record(spark, spec.partitionType(), values)
 
 
-def _output(spark: Any, table: Any, partition: Any, label: str) -> Any:
+def output_file(spark: Any, table: Any, spec: Any, partition: Any, name: str) -> Any:
+    """A new file ``name`` where ``table`` puts data files of ``partition`` (a record of ``spec``, or None)."""
     iceberg = jvm(spark).org.apache.iceberg
-    name = f"{label}-{uuid.uuid4()}.parquet"
     locations = table.locationProvider()
     path = (
-        locations.newDataLocation(table.spec(), partition, name)
-        if partition is not None
-        else locations.newDataLocation(name)
+        locations.newDataLocation(spec, partition, name) if partition is not None else locations.newDataLocation(name)
     )
     return iceberg.encryption.EncryptedFiles.plainAsEncryptedOutput(table.io().newOutputFile(path))
 
 
 def write_data_file(
-    spark: Any, table: Any, rows: Sequence[Mapping[str, Any]], *, partition: Mapping[str, Any] | None, label: str
+    spark: Any,
+    table: Any,
+    rows: Sequence[Mapping[str, Any]],
+    *,
+    partition: Mapping[str, Any] | None,
+    label: str,
+    file_name: str | None = None,
 ) -> Any:
-    """Write ``rows`` into one new Parquet data file of ``table`` (not committed); returns its DataFile."""
-    schema = table.schema()
-    part = _partition(spark, table, partition)
-    writer = writer_factory(spark, table).newDataWriter(_output(spark, table, part, label), table.spec(), part)
+    """Write ``rows`` into one new Parquet data file of ``table`` (not committed), named ``file_name`` or
+    ``<label>-<uuid>.parquet``; returns its DataFile."""
+    schema, spec = table.schema(), table.spec()
+    part = partition_record(spark, spec, partition)
+    output = output_file(spark, table, spec, part, file_name or f"{label}-{uuid.uuid4()}.parquet")
+    writer = writer_factory(spark, table).newDataWriter(output, spec, part)
     for values in rows:
         writer.write(record(spark, schema.asStruct(), values))
     writer.close()
@@ -96,10 +112,10 @@ def write_position_deletes(
 ) -> Any:
     """Write a position-delete file deleting ``positions`` of ``data_file`` (not committed)."""
     iceberg = jvm(spark).org.apache.iceberg
-    part = _partition(spark, table, partition)
-    writer = writer_factory(spark, table).newPositionDeleteWriter(
-        _output(spark, table, part, label), table.spec(), part
-    )
+    spec = table.spec()
+    part = partition_record(spark, spec, partition)
+    output = output_file(spark, table, spec, part, f"{label}-{uuid.uuid4()}.parquet")
+    writer = writer_factory(spark, table).newPositionDeleteWriter(output, spec, part)
     for pos in positions:
         writer.write(iceberg.deletes.PositionDelete.create().set(data_file.location(), pos))
     writer.close()

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from icebook.scenarios.model import Claims, Scenario, Step, create_table
+from icebook.scenarios.scenario import Claims, Scenario, Step, create_table
 
 LEGACY_V1 = Scenario(
     name="legacy_v1",

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from icebook.scenarios.model import COPY_ON_WRITE, Claims, Scenario, Step, create_table
+from icebook.scenarios.scenario import COPY_ON_WRITE, Claims, Scenario, Step, create_table
 
 ORDERS_COW = Scenario(
     name="orders_cow",

@@ -9,7 +9,7 @@ the same name is a new column.
 
 from __future__ import annotations
 
-from icebook.scenarios.model import Claims, Scenario, Step, create_table
+from icebook.scenarios.scenario import Claims, Scenario, Step, create_table
 
 SCHEMA_EVOLUTION = Scenario(
     name="schema_evolution",

@@ -4,13 +4,13 @@ from __future__ import annotations
 
 from typing import Any
 
-from icebook.scenarios.javaapi import jvm, load_handle, table_location, write_data_file
-from icebook.scenarios.model import Claims, Scenario, Step, create_table
+from icebook.scenarios.javaapi import fresh_handle, jvm, write_data_file
+from icebook.scenarios.scenario import Claims, Scenario, Step, create_table
 
 
 def add_nanosecond_columns(spark: Any, table_name: str) -> str:
     types = jvm(spark).org.apache.iceberg.types.Types
-    table = load_handle(spark, table_location(spark, table_name))
+    table = fresh_handle(spark, table_name)
     update = table.updateSchema()
     update.addColumn("placeholder", types.UnknownType.get(), "always null: a type not decided yet")
     update.addColumn("seen_ns", types.TimestampNanoType.withoutZone(), "local time, nanoseconds")
@@ -23,7 +23,7 @@ def append_nanosecond_rows(spark: Any, table_name: str) -> str:
     """One file through the generic Parquet writer; Spark 4.1 has no nanosecond type to write it with."""
     java_time = jvm(spark).java.time
     local, offset, utc = java_time.LocalDateTime, java_time.OffsetDateTime, java_time.ZoneOffset.UTC
-    table = load_handle(spark, table_location(spark, table_name))
+    table = fresh_handle(spark, table_name)
     rows = [
         {"probe_id": 10, "seen_ns": local.of(2024, 5, 1, 12, 0, 0, 123456789),
          "seen_tz_ns": offset.of(2024, 5, 1, 12, 0, 0, 987654321, utc)},

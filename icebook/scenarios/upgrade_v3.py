@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from icebook.scenarios.model import MERGE_ON_READ, Claims, Scenario, Step, create_table
+from icebook.scenarios.scenario import MERGE_ON_READ, Claims, Scenario, Step, create_table, set_properties
 
 UPGRADE_V3 = Scenario(
     name="upgrade_v3",
@@ -25,9 +25,9 @@ UPGRADE_V3 = Scenario(
             narrative="DELETE every fifth parcel: version 2 writes Parquet position-delete files in both depots.",
             sql="DELETE FROM {table} WHERE parcel_id % 5 = 0",
         ),
-        Step(
-            narrative="Upgrade to format version 3: no file is rewritten, the position deletes stay live.",
-            sql="ALTER TABLE {table} SET TBLPROPERTIES ('format-version' = '3')",
+        set_properties(
+            "Upgrade to format version 3: no file is rewritten, the position deletes stay live.",
+            {"format-version": "3"},
         ),
         Step(
             narrative="DELETE in lyon: one deletion vector per data file, merging that file's old position deletes.",

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from icebook.scenarios.model import Claims, Scenario, Step, create_table
+from icebook.scenarios.scenario import Claims, Scenario, Step, create_table, set_properties
 
 VARIANT_V3 = Scenario(
     name="variant_v3",
@@ -35,9 +35,9 @@ VARIANT_V3 = Scenario(
             sql="""UPDATE {table} SET payload = parse_json('{"page": "/cart", "ms": 95, "tags": []}')
                 WHERE event_id = 3""",
         ),
-        Step(
-            narrative="Turn on shredding: new files store common paths of the variant in typed Parquet columns.",
-            sql="ALTER TABLE {table} SET TBLPROPERTIES ('write.parquet.shred-variants' = 'true')",
+        set_properties(
+            "Turn on shredding: new files store common paths of the variant in typed Parquet columns.",
+            {"write.parquet.shred-variants": "true"},
         ),
         Step(
             narrative="Append events of one shape: page, ms and tags shred into typed columns.",

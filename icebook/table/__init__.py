@@ -39,7 +39,7 @@ if TYPE_CHECKING:
     from icebook.analysis.store.manifests import ManifestStore
     from icebook.analysis.tables.inspect import Inspector
     from icebook.analysis.v3.inspection import V3Inspection
-    from icebook.engines import spark as spark_engine
+    from icebook.engines import spark_engine
     from icebook.engines.spark_aggregates import SparkMetadataTables
 
 
@@ -186,7 +186,7 @@ class Table:
     def _spark_target(self) -> tuple[str | None, str]:
         """Prepares Spark for this table's store; the name Spark reads it by (or None) and, when None
         for a catalog table, why Spark cannot have its catalog."""
-        from icebook.engines import spark as spark_engine
+        from icebook.engines import spark_engine
 
         found: tuple[str | None, str] = (None, "")
         if self.identifier is not None and self.catalog_kind == "pyiceberg":
@@ -202,7 +202,7 @@ class Table:
     def spark_point(self, at: At = None) -> spark_engine.SparkPoint:
         """How Spark pins ``at``; None pins this object's current state, so reads are repeatable.
         Unknown ids, refs and times raise NotFound (listing what exists) before Spark starts."""
-        from icebook.engines import spark as spark_engine
+        from icebook.engines import spark_engine
 
         point = parse_at(at, self.refs)
         if point is None:
@@ -232,7 +232,7 @@ class Table:
         ``columns`` may name the row-lineage metadata columns ``_row_id`` and ``_last_updated_sequence_number``
         of a v3 table, as Spark selects them."""
         from icebook.engines import arrow as arrow_engine
-        from icebook.engines import spark as spark_engine
+        from icebook.engines import spark_engine
 
         if Engine.named(engine) == Engine.SPARK:
             from icebook.engines.arrow_lineage import split_columns
@@ -323,8 +323,7 @@ class Table:
         JVM) that reads only the columns the query uses and only the files its filters can match.
         A query may name ``_row_id`` and ``_last_updated_sequence_number`` (v3), which ``*`` leaves out."""
         from icebook.analysis._frames import query_result
-        from icebook.engines import spark as spark_engine
-        from icebook.engines import sql_lineage
+        from icebook.engines import spark_engine, sql_lineage
 
         # A query naming _row_id or _last_updated_sequence_number (v3) reads them through t, as Spark on the table.
         query, lineage = sql_lineage.prepare(query, self.metadata, self.read_schema(at))
@@ -371,7 +370,7 @@ class Table:
     def _writable(self) -> str:
         """The name Spark changes this table through: its catalog's, else (a table opened by path in a Hadoop
         layout) a catalog named after its warehouse; EngineError when Spark cannot have the table's catalog."""
-        from icebook.engines import spark as spark_engine
+        from icebook.engines import spark_engine
 
         identifier, why = self._spark_target()
         if identifier is not None:

@@ -29,7 +29,7 @@ def open_table(
 def catalog_listing() -> list[dict[str, str]]:
     """Every catalog a name can resolve through: PyIceberg's configured catalogs (type, URI,
     warehouse; never credentials), then the catalogs of Spark's running session."""
-    from icebook.engines import spark as spark_engine
+    from icebook.engines import spark_engine
 
     rows = [{"catalog": name, "source": "pyiceberg", **catalogs.describe(name)} for name in catalogs.catalog_names()]
     for row in rows:
@@ -42,7 +42,7 @@ def catalog_listing() -> list[dict[str, str]]:
 def table_listing(namespace: str) -> list[str]:
     """Tables of ``catalog.namespace`` (or of every namespace of ``catalog``), as full names.
     Unknown catalogs and namespaces raise NotFound listing what exists."""
-    from icebook.engines import spark as spark_engine
+    from icebook.engines import spark_engine
 
     parts = namespace.split(".")
     name = parts[0]

@@ -43,7 +43,7 @@ def find_table(
     if catalog is not None:
         return _find_by_name(catalog, location, fileio)
     if not _is_local_path(location) and _looks_like_identifier(location):
-        from icebook.engines import spark as spark_engine
+        from icebook.engines import spark_engine
 
         name, rest = location.split(".", 1)
         if catalogs.is_configured(name):
@@ -73,7 +73,7 @@ def find_table(
 
 
 def _looks_like_identifier(location: str) -> bool:
-    from icebook.engines import spark as spark_engine  # only for what is not a local path
+    from icebook.engines import spark_engine  # only for what is not a local path
 
     return spark_engine.looks_like_identifier(location)
 

@@ -141,8 +141,7 @@ class TableManage:
     def wap_write(self, branch: str, query: str) -> Table:
         """Write-audit-publish, step 1: run a write (SQL naming this table as ``{table}``) into ``branch``,
         leaving main untouched. Inspect the branch, then ``publish(branch)``."""
-        from icebook.engines import spark as spark_engine
-        from icebook.engines import spark_ops
+        from icebook.engines import spark_engine, spark_ops
 
         t = self._table
         identifier = t._writable()

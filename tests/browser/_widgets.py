@@ -9,7 +9,7 @@ from playwright.sync_api import Dialog, Locator, Page
 CELLS_PRELUDE = """import icebook
 from IPython.display import HTML, display
 from icebook import display as D
-from icebook.scenarios.build import demo_table"""
+from icebook.scenarios.warehouse import demo_table"""
 
 # Counts what markup injected into a page would have left behind: images, scripts, inline handlers.
 INJECTED_JS = """() => ({

@@ -29,9 +29,9 @@ from _support.sized_tables import LOST, UNSIZED, by_bytes
 from playwright.sync_api import Locator, Page, expect
 
 import icebook
-from icebook.scenarios.build import NAMESPACE as WAREHOUSE_NAMESPACE
-from icebook.scenarios.build import table_location
 from icebook.scenarios.sql_catalog import NAMESPACE, PYICEBERG_SCENARIOS
+from icebook.scenarios.warehouse import NAMESPACE as WAREHOUSE_NAMESPACE
+from icebook.scenarios.warehouse import table_location
 
 PANEL = "#icebook-lake-browser"
 

@@ -12,7 +12,7 @@ from _widgets import CELLS_PRELUDE, cell, run_notebook
 from playwright.sync_api import expect
 
 import icebook
-from icebook.scenarios.build import table_location
+from icebook.scenarios.warehouse import table_location
 
 CELLS = [
     CELLS_PRELUDE + '\n%load_ext icebook\nevents_path = demo_table("events")\n%ice open {{events_path}} --as events',

@@ -12,7 +12,7 @@ from _widgets import CELLS_PRELUDE, SPARK_TIMEOUT_MS, cell, expand, run_notebook
 from playwright.sync_api import expect
 
 import icebook
-from icebook.scenarios.build import table_location
+from icebook.scenarios.warehouse import table_location
 
 TREE = ".ib-tree-widget"
 

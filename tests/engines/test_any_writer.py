@@ -17,7 +17,7 @@ import pytest
 from _arrow_compare import assert_same
 
 import icebook
-from icebook.engines.spark import to_arrow
+from icebook.engines.spark_engine import to_arrow
 from icebook.scenarios.sql_catalog import PYICEBERG_SCENARIOS
 from icebook.spec.snapshots import Branch
 

@@ -16,11 +16,11 @@ from _support.java_oracle import java_rows
 
 import icebook
 from icebook.cli import main as cli_main
-from icebook.engines.spark import to_arrow
+from icebook.engines.spark_engine import to_arrow
 from icebook.engines.spark_session import add_catalog, get_session
 from icebook.errors import EngineError, NotFound, UnsupportedFeature
 from icebook.scenarios import SCENARIOS
-from icebook.scenarios.build import build_warehouse, buildable
+from icebook.scenarios.warehouse import build_warehouse, buildable
 
 
 def _canon(value: Any) -> Any:

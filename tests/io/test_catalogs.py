@@ -12,7 +12,7 @@ import pytest
 import icebook
 from icebook.errors import CatalogError, NotFound
 from icebook.io import catalogs
-from icebook.scenarios.sql_catalog.build import catalog_properties, ensure_pyiceberg_warehouse
+from icebook.scenarios.sql_catalog.pyiceberg_warehouse import catalog_properties, ensure_pyiceberg_warehouse
 
 
 def _current_in_catalog_db(root: Path, name: str) -> str:

@@ -18,7 +18,7 @@ import pytest
 from _copies import age_files, files_on_disk
 
 from icebook.engines import spark_maintenance
-from icebook.engines.spark import writable_identifier
+from icebook.engines.spark_engine import writable_identifier
 from icebook.table import Table
 from icebook.text import spark_call, spark_timestamp
 

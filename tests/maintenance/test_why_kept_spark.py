@@ -18,7 +18,7 @@ from _copies import age_files, files_on_disk, relocate_table
 import icebook
 from icebook.analysis.maintenance.why_kept import Removal
 from icebook.engines import spark_maintenance
-from icebook.engines.spark import writable_identifier
+from icebook.engines.spark_engine import writable_identifier
 from icebook.errors import NotFound
 from icebook.table import Table
 

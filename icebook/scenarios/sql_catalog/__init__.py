@@ -10,9 +10,10 @@ from __future__ import annotations
 
 import datetime as dt
 import uuid
+from collections.abc import Callable
 from typing import Any
 
-from icebook.scenarios.model import Claims, Scenario, Step
+from icebook.scenarios.scenario import Claims, Scenario, Step
 
 NAMESPACE = "db"
 
@@ -55,14 +56,14 @@ def create_trips(catalog: Any, name: str) -> None:
     catalog.create_table(name, schema=schema, partition_spec=spec, properties={"format-version": "2"})
 
 
-def append_first(catalog: Any, name: str) -> None:
-    t = catalog.load_table(name)
-    t.append(_trips_rows(t, [1, 2, 3], "oslo"))
+def append_trips(ids: list[int], city: str, *, tip: bool = False) -> Callable[[Any, str], None]:
+    """The step's action: append the trips ``ids`` in ``city`` (with tips if ``tip``) to the current schema."""
 
+    def append(catalog: Any, name: str) -> None:
+        t = catalog.load_table(name)
+        t.append(_trips_rows(t, ids, city, tip=tip))
 
-def append_second(catalog: Any, name: str) -> None:
-    t = catalog.load_table(name)
-    t.append(_trips_rows(t, [4, 5], "lima"))
+    return append
 
 
 def overwrite_lima(catalog: Any, name: str) -> None:
@@ -88,22 +89,12 @@ def evolve_schema(catalog: Any, name: str) -> None:
         update.rename_column("fare", "amount")
 
 
-def append_with_tip(catalog: Any, name: str) -> None:
-    t = catalog.load_table(name)
-    t.append(_trips_rows(t, [8, 9, 10, 11], "oslo", tip=True))
-
-
 def evolve_spec(catalog: Any, name: str) -> None:
     from pyiceberg.transforms import DayTransform
 
     t = catalog.load_table(name)
     with t.update_spec() as update:
         update.add_field("started_at", DayTransform(), "started_day")
-
-
-def append_under_new_spec(catalog: Any, name: str) -> None:
-    t = catalog.load_table(name)
-    t.append(_trips_rows(t, [12, 13, 14], "rome", tip=True))
 
 
 def branch_audit(catalog: Any, name: str) -> None:
@@ -130,8 +121,8 @@ TRIPS = Scenario(
             narrative="Create a v2 table partitioned by identity(city) with a uuid column.",
             action=create_trips,
         ),
-        Step(narrative="Append three trips in oslo.", action=append_first),
-        Step(narrative="Append two trips in lima.", action=append_second),
+        Step(narrative="Append three trips in oslo.", action=append_trips([1, 2, 3], "oslo")),
+        Step(narrative="Append two trips in lima.", action=append_trips([4, 5], "lima")),
         Step(
             narrative="Overwrite city = 'lima' with two new trips: PyIceberg commits a delete, then an append.",
             action=overwrite_lima,
@@ -145,12 +136,12 @@ TRIPS = Scenario(
             narrative="Schema evolution: add tip, rename fare to amount (same field id).",
             action=evolve_schema,
         ),
-        Step(narrative="Append trips that have tips.", action=append_with_tip),
+        Step(narrative="Append trips that have tips.", action=append_trips([8, 9, 10, 11], "oslo", tip=True)),
         Step(
             narrative="Partition evolution: add day(started_at); old files keep spec 0.",
             action=evolve_spec,
         ),
-        Step(narrative="Append under the new spec.", action=append_under_new_spec),
+        Step(narrative="Append under the new spec.", action=append_trips([12, 13, 14], "rome", tip=True)),
         Step(
             narrative="Branch audit from main and append to it only.",
             action=branch_audit,
@@ -195,9 +186,14 @@ def _readings(table: Any, start: int, n: int) -> Any:
     return pa.table({k: data[k] for k in schema.names}).cast(schema)
 
 
-def readings_append(catalog: Any, name: str) -> None:
-    t = catalog.load_table(name)
-    t.append(_readings(t, 0, 6))
+def append_readings(start: int, n: int) -> Callable[[Any, str], None]:
+    """The step's action: append ``n`` readings, the first numbered ``start``."""
+
+    def append(catalog: Any, name: str) -> None:
+        t = catalog.load_table(name)
+        t.append(_readings(t, start, n))
+
+    return append
 
 
 def readings_promote(catalog: Any, name: str) -> None:
@@ -206,11 +202,6 @@ def readings_promote(catalog: Any, name: str) -> None:
     t = catalog.load_table(name)
     with t.update_schema() as update:
         update.update_column("value", LongType())
-
-
-def readings_append_more(catalog: Any, name: str) -> None:
-    t = catalog.load_table(name)
-    t.append(_readings(t, 6, 4))
 
 
 def readings_delete(catalog: Any, name: str) -> None:
@@ -228,9 +219,9 @@ READINGS = Scenario(
     title="Sensor readings written by PyIceberg in format version 1: type promotion, a delete, a full overwrite",
     steps=(
         Step(narrative="Create an unpartitioned format-version 1 table.", action=create_readings),
-        Step(narrative="Append six readings.", action=readings_append),
+        Step(narrative="Append six readings.", action=append_readings(0, 6)),
         Step(narrative="Promote value from int to long (old files keep int).", action=readings_promote),
-        Step(narrative="Append four more readings.", action=readings_append_more),
+        Step(narrative="Append four more readings.", action=append_readings(6, 4)),
         Step(narrative="Delete sensor s1 (copy-on-write).", action=readings_delete),
         Step(narrative="Overwrite the whole table with three readings.", action=readings_replace_all),
     ),

@@ -1,5 +1,5 @@
 """Build the PyIceberg scenarios into a SQL catalog (sqlite) and a local warehouse, once, cached
-by a hash of their code, like the Spark scenarios (see ``icebook.scenarios.build``).
+by a hash of their code, like the Spark scenarios (see ``icebook.scenarios.warehouse``).
 
 Layout: ``<ICEBOOK_HOME>/<kind>-pyiceberg-warehouse-<hash>/catalog.db`` (the catalog) and
 ``.../warehouse/`` (the tables). ``catalog_properties`` gives the PyIceberg properties of it, to
@@ -19,9 +19,9 @@ from typing import Any
 
 from icebook import config
 from icebook.errors import EngineError
-from icebook.scenarios.build import MARKER, _progress_bar, cached_build
-from icebook.scenarios.model import Scenario
+from icebook.scenarios.scenario import Scenario
 from icebook.scenarios.sql_catalog import NAMESPACE, PYICEBERG_SCENARIOS
+from icebook.scenarios.warehouse import MARKER, _progress_bar, cached_build
 
 CATALOG_FILE = "catalog.db"
 CATALOG_NAME = "sqlcat"
@@ -105,7 +105,7 @@ def build(root: Path, scenarios: list[Scenario], *, progress: bool = True) -> di
 
 
 def main(argv: list[str] | None = None) -> int:
-    """``python -m icebook.scenarios.sql_catalog.build [demo|test]``: build and print the catalog's properties."""
+    """``python -m icebook.scenarios.sql_catalog.pyiceberg_warehouse [demo|test]``: build and print the catalog's properties."""
     args = sys.argv[1:] if argv is None else argv
     root = ensure_pyiceberg_warehouse(args[0] if args else "demo")
     print(json.dumps(catalog_properties(root), indent=2))

@@ -9,7 +9,7 @@ The hour batch writes a couple of hundred partitions, as a busy table would.
 
 from __future__ import annotations
 
-from icebook.scenarios.model import Claims, Scenario, Step, create_table
+from icebook.scenarios.scenario import Claims, Scenario, Step, create_table
 
 _ROWS = """SELECT id,
                element_at(array('alice', 'bob', 'carol', 'dave'), CAST(id % 4 + 1 AS INT)) AS name,

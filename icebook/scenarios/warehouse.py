@@ -218,8 +218,8 @@ def built_steps(name: str) -> list[dict[str, str]]:
 
 
 def main(argv: list[str] | None = None) -> int:
-    """``python -m icebook.scenarios.build [demo|test]``: build a warehouse and print its path."""
-    parser = argparse.ArgumentParser(prog="python -m icebook.scenarios.build", description="Build a warehouse.")
+    """``python -m icebook.scenarios.warehouse [demo|test]``: build a warehouse and print its path."""
+    parser = argparse.ArgumentParser(prog="python -m icebook.scenarios.warehouse", description="Build a warehouse.")
     parser.add_argument("kind", nargs="?", default="demo", choices=WAREHOUSE_KINDS, help="which (default: demo)")
     args = parser.parse_args(sys.argv[1:] if argv is None else argv)
     print(ensure_warehouse(args.kind))

@@ -20,7 +20,7 @@ class Step:
     When ``action`` is given it runs instead (the step has no SQL), as ``action(spark, table_name)``: for
     what Spark SQL cannot write (e.g. equality deletes through the Iceberg Java API). An action
     may return a line saying what happened (e.g. the error a losing writer got); the build
-    records it as the step's ``outcome``.
+    records it as the step's ``outcome`` and, when Spark reads the table, refreshes Spark's cached table.
     """
 
     narrative: str
@@ -56,9 +56,17 @@ def create_table(
     sql = f"CREATE TABLE {{table}} (\n{column_lines}\n) USING iceberg"
     if partitioned_by:
         sql += f"\nPARTITIONED BY ({partitioned_by})"
-    tblproperties = {"format-version": str(format_version), **(properties or {})}
-    sql += "\nTBLPROPERTIES (\n" + ",\n".join(f"    '{k}'='{v}'" for k, v in tblproperties.items()) + "\n)"
+    sql += "\nTBLPROPERTIES " + _property_list({"format-version": str(format_version), **(properties or {})})
     return Step(narrative=narrative, sql=sql)
+
+
+def set_properties(narrative: str, properties: Mapping[str, str]) -> Step:
+    """The step that sets table ``properties``, written as ``create_table`` writes them."""
+    return Step(narrative=narrative, sql="ALTER TABLE {table} SET TBLPROPERTIES " + _property_list(properties))
+
+
+def _property_list(properties: Mapping[str, str]) -> str:
+    return "(\n" + ",\n".join(f"    '{k}'='{v}'" for k, v in properties.items()) + "\n)"
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)

@@ -9,7 +9,7 @@ into files with disjoint ranges; a later append is sorted as it is written.
 
 from __future__ import annotations
 
-from icebook.scenarios.model import Claims, Scenario, Step, create_table
+from icebook.scenarios.scenario import Claims, Scenario, Step, create_table
 
 _READINGS = """INSERT INTO {table}
     SELECT id, concat('sensor-', CAST(id % 5 AS STRING)), CAST((id * 7919) % 1000 AS INT) - 200
