@@ -398,16 +398,29 @@ def _opened(
         lows, highs = np.sort(low[bounded]), np.sort(high[bounded])
         count = np.searchsorted(lows, value, side="right") - np.searchsorted(highs, value, side="left")
         return np.where(known, count, int(has_null.sum())).astype(np.int64)
+    # Partitions grouped by their first field's value meet only the manifests whose first range holds that
+    # value (a table's manifests each cover a few days of many): the rest of the fields are compared on
+    # those pairs alone, not on every partition by every manifest.
     out = np.zeros(p, dtype=np.int64)
-    step = max(1, _REACH_BLOCK // m)
-    for start in range(0, p, step):
-        end = min(p, start + step)
-        hit = np.ones((end - start, m), dtype=bool)
-        for value, known, low, bounded, high, has_null in fields:
-            v, ok = value[start:end, None], known[start:end, None]
-            inside = bounded[None, :] & (low[None, :] <= v) & (v <= high[None, :])
-            hit &= np.where(ok, inside, has_null[None, :])
-        out[start:end] = hit.sum(axis=1)
+    value0, known0, low0, bounded0, high0, has_null0 = fields[0]
+    first = np.where(known0, value0, -1)  # ranks start at 1: -1 is the null value
+    order = np.argsort(first, kind="stable")
+    starts = np.flatnonzero(np.r_[True, first[order][1:] != first[order][:-1]])
+    for group in np.split(order, starts[1:]):
+        u = first[group[0]]
+        chosen = np.flatnonzero(has_null0 if u < 0 else bounded0 & (low0 <= u) & (u <= high0))
+        if not len(chosen):
+            continue
+        step = max(1, _REACH_BLOCK // len(chosen))
+        for start in range(0, len(group), step):
+            rows = group[start : start + step]
+            hit = np.ones((len(rows), len(chosen)), dtype=bool)
+            for value, known, low, bounded, high, has_null in fields[1:]:
+                v, ok = value[rows, None], known[rows, None]
+                lo, hi, bd, nl = low[chosen], high[chosen], bounded[chosen], has_null[chosen]
+                inside = bd[None, :] & (lo[None, :] <= v) & (v <= hi[None, :])
+                hit &= np.where(ok, inside, nl[None, :])
+            out[rows] = hit.sum(axis=1)
     return out
 
 
