@@ -37,7 +37,6 @@ SPEC_FORBIDDEN = {"pyarrow", "fastavro", "pyspark", "IPython", "pandas", "numpy"
 # being reshaped elsewhere: the scan model's delete matching, the listing streams, the facade's opening.
 KNOWN_CYCLES: set[frozenset[str]] = {
     frozenset({"icebook.analysis.scan.model", "icebook.analysis.scan.columns", "icebook.analysis.scan.delete_index"}),
-    frozenset({"icebook.analysis.tables.inspect", "icebook.analysis.tables.streams"}),
     frozenset({"icebook.table", "icebook.table.opening"}),
 }
 
