@@ -164,6 +164,7 @@ def manifest_files_arrow(
         return manifest_live_files(store, manifest)
 
     chosen = of_content(manifests, content)
+    store.prestart_decoders(chosen)
     table = _concat(parallel_map(one_manifest, chosen, progress=progress, label="manifests"))
     return empty_files_table(store) if table is None else table
 
@@ -197,6 +198,7 @@ def manifest_entries_arrow(
         table = manifest_entries_table(store, manifest, live_only=False)
         return entries_shaped(metadata, table, origin=manifest.manifest_path)
 
+    store.prestart_decoders(manifests)
     try:
         table = _concat(parallel_map(one_manifest, manifests, progress=progress, label="manifests"))
     except IcebookError as exc:
