@@ -241,3 +241,19 @@ def test_a_folder_named_icebook_in_the_current_directory_never_reaches_a_worker(
     POOL.shutdown()  # the next read starts a worker from this directory
     table = read_manifest_entries(MemoryIO(CLEAN), _manifest(CLEAN))
     assert table.num_rows == 6
+
+
+def test_a_worker_loads_the_manifest_reader_without_polars() -> None:
+    # polars-avro's native reader alone: importing polars would be half of every worker's start.
+    import subprocess
+    import sys
+
+    code = (
+        "import sys; from icebook.io import decode_worker as w, avro_decode as a; w._tasks(); w._preload(); "
+        "print(a._native_reader() is not None, 'polars' in sys.modules, 'pandas' in sys.modules)"
+    )
+    root = str(Path(__file__).resolve().parents[2])
+    done = subprocess.run(
+        [sys.executable, "-P", "-c", code], capture_output=True, text=True, timeout=LIMIT, env={"PYTHONPATH": root}
+    )
+    assert done.stdout.split() == ["True", "False", "False"], done.stderr
