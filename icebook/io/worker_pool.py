@@ -38,7 +38,7 @@ _HEADER_SIZE = 8
 _MiB = 1024 * 1024
 _MAX_BUFFERS = 64  # out-of-band buffers in one reply (a manifest's decode sends one)
 _PIPE_BYTES = 1 << 20  # a larger pipe: a decoded manifest's megabytes cross in fewer reads
-_STARTUP_SECONDS = 120.0  # a cold start imports pyarrow and polars, slow on a loaded 2-core machine
+_STARTUP_SECONDS = 120.0  # a cold start imports pyarrow and the Avro reader, slow on a loaded 2-core machine
 _ALLOWED_GLOBALS = {
     ("builtins", "bytearray"),
     ("datetime", "date"),
