@@ -7,8 +7,9 @@ table: 200 manifests of 2,500 entries), with:
 
 * fastavro (records as dicts: the peer every ratio is against);
 * polars-avro with its options: defaults, a projection (the entry fields only), ``batch_size``, ``utf8_view``,
-  ``rechunk``, every manifest in one call, and the blocks inflated first by zlib (what icebook's workers
-  hand it: ``avro_header.inflated``);
+  ``rechunk``, every manifest in one call, the blocks inflated first by zlib (``avro_header.inflated``), and
+  its reader called without its polars frame after that inflate (what icebook's workers run:
+  ``avro_decode._read_polars_avro``);
 * DuckDB's ``read_avro`` (the ``avro`` extension: DuckDB downloads it from its own site, which may not be
   reachable; the output says so);
 * icebook's whole path: ``read_manifest_entries`` (a worker process, the checks, inheritance), and the
@@ -161,6 +162,18 @@ def _polars_avro_inflated(datas: list[bytes]) -> int:
     return _polars_avro([inflated(d, check_framing(d, "m", kind="manifest"), "m", kind="manifest") for d in datas])
 
 
+def _polars_avro_reader(datas: list[bytes]) -> int:
+    """polars-avro's reader without its polars frame, after zlib's inflate: what icebook's workers run."""
+    from icebook.io.avro_decode import _read_polars_avro
+    from icebook.io.avro_header import inflated
+
+    total = 0
+    for d in datas:
+        stored = inflated(d, check_framing(d, "m", kind="manifest"), "m", kind="manifest")
+        total += _read_polars_avro(stored, None).num_rows
+    return total
+
+
 def _polars_avro_one_call(datas: list[bytes]) -> int:
     import polars_avro
 
@@ -214,7 +227,8 @@ MEASURES: dict[str, str] = {
     "polars-avro-utf8-view": "polars-avro utf8_view",
     "polars-avro-rechunk": "polars-avro rechunk",
     "polars-avro-one-call": "polars-avro every manifest, one call",
-    "polars-avro-inflated": "polars-avro after zlib inflate (icebook)",
+    "polars-avro-inflated": "polars-avro after zlib inflate",
+    "polars-avro-reader": "polars-avro's reader, Arrow batches, after zlib inflate (icebook)",
     "duckdb": "DuckDB read_avro",
     "icebook": "icebook read_manifest_entries (worker)",
     "icebook-in-process": "icebook worker task, in this process",
@@ -236,6 +250,7 @@ def measure(name: str, spec: dict[str, Any], repeat: int) -> dict[str, Any]:
         "polars-avro-rechunk": lambda: _polars_avro(datas, rechunk=True),
         "polars-avro-one-call": lambda: _polars_avro_one_call(datas),
         "polars-avro-inflated": lambda: _polars_avro_inflated(datas),
+        "polars-avro-reader": lambda: _polars_avro_reader(datas),
         "duckdb": lambda: _duckdb(paths),
         "icebook": lambda: _icebook(manifests),
         "icebook-in-process": lambda: _icebook_in_process(datas),

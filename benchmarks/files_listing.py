@@ -6,16 +6,19 @@ a. icebook:   ``icebook.open(location).inspect.files()`` -> pandas
 b. PyIceberg: ``StaticTable.from_metadata(...).inspect.files()`` -> Arrow (and the Arrow -> pandas step)
 c. Spark:     ``SELECT * FROM bench.db.big.files`` collected to Arrow (cold, then warm), and to pandas
 
-Prints rows, seconds, files/s and the ratios peer_time / icebook_time (above 1: icebook is faster), and
-checks that every engine returned the same number of rows. Exit status 1 on a row-count mismatch.
+Prints rows, seconds, files/s and the ratios peer_time / icebook_time (above 1: icebook is faster), icebook's
+CPU seconds (its own and its decode workers': on a shared 2-core machine, closer to what a quiet one's wall
+time is) and peak memory, the load average before and after, and checks that every engine returned the same number of rows. Exit status 1 on a row-count mismatch.
 
-    python benchmarks/files_listing.py [--files 500000] [--no-spark] [--runs 1]
+    python benchmarks/files_listing.py [--files 500000] [--no-spark] [--no-pyiceberg] [--runs 1]
 """
 
 from __future__ import annotations
 
 import argparse
 import gc
+import os
+import resource
 import sys
 import time
 import traceback
@@ -58,22 +61,36 @@ def timed(runs: int, work: Callable[[], Any]) -> tuple[Any, float]:
     return result, best
 
 
+def cpu_seconds(who: int) -> float:
+    used = resource.getrusage(who)
+    return used.ru_utime + used.ru_stime
+
+
 def bench_icebook(location: Path, runs: int) -> Result:
     result = Result("icebook inspect.files() -> pandas")
     try:
         import icebook
+        from icebook.io.worker_pool import POOL
 
         open_table = icebook.open
     except (ImportError, AttributeError):
         result.note = "icebook.open not available yet"
         return result
+    kernel, workers = cpu_seconds(resource.RUSAGE_SELF), cpu_seconds(resource.RUSAGE_CHILDREN)
     try:
         frame, seconds = timed(runs, lambda: open_table(str(location)).inspect.files())
     except Exception as exc:  # a half-built API must not hide the peer's figures
         traceback.print_exc()
         result.note = f"icebook failed: {type(exc).__name__}: {exc}"[:300]
         return result
+    kernel = cpu_seconds(resource.RUSAGE_SELF) - kernel
+    POOL.shutdown()  # the decode workers are waited for, so their CPU time is counted as the children's
+    workers = cpu_seconds(resource.RUSAGE_CHILDREN) - workers
     result.rows, result.seconds = len(frame), seconds
+    result.note = (
+        f"CPU s per run: {kernel / runs:.2f} kernel + {workers / runs:.2f} decode workers "
+        f"(their start-up included); peak {resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024:,.0f} MiB"
+    )
     return result
 
 
@@ -159,6 +176,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--files", type=int, default=500_000, help="size of the synthetic table (first snapshot)")
     parser.add_argument("--runs", type=int, default=1, help="icebook and PyIceberg: best of N runs")
     parser.add_argument("--no-spark", action="store_true", help="skip the Spark measurement")
+    parser.add_argument(
+        "--no-pyiceberg", action="store_true", help="skip PyIceberg (a minute or more; for iterating on icebook)"
+    )
     args = parser.parse_args(argv)
 
     location = large_table.ensure_large_table(args.files)
@@ -174,16 +194,16 @@ def main(argv: list[str] | None = None) -> int:
     )
 
     # The Python libraries run first, before a JVM shares the two cores with them.
+    print(f"load average before: {' '.join(f'{x:.2f}' for x in os.getloadavg())} ({os.cpu_count()} CPUs)")
     icebook_result = bench_icebook(location, args.runs)
-    if icebook_result.note:
-        print(icebook_result.note)
-    results = [icebook_result, *bench_pyiceberg(metadata_file, args.runs)]
+    results = [icebook_result, *(() if args.no_pyiceberg else bench_pyiceberg(metadata_file, args.runs))]
     if not args.no_spark:
         results.extend(bench_spark(args.files))
     if "files" in counts:
         results.append(Result("expected (Spark count at build time)", rows=counts["files"]))
     baseline = icebook_result if icebook_result.seconds else None
     same = report(results, baseline)
+    print(f"load average after: {' '.join(f'{x:.2f}' for x in os.getloadavg())}")
     if baseline is None:
         print("ratios need icebook's time: rerun once icebook.open(...).inspect.files() works")
     return 0 if same else 1

@@ -1,7 +1,7 @@
 """Imports follow the layers of docs/ARCHITECTURE.md ("Layers"): each module imports only what its unit's
 "may import" cell names (read from that table, so the map and this test are one rule), plus errors, config,
 text and version from anywhere; function-level (lazy) imports and ``from icebook import x`` count alike.
-No import cycle between modules, lazy imports included (those not yet broken are listed and only shrink).
+No import cycle between modules, lazy imports included.
 Inside analysis, sub-packages are layered too, and static HTML never imports a widget library.
 """
 
@@ -33,11 +33,6 @@ ANALYSIS_LAYERS: dict[str, int] = {
 }
 WIDGET_LIBRARIES = {"ipywidgets", "anywidget", "traitlets"}
 SPEC_FORBIDDEN = {"pyarrow", "fastavro", "pyspark", "IPython", "pandas", "numpy", "polars", "ipywidgets", "anywidget"}
-# Cycles that lazy imports still close, each a set of modules; the list only shrinks. They live in code
-# being reshaped elsewhere: the scan model's delete matching, the listing streams.
-KNOWN_CYCLES: set[frozenset[str]] = {
-    frozenset({"icebook.analysis.tables.inspect", "icebook.analysis.tables.streams"}),
-}
 
 
 def _unit(path: Path, package: Path = PACKAGE) -> str:
@@ -204,10 +199,8 @@ def import_cycles(package: Path) -> list[frozenset[str]]:
 
 
 def test_no_import_cycles() -> None:
-    cycles = set(import_cycles(PACKAGE))
-    new = [sorted(c) for c in cycles - KNOWN_CYCLES]
-    assert not new, f"modules importing each other round a cycle (a lazy import hides it until it runs): {new}"
-    assert cycles >= KNOWN_CYCLES, f"broken, drop from KNOWN_CYCLES: {[sorted(c) for c in KNOWN_CYCLES - cycles]}"
+    cycles = [sorted(c) for c in import_cycles(PACKAGE)]
+    assert not cycles, f"modules importing each other round a cycle (a lazy import hides it until it runs): {cycles}"
 
 
 def _analysis_part(parts: tuple[str, ...]) -> str:

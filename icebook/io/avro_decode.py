@@ -16,10 +16,13 @@ import contextlib
 import io
 import json
 import pickle
+import sys
 import time
 from collections.abc import Callable, Iterator, Sequence
 from functools import cache
-from importlib.util import find_spec
+from importlib.machinery import EXTENSION_SUFFIXES
+from importlib.util import find_spec, module_from_spec, spec_from_file_location
+from pathlib import Path
 from typing import Any
 
 import pyarrow as pa
@@ -32,7 +35,6 @@ from icebook.io.metric_facts import METRIC_MAP_TYPES, METRIC_MAPS, facts_of_colu
 ENTRY_COLUMNS = ("status", "snapshot_id", "sequence_number", "file_sequence_number")
 """The manifest_entry fields outside data_file, in spec order (the first columns of an entries table)."""
 COMPUTED = frozenset({"spec_id"})
-_BATCH_ROWS = 32_768  # polars-avro's own default for read_avro
 """Columns computed by icebook rather than decoded: spec_id comes from the manifest."""
 
 Decoded = dict[str, pa.Array]
@@ -142,19 +144,73 @@ def decode_polars_avro(
     cols = _top_level(layout, list(targets))
     if not layout.partition_fields and layout.entry_names["data_file"] in cols:
         data = _without_empty_partition(data, layout)
-    return _from_arrow_table(polars_avro_arrow(data, cols), layout, targets)
+    return _from_arrow_table(_read_polars_avro(data, cols), layout, targets)
 
 
-def polars_avro_arrow(data: bytes, columns: Sequence[str]) -> pa.Table:
-    """The top-level ``columns`` of one Avro file, by polars-avro's reader straight into Arrow (its batches
-    through the Arrow C interface): ``read_avro`` would build a polars DataFrame first, which costs a third
-    of the decode's CPU at a few thousand entries a manifest."""
-    from polars_avro._avro_rs import AvroSource  # the reader behind read_avro (the version is pinned)
+_BATCH_ROWS = 32768  # read_avro's own batch size
+_NATIVE_READER = "polars_avro._avro_rs"
 
-    source = AvroSource([lambda: contextlib.nullcontext(io.BytesIO(data))], False, False)
-    batches = [pa.record_batch(b) for b in source.batch_iter(_BATCH_ROWS, list(columns))]
+
+@cache
+def _native_reader() -> Any | None:
+    """polars-avro's native reader class (``AvroSource``), loaded without the package's Python layer, which
+    imports polars (a third of a second of a worker's start) to build frames the worker never uses; None
+    when this polars-avro does not ship it that way (the worker then calls ``read_avro``)."""
+    module = sys.modules.get(_NATIVE_READER)
+    registered = False
+    try:
+        if module is None:
+            package = find_spec("polars_avro")
+            folders = list(package.submodule_search_locations or ()) if package is not None else []
+            found = [
+                Path(folder) / f"_avro_rs{suffix}"
+                for folder in folders
+                for suffix in EXTENSION_SUFFIXES
+                if (Path(folder) / f"_avro_rs{suffix}").is_file()
+            ]
+            spec = spec_from_file_location(_NATIVE_READER, found[0]) if found else None
+            if spec is None or spec.loader is None:
+                return None
+            module = module_from_spec(spec)
+            # Registered first, as an import does: the package, if imported later, finds it loaded once.
+            sys.modules[_NATIVE_READER] = module
+            registered = True
+            spec.loader.exec_module(module)
+        return module.AvroSource
+    except Exception:
+        if registered:
+            del sys.modules[_NATIVE_READER]
+        return None
+
+
+def preload() -> None:
+    """Load the manifest decoder before a worker says it is ready, so its first manifest is not slower."""
+    if _native_reader() is None:
+        with contextlib.suppress(ImportError):
+            import polars_avro  # noqa: F401
+
+
+def _read_polars_avro(data: bytes, columns: list[str] | None) -> pa.Table:
+    """The ``columns`` (None: all) of an Avro file as polars-avro's reader decodes them, its Arrow batches
+    imported as they are. ``read_avro`` wraps the same reader in a polars LazyFrame, built anew for each file,
+    and then converts the frame to Arrow: on manifests of a few thousand entries that costs more CPU than
+    the reading. When this polars-avro does not have the reader where ``_native_reader`` looks, ``read_avro``."""
+    reader = _native_reader()
+    if reader is None:
+        import polars_avro
+
+        return polars_avro.read_avro(io.BytesIO(data), columns=columns).to_arrow()
+    buffer = io.BytesIO(data)
+
+    def opened() -> contextlib.AbstractContextManager[io.BytesIO]:
+        buffer.seek(0)  # the reader opens its source again to rewind it
+        return contextlib.nullcontext(buffer)
+
+    source = reader([opened], False, False)  # strict, utf8_view: as read_avro's defaults
+    batches = [pa.record_batch(batch) for batch in source.batch_iter(_BATCH_ROWS, columns)]
     if not batches:
-        return pa.Table.from_batches([], pa.record_batch(source.schema()).schema).select(list(columns))
+        empty = pa.record_batch(source.schema())
+        batches = [empty if columns is None else empty.select(columns)]
     return pa.Table.from_batches(batches)
 
 

@@ -19,10 +19,13 @@ import zlib
 from collections.abc import Mapping
 from dataclasses import dataclass
 from types import MappingProxyType
+from typing import TYPE_CHECKING
 
 from icebook.errors import IcebookError, MetadataError, NotFound, UnsupportedFeature
-from icebook.io.fileio import FileIO
 from icebook.spec.manifest import ManifestContent, ManifestHeader
+
+if TYPE_CHECKING:  # only named: the decoder worker imports this module, and reads no file itself
+    from icebook.io.fileio import FileIO
 
 MAGIC = b"Obj\x01"
 _FIRST_READ = 64 * 1024

@@ -86,9 +86,10 @@ def cpu_budget(seconds: float) -> None:
 
 
 def _preload() -> None:
-    """Import the fast decoder before saying ready, so the first manifest is not slower than the rest."""
-    with contextlib.suppress(ImportError):
-        import polars_avro  # noqa: F401
+    """Load the fast decoder before saying ready, so the first manifest is not slower than the rest."""
+    from icebook.io import avro_decode
+
+    avro_decode.preload()
 
 
 class _WithoutPandas:

@@ -110,6 +110,10 @@ class ManifestCache:
 
     # ------------------------------------------------------------------ read and write
 
+    def holds(self, key: str) -> bool:
+        """Whether an entry is stored under ``key`` (not read or checked: ``get`` may still miss)."""
+        return self.enabled and self._path(key).is_file()
+
     def get(self, key: str) -> pa.Table | None:
         """The cached table, or None (a miss, or an entry that failed its checks and was deleted).
 

@@ -38,7 +38,7 @@ _HEADER_SIZE = 8
 _MiB = 1024 * 1024
 _MAX_BUFFERS = 64  # out-of-band buffers in one reply (a manifest's decode sends one)
 _PIPE_BYTES = 1 << 20  # a larger pipe: a decoded manifest's megabytes cross in fewer reads
-_STARTUP_SECONDS = 120.0  # a cold start imports pyarrow and polars, slow on a loaded 2-core machine
+_STARTUP_SECONDS = 120.0  # a cold start imports pyarrow and the Avro reader, slow on a loaded 2-core machine
 _ALLOWED_GLOBALS = {
     ("builtins", "bytearray"),
     ("datetime", "date"),
@@ -245,7 +245,8 @@ class WorkerPool:
     the first one that is free, whether it was busy or starting. One start is in flight at a time, and
     another worker starts only when callers have waited ``_GROW_AFTER`` seconds for one: a plan that
     decodes two small manifests is done by one worker sooner than two workers can start on a busy
-    machine, while a listing of hundreds of manifests still grows the pool to its size.
+    machine, while a listing of hundreds of manifests still grows the pool to its size (and a caller that
+    knows it will use every worker starts them together: ``prestart``).
     """
 
     _GROW_AFTER = 0.1
@@ -260,11 +261,13 @@ class WorkerPool:
         self.started = 0
         """Worker processes started so far (tests check that a hung one was replaced)."""
 
-    def prestart(self) -> None:
-        """Start a worker in the background when none runs or is starting, so that its imports overlap
-        the caller's own work (reading a manifest list, pruning) before the first decode."""
+    def prestart(self, count: int = 1) -> None:
+        """Start workers in the background until ``count`` (at most the pool's size) run or are starting, so
+        that their imports overlap the caller's own work (reading a manifest list, pruning) before the first
+        decode. A caller that knows it will keep ``count`` workers busy (a listing of many manifests) asks for
+        them at once, rather than growing the pool one start at a time."""
         with self._cond:
-            if not (self._idle or self._busy or self._starting):
+            for _ in range(min(count, SETTINGS.workers) - (len(self._idle) + self._busy + self._starting)):
                 self._launch()
 
     def _launch(self) -> None:

@@ -37,7 +37,7 @@ if TYPE_CHECKING:
     from icebook.analysis.scan.planner import ScanPlan
     from icebook.analysis.scan.summary import ScanSummary
     from icebook.analysis.store.manifests import ManifestStore
-    from icebook.analysis.tables.inspect import Inspector
+    from icebook.analysis.tables.inspector import Inspector
     from icebook.analysis.v3.inspection import V3Inspection
     from icebook.engines import spark_engine
     from icebook.engines.spark_aggregates import SparkMetadataTables
@@ -106,7 +106,7 @@ class Table:
     @cached_property
     def inspect(self) -> Inspector:
         """Spark-shaped metadata tables: ``t.inspect.files()``, ``t.inspect.snapshots()``, ..."""
-        from icebook.analysis.tables.inspect import Inspector
+        from icebook.analysis.tables.inspector import Inspector
 
         return Inspector(self, spark_partitions=self._spark_partitions)
 

@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
+import datetime
 import decimal
 import random
 
 import pyarrow as pa
 import pytest
 
-from icebook.analysis.store.metrics import MapColumn, decode_bound_column
+from icebook.analysis.store.metrics import MapColumn, decode_bound_column, readable_columns, readable_metrics
 from icebook.spec.types import BOOLEAN, DATE, DOUBLE, INT, LONG, STRING, TIMESTAMP, DecimalType, IcebergType
 from icebook.spec.values import decode_value, encode_value
 
@@ -107,3 +108,63 @@ def test_geo_bounds_are_the_wkb_of_their_points(coords: tuple[float, ...], wkb_t
         values = struct.unpack_from(f"<{(len(wkb[0]) - 5) // 8}d", wkb[0], 5)
         assert (order, kind) == (1, wkb_type)
         assert values == tuple(c for c in coords if not math.isnan(c))
+
+
+@pytest.mark.parametrize("offset", [0, 7])
+def test_fixed_width_bounds_read_in_place_equal_the_value_by_value_decode(offset: int) -> None:
+    # Bounds maps in the regular layout (the same column ids in every row) are read from the items' bytes;
+    # a column whose bounds are not all of its width (a long bound written as an int before a promotion, a
+    # string) goes value by value, and both give what decode_value gives.
+    from icebook.spec.schema import Schema
+    from icebook.spec.types import NestedField, StructType
+
+    schema = Schema(
+        fields=StructType(
+            (
+                NestedField(field_id=1, name="id", type=LONG, required=True),
+                NestedField(field_id=2, name="n", type=INT, required=False),
+                NestedField(field_id=3, name="x", type=DOUBLE, required=False),
+                NestedField(field_id=4, name="flag", type=BOOLEAN, required=False),
+                NestedField(field_id=5, name="d", type=DATE, required=False),
+                NestedField(field_id=6, name="ts", type=TIMESTAMP, required=False),
+                NestedField(field_id=7, name="s", type=STRING, required=False),
+                NestedField(field_id=8, name="promoted", type=LONG, required=False),
+            )
+        ),
+        schema_id=0,
+    )
+    rng = random.Random(11)
+    rows = []
+    for i in range(120):
+        values = {
+            1: rng.randrange(-(2**63), 2**63),
+            2: rng.randrange(-(2**31), 2**31),
+            3: rng.uniform(-1e9, 1e9),
+            4: rng.random() < 0.5,
+            5: rng.randrange(-30000, 30000),
+            6: rng.randrange(-(2**50), 2**50),
+            7: "x" * rng.randrange(0, 5),
+        }
+        bounds = [(k, encode_value(v, schema.find_type(k))) for k, v in values.items()]
+        promoted = rng.randrange(-(2**31), 2**31)
+        bounds.append((8, encode_value(promoted, INT if i % 3 else LONG)))
+        rows.append(bounds)
+    maps = pa.array(rows, pa.map_(pa.int32(), pa.binary())).slice(offset)
+    files = pa.table({"lower_bounds": maps, "upper_bounds": maps} | _empty_stat_maps(len(maps)))
+    column = MapColumn(maps)
+    assert column.fixed_width(1, 8, "<i8") is not None and column.fixed_width(8, 8, "<i8") is None
+    metrics = readable_metrics(files, schema)
+    for name, field_id, t in readable_columns(schema):
+        expected = [decode_value(dict(row)[field_id], t) for row in rows[offset:]]
+        got = metrics.field(name).field("lower_bound").to_pylist()
+        if t == DATE:
+            got = [(v - datetime.date(1970, 1, 1)).days for v in got]
+        elif t == TIMESTAMP:
+            got = [(v - datetime.datetime(1970, 1, 1)) // datetime.timedelta(microseconds=1) for v in got]
+        assert got == expected, name
+        assert metrics.field(name).field("upper_bound").equals(metrics.field(name).field("lower_bound"))
+
+
+def _empty_stat_maps(n: int) -> dict[str, pa.Array]:
+    empty = pa.array([[] for _ in range(n)], pa.map_(pa.int32(), pa.int64()))
+    return {name: empty for name in ("column_sizes", "value_counts", "null_value_counts", "nan_value_counts")}

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
 import pyarrow as pa
@@ -16,11 +17,13 @@ import pytest
 from _support.metadata_examples import FILE, v2
 from _synthetic import manifest_bytes
 
+from icebook.analysis.store import manifests as manifests_module
 from icebook.analysis.store.manifests import ManifestStore
 from icebook.errors import IcebookError, MetadataError
 from icebook.io.avro import read_manifest_entries, read_manifest_entry
 from icebook.io.avro_header import check_deflate_blocks, check_framing
-from icebook.io.worker_pool import POOL, decode_isolated, decode_timeout
+from icebook.io.manifest_cache import ManifestCache
+from icebook.io.worker_pool import POOL, SETTINGS, WorkerPool, decode_isolated, decode_timeout
 from icebook.spec.manifest import ManifestContent, ManifestFile
 from icebook.spec.metadata import parse_table_metadata
 
@@ -140,6 +143,38 @@ def test_parallel_reads_share_the_pool() -> None:
     assert not errors and results == [6] * 8
 
 
+def test_a_listing_starts_the_workers_it_needs_together_and_none_for_manifests_it_holds(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    pool = WorkerPool()  # its own pools: the shared one may have starts in flight from other tests
+    try:
+        pool.prestart(SETTINGS.workers + 3)  # never more than the pool's size
+        assert pool.started == SETTINGS.workers
+        pool.prestart(SETTINGS.workers)  # already running or starting: none more
+        assert pool.started == SETTINGS.workers
+    finally:
+        pool.shutdown()
+    pool = WorkerPool()
+    monkeypatch.setattr(manifests_module, "POOL", pool)
+    try:
+        # A manifest already decoded (in memory, or in the disk cache for a new store) needs no worker.
+        cache = ManifestCache(tmp_path / "manifests")
+        store = ManifestStore(MemoryIO(CLEAN), parse_table_metadata(v2(), file=FILE), disk_cache=cache)
+        manifest = _manifest(CLEAN)
+        assert store.entries(manifest).num_rows == 6  # decoded by the shared pool
+        started = pool.started
+        store.prestart_decoders([manifest])
+        ManifestStore(MemoryIO(CLEAN), parse_table_metadata(v2(), file=FILE), disk_cache=cache).prestart_decoders(
+            [manifest]
+        )
+        assert pool.started == started
+        uncached = ManifestStore(MemoryIO(CLEAN), parse_table_metadata(v2(), file=FILE), disk_cache=False)
+        uncached.prestart_decoders([manifest])
+        assert pool.started == started + 1
+    finally:
+        pool.shutdown()
+
+
 def test_a_manifest_that_failed_is_not_decoded_again_by_the_same_table() -> None:
     class CountingIO(MemoryIO):
         reads = 0
@@ -206,3 +241,19 @@ def test_a_folder_named_icebook_in_the_current_directory_never_reaches_a_worker(
     POOL.shutdown()  # the next read starts a worker from this directory
     table = read_manifest_entries(MemoryIO(CLEAN), _manifest(CLEAN))
     assert table.num_rows == 6
+
+
+def test_a_worker_loads_the_manifest_reader_without_polars() -> None:
+    # polars-avro's native reader alone: importing polars would be half of every worker's start.
+    import subprocess
+    import sys
+
+    code = (
+        "import sys; from icebook.io import decode_worker as w, avro_decode as a; w._tasks(); w._preload(); "
+        "print(a._native_reader() is not None, 'polars' in sys.modules, 'pandas' in sys.modules)"
+    )
+    root = str(Path(__file__).resolve().parents[2])
+    done = subprocess.run(
+        [sys.executable, "-P", "-c", code], capture_output=True, text=True, timeout=LIMIT, env={"PYTHONPATH": root}
+    )
+    assert done.stdout.split() == ["True", "False", "False"], done.stderr

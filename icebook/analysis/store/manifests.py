@@ -28,7 +28,7 @@ from icebook.io.avro import read_manifest_entries, read_manifest_list
 from icebook.io.avro_entries import ENTRY_TABLE_COLUMNS
 from icebook.io.fileio import ArrowFileIO, FileIO
 from icebook.io.manifest_cache import ManifestCache, decoder_fingerprint, local_mtime_ns, shared_cache
-from icebook.io.worker_pool import SETTINGS
+from icebook.io.worker_pool import POOL, SETTINGS
 from icebook.spec.manifest import ManifestFile
 from icebook.spec.metadata import TableMetadata
 from icebook.spec.partitioning import PartitionSpec, partition_type
@@ -167,25 +167,25 @@ class ManifestStore:
         cache = self.disk_cache
         if cache is None or not cache.enabled:
             return self._read(manifest, columns)
-        key = ManifestCache.key(
-            manifest.manifest_path,
-            manifest.manifest_length,
-            # what the decoder takes from the manifest list (inheritance) and how it decodes
-            manifest.added_snapshot_id,
-            manifest.sequence_number,
-            manifest.min_sequence_number,
-            manifest.partition_spec_id,
-            manifest.content,
-            manifest.first_row_id,
-            decoder_fingerprint(),
-            mtime_ns=local_mtime_ns(manifest.manifest_path),
-        )
+        key = _disk_key(manifest)
         table = cache.get(key)
         if table is None:
             table = self._read(manifest, columns)
             if columns is None:
                 cache.put(key, table)
         return table
+
+    def prestart_decoders(self, manifests: Sequence[ManifestFile]) -> None:
+        """Start, in the background, as many decoder workers as ``manifests`` can keep busy (those in neither
+        the memory nor the disk cache: the rest need none), so that their imports overlap the caller's work
+        before the first decode instead of the pool growing one start at a time."""
+        with self._lock:
+            missing = [m for m in manifests if _memory_key(m) not in self._entries]
+        cache = self.disk_cache
+        if cache is not None and cache.enabled:
+            missing = [m for m in missing if not cache.holds(_disk_key(m))]
+        if missing:
+            POOL.prestart(len(missing))
 
     def _read(self, manifest: ManifestFile, columns: Collection[str] | None) -> pa.Table:
         return read_manifest_entries(self.fileio, manifest, columns=None if columns is None else sorted(columns))
@@ -278,6 +278,23 @@ class ManifestStore:
 
 
 _MANIFESTS_KEY = b"icebook.cache.manifests"
+
+
+def _disk_key(manifest: ManifestFile) -> str:
+    """A decoded manifest's key in the disk cache (``ManifestCache.key``)."""
+    return ManifestCache.key(
+        manifest.manifest_path,
+        manifest.manifest_length,
+        # what the decoder takes from the manifest list (inheritance) and how it decodes
+        manifest.added_snapshot_id,
+        manifest.sequence_number,
+        manifest.min_sequence_number,
+        manifest.partition_spec_id,
+        manifest.content,
+        manifest.first_row_id,
+        decoder_fingerprint(),
+        mtime_ns=local_mtime_ns(manifest.manifest_path),
+    )
 
 
 def _with_manifests(table: pa.Table, manifests: Sequence[ManifestFile]) -> pa.Table:

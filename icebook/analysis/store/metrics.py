@@ -114,6 +114,24 @@ class MapColumn:
         index[rows] = hits
         return self.items.take(pa.array(index, mask=index < 0))
 
+    def fixed_width(self, key: int, width: int, dtype: str) -> np.ndarray | None:
+        """The value for ``key`` in each row as a number of ``dtype`` (``width`` bytes), read straight from the
+        items' bytes (no binary column is built for it), when the layout is regular, no item is null and every
+        row's value for ``key`` has ``width`` bytes; else None (``lookup`` then says what each row holds)."""
+        items = self.items
+        slot = None if self._slot is None else self._slot.get(key)
+        if slot is None or items.null_count or not pa.types.is_binary(items.type):
+            return None
+        _, offset_buffer, data_buffer = items.buffers()
+        offsets = np.frombuffer(offset_buffer, dtype=np.int32, count=len(items) + 1, offset=items.offset * 4)
+        starts = offsets[slot : len(items) : self._width]
+        ends = offsets[slot + 1 : len(items) + 1 : self._width]
+        if data_buffer is None or len(starts) != self.length or ((ends - starts) != width).any():
+            return None
+        # Every byte position as the start of a number: one gather of n numbers, unaligned reads allowed.
+        at_each_byte = np.ndarray((data_buffer.size - width + 1,), dtype=dtype, buffer=data_buffer, strides=(1,))
+        return at_each_byte[starts]
+
 
 @dataclass(frozen=True, slots=True)
 class RowFiles:
@@ -260,6 +278,12 @@ def _fixed(raw: pa.Array, width: int, dtype: str, target: pa.DataType) -> pa.Arr
         rows = np.flatnonzero(valid) if valid is not None else np.arange(n)
         grid[rows] = data[offsets[rows, None].astype(np.int64) + np.arange(width)]
         numbers = grid.reshape(-1).view(dtype)
+    return _fixed_array(numbers, dtype, target, valid)
+
+
+def _fixed_array(numbers: np.ndarray, dtype: str, target: pa.DataType, valid: np.ndarray | None = None) -> pa.Array:
+    """Fixed-width values read as numbers of ``dtype`` (Appendix D's little-endian forms) as an array of
+    ``target`` (``valid``: which rows hold a value)."""
     if dtype == "u1":
         numbers = numbers != 0
     physical = pa.array(numbers, mask=None if valid is None else ~valid)
@@ -267,6 +291,19 @@ def _fixed(raw: pa.Array, width: int, dtype: str, target: pa.DataType) -> pa.Arr
         storage = pa.int32() if pa.types.is_date32(target) else pa.int64()
         return physical.cast(storage).view(target)
     return physical.cast(target)
+
+
+def _bound_column(bounds: MapColumn, t: IcebergType, file: Origin, column: str, name: str, field_id: int) -> pa.Array:
+    """Column ``field_id``'s bounds in ``bounds`` decoded to ``t``: a fixed-width type whose every row holds a
+    value of its width is read from the map's bytes in place; anything else goes through ``decode_bound_column``
+    (and its errors)."""
+    width, dtype = FIXED_WIDTH.get(t.name, (0, "")) if isinstance(t, PrimitiveType) else (0, "")
+    if width:
+        numbers = bounds.fixed_width(field_id, width, dtype)
+        if numbers is not None:
+            return _fixed_array(numbers, dtype, arrow_type(t))
+    raw = bounds.lookup(field_id) if bounds.length else pa.array([], pa.binary())
+    return decode_bound_column(raw, t, file=file, column=bound_label(column, name, field_id))
 
 
 def _decimals(raw: pa.Array, target: pa.DataType) -> pa.Array:
@@ -308,8 +345,7 @@ def readable_metrics(files: pa.Table, schema: Schema, *, file: Origin = "<manife
             parts.append(maps[column].lookup(field_id) if n else pa.array([], pa.int64()))
             part_fields.append(pa.field(label, pa.int64()))
         for label, column in (("lower_bound", "lower_bounds"), ("upper_bound", "upper_bounds")):
-            raw = maps[column].lookup(field_id) if n else pa.array([], pa.binary())
-            parts.append(decode_bound_column(raw, t, file=file, column=bound_label(column, name, field_id)))
+            parts.append(_bound_column(maps[column], t, file, column, name, field_id))
             part_fields.append(arrow_field(label, t, True))
         children.append(pa.StructArray.from_arrays(parts, fields=part_fields))
         fields.append(pa.field(name, children[-1].type))

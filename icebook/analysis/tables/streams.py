@@ -100,6 +100,7 @@ def _reader(
     snapshot: Snapshot | None,
 ) -> pa.RecordBatchReader:
     def batches() -> Iterator[pa.RecordBatch]:
+        store.prestart_decoders(manifests)
         for table in read_ahead(one, manifests):
             if table.num_rows:
                 yield from single_chunks(table if table.schema == schema else table.cast(schema)).to_batches()
