@@ -23,6 +23,7 @@ from icebook.io.avro_decode import available_decoders
 from icebook.io.avro_list import NON_NEGATIVE, avro_records, int_fields, negative_field, read_bytes_for
 from icebook.io.fileio import ArrowFileIO, FileIO
 from icebook.io.worker_pool import SETTINGS, decode_isolated
+from icebook.spec.manifest import ManifestContent
 
 LIST_COLUMNS = (
     "partition_spec_id",
@@ -64,6 +65,13 @@ def read_list_columns(fileio: FileIO, paths: Sequence[str], *, progress: bool = 
     finally:
         if bar is not None:
             bar.close()
+
+
+def holds_data(columns: pa.Table) -> np.ndarray:
+    """Which rows of a ``read_list_columns`` table are data manifests: ``content`` DATA, or null (a v1
+    list stores none, "0 for all v1 manifests"), column-wise as ``ManifestFile.effective_content``."""
+    content = pc.fill_null(columns.column("content"), int(ManifestContent.DATA))
+    return np.asarray(content.to_numpy(zero_copy_only=False) == int(ManifestContent.DATA), dtype=bool)
 
 
 def _batch(fileio: FileIO, paths: Sequence[str], start: int, local: bool) -> pa.Table:
@@ -167,4 +175,4 @@ def _concat(tables: list[pa.Table]) -> pa.Table:
     return pa.concat_tables(tables)
 
 
-__all__ = ["LIST_COLUMNS", "read_list_columns"]
+__all__ = ["LIST_COLUMNS", "holds_data", "read_list_columns"]

@@ -34,8 +34,7 @@ from icebook.analysis.history.metadata_history import MetadataHistory, MetadataV
 from icebook.analysis.store.manifests import ManifestStore
 from icebook.analysis.store.table_like import TableLike
 from icebook.errors import NotFound
-from icebook.io.list_columns import read_list_columns
-from icebook.spec.manifest import ManifestContent
+from icebook.io.list_columns import holds_data, read_list_columns
 from icebook.spec.metadata import TableMetadata, commit_order
 from icebook.spec.schema import Schema
 from icebook.spec.snapshots import Snapshot
@@ -268,12 +267,11 @@ class SpecUsage:
             column = {name: table.column(name).to_pandas(types_mapper=pd.ArrowDtype) for name in table.column_names}
             live_files = column["added_files_count"] + column["existing_files_count"]
             live_rows = column["added_rows_count"] + column["existing_rows_count"]
-            content = column["content"].fillna(int(ManifestContent.DATA))  # v1 lists: every manifest holds data
             self._rows = pd.DataFrame(
                 {
                     "position": positions[table.column("list_index").to_numpy()],
                     "spec_id": column["partition_spec_id"].astype("int64"),
-                    "is_data": (content == int(ManifestContent.DATA)).astype(bool).to_numpy(),
+                    "is_data": holds_data(table),
                     "live_files": live_files.astype("Int64"),
                     "live_rows": live_rows.astype("Int64"),
                 }

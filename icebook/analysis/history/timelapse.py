@@ -35,7 +35,7 @@ from icebook.analysis.store.manifests import ManifestStore, parallel_map, table_
 from icebook.analysis.store.table_like import TableLike
 from icebook.analysis.tables.inspect import to_pandas
 from icebook.analysis.tables.metadata_tables import TS
-from icebook.io.list_columns import read_list_columns
+from icebook.io.list_columns import holds_data, read_list_columns
 from icebook.spec.manifest import EntryStatus, FileContent, ManifestContent, ManifestFile
 from icebook.spec.metadata import TableMetadata, commit_order
 from icebook.spec.snapshots import Snapshot
@@ -473,9 +473,7 @@ def _from_lists(
     live = pa.table(
         {
             "list_index": counts.column("list_index"),
-            "data": pc.equal(
-                pc.fill_null(counts.column("content"), int(ManifestContent.DATA)), int(ManifestContent.DATA)
-            ),
+            "data": holds_data(counts),
             "files": pc.add(counts.column("added_files_count"), counts.column("existing_files_count")),
             "rows": pc.add(counts.column("added_rows_count"), counts.column("existing_rows_count")),
             "spec": counts.column("partition_spec_id"),

@@ -22,7 +22,7 @@ from icebook.analysis.store.consistency import CHECKED_COLUMNS, ManifestCounts, 
 from icebook.analysis.store.entries import Entries
 from icebook.analysis.store.manifests import ManifestStore, read_ahead, table_partition_type, unify_partition
 from icebook.errors import MetadataError
-from icebook.spec.manifest import FileContent, ManifestContent, ManifestFile
+from icebook.spec.manifest import FileContent, ManifestFile
 from icebook.spec.metadata import TableMetadata
 from icebook.spec.snapshots import Snapshot
 from icebook.spec.types import StructType
@@ -298,7 +298,7 @@ def manifest_statistics(store: ManifestStore, snapshot: Snapshot | None) -> pa.T
     return pa.table(
         {
             "manifest_path": pa.array([m.manifest_path for m in manifests], pa.string()),
-            "content": pa.array([int(m.content or ManifestContent.DATA) for m in manifests], pa.int32()),
+            "content": pa.array([int(m.effective_content) for m in manifests], pa.int32()),
             "partition_spec_id": pa.array([m.partition_spec_id for m in manifests], pa.int32()),
             "manifest_length": pa.array([m.manifest_length for m in manifests], pa.int64()),
             **counts,

@@ -33,9 +33,9 @@ class ListingContent(StrEnum):
 def of_content(manifests: Iterable[ManifestFile], content: ListingContent) -> tuple[ManifestFile, ...]:
     """The manifests that can list files of ``content``."""
     if content == ListingContent.DATA:
-        return tuple(m for m in manifests if (m.content or ManifestContent.DATA) == ManifestContent.DATA)
+        return tuple(m for m in manifests if m.effective_content == ManifestContent.DATA)
     if content == ListingContent.DELETES:
-        return tuple(m for m in manifests if (m.content or ManifestContent.DATA) == ManifestContent.DELETES)
+        return tuple(m for m in manifests if m.effective_content == ManifestContent.DELETES)
     return tuple(manifests)
 
 

@@ -113,11 +113,11 @@ def manifests_arrow(metadata: TableMetadata, manifests: Iterable[ManifestFile]) 
     def count(m: ManifestFile, state: str, content: ManifestContent) -> int:
         # Spark reports a data manifest's counts as data-file counts and zero delete-file counts.
         value: int | None = getattr(m, f"{state}_files_count")
-        return (value or 0) if (m.content or ManifestContent.DATA) == content else 0
+        return (value or 0) if m.effective_content == content else 0
 
     return pa.table(
         {
-            "content": pa.array([int(m.content or ManifestContent.DATA) for m in ms], pa.int32()),
+            "content": pa.array([int(m.effective_content) for m in ms], pa.int32()),
             "path": pa.array([m.manifest_path for m in ms], pa.string()),
             "length": pa.array([m.manifest_length for m in ms], pa.int64()),
             "partition_spec_id": pa.array([m.partition_spec_id for m in ms], pa.int32()),
