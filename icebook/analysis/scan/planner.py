@@ -144,7 +144,7 @@ class ScanPlan:
     def _manifest_decisions(self) -> Iterator[Decision]:
         projected = {p.spec_id: p.expr for p in self.projections}
         for m, keep, no_live in zip(self.manifests, self.manifest_kept, self.manifest_no_live, strict=True):
-            kind = (m.content or ManifestContent.DATA).label
+            kind = m.effective_content.label
             reason = f"{kind}, spec {m.partition_spec_id}"
             evidence = None
             if no_live:
@@ -417,9 +417,7 @@ def plan_scan(
     """
     POOL.prestart()  # a decoder's imports overlap reading the manifest list and pruning
     metadata, store = table.metadata, table.store
-    schema = schema or snapshot_schema(metadata, snapshot)
-    bound = bind(filter, schema)
-    row_filter = push_not(bound)
+    schema, bound, row_filter = bind_read(metadata, snapshot, filter, schema)
     cols = resolve_columns(schema, columns)
     manifests = store.manifest_list(snapshot)
     projected, kept, no_live = prune_snapshot(metadata, manifests, row_filter)
@@ -462,6 +460,17 @@ def plan_scan(
         ),
         metadata=metadata,
     )
+
+
+def bind_read(
+    metadata: TableMetadata, snapshot: Snapshot, filter: Expr | str | None, schema: Schema | None
+) -> tuple[Schema, Expr, Expr]:
+    """(the read schema, the filter bound to it, that filter with its negations pushed down to the leaves
+    as pruning reads it): what a read of ``snapshot`` starts from (``plan_scan``,
+    ``scan.summary.summarize_scan``). ``schema`` defaults to the snapshot's own."""
+    schema = schema or snapshot_schema(metadata, snapshot)
+    bound = bind(filter, schema)
+    return schema, bound, push_not(bound)
 
 
 def prune_snapshot(

@@ -15,11 +15,9 @@ from dataclasses import dataclass, fields
 
 import numpy as np
 
-from icebook.analysis.expr.binding import bind
-from icebook.analysis.expr.nodes import Expr, push_not
-from icebook.analysis.resolve import snapshot_schema
+from icebook.analysis.expr.nodes import Expr
 from icebook.analysis.scan.columns import ManifestScan, scan_manifest
-from icebook.analysis.scan.planner import ScanPlan, prune_snapshot
+from icebook.analysis.scan.planner import ScanPlan, bind_read, prune_snapshot
 from icebook.analysis.store.manifests import read_ahead
 from icebook.analysis.store.table_like import TableLike
 from icebook.spec.manifest import FileContent, ManifestFile
@@ -115,9 +113,7 @@ def summarize_scan(
     """The totals ``plan_scan(table, snapshot, filter)`` would give, each manifest reduced as it is read and
     dropped: memory holds a few manifests, not the plan's files."""
     metadata, store = table.metadata, table.store
-    schema = schema or snapshot_schema(metadata, snapshot)
-    bound = bind(filter, schema)
-    row_filter = push_not(bound)
+    schema, bound, row_filter = bind_read(metadata, snapshot, filter, schema)
     manifests = store.manifest_list(snapshot)
     projected, kept, _ = prune_snapshot(metadata, manifests, row_filter)
 
