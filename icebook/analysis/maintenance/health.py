@@ -86,6 +86,12 @@ class ProcedureCall:
     icebook: str = ""
     """The same through icebook, e.g. ``t.maintenance.rewrite_data_files()``."""
 
+    @classmethod
+    def defaults(cls, name: str, *, args: tuple[tuple[str, str], ...] = ()) -> ProcedureCall:
+        """The procedure ``name`` as icebook runs it with its defaults, ``t.maintenance.<name>()``; ``args``
+        are what the Spark call spells out."""
+        return cls(name=name, args=args, icebook=f"t.maintenance.{name}()")
+
     def sql(self, identifier: str) -> str:
         return spark_call(identifier, self.name, self.args)
 
@@ -442,7 +448,7 @@ def _findings(
                     + f". Bin-pack compaction would rewrite {compaction.rewritten_file_count} files "
                     f"({byte_size(compaction.rewritten_bytes)}) in {len(compaction.groups)} groups."
                 ),
-                procedure=ProcedureCall(name="rewrite_data_files", icebook="t.maintenance.rewrite_data_files()"),
+                procedure=ProcedureCall.defaults("rewrite_data_files"),
             )
         )
     if files.files_with_deletes:
@@ -469,9 +475,7 @@ def _findings(
                 title=f"{dangling} delete files apply to no live data file",
                 detail="Their data files were rewritten or removed; readers still open them while planning. "
                 "Rewriting position delete files drops them.",
-                procedure=ProcedureCall(
-                    name="rewrite_position_delete_files", icebook="t.maintenance.rewrite_position_delete_files()"
-                ),
+                procedure=ProcedureCall.defaults("rewrite_position_delete_files"),
             )
         )
     if (
@@ -495,7 +499,7 @@ def _findings(
                     f"{byte_size(manifests.total_bytes)} in all (target {byte_size(manifests.target_size_bytes)} each), "
                     f"{manifests.mean_entries:.1f} live entries per manifest{reach}."
                 ),
-                procedure=ProcedureCall(name="rewrite_manifests", icebook="t.maintenance.rewrite_manifests()"),
+                procedure=ProcedureCall.defaults("rewrite_manifests"),
             )
         )
     expirable = history.expirable
@@ -510,10 +514,9 @@ def _findings(
                     f"{duration(history.max_snapshot_age_ms)}, min-snapshots-to-keep {history.min_snapshots_to_keep}. "
                     f"Expiring them frees {len(expirable.files)} files ({byte_size(expirable.bytes)})."
                 ),
-                procedure=ProcedureCall(
-                    name="expire_snapshots",
+                procedure=ProcedureCall.defaults(
+                    "expire_snapshots",
                     args=(("older_than", spark_timestamp(r.expire_older_than_ms)),),
-                    icebook="t.maintenance.expire_snapshots()",
                 ),
             )
         )
@@ -528,7 +531,7 @@ def _findings(
                         f"{duration(ref.age_ms or 0)} old; max ref age {duration(ref.max_ref_age_ms or 0)}. "
                         "expire_snapshots removes the ref, and the snapshots only it kept."
                     ),
-                    procedure=ProcedureCall(name="expire_snapshots", icebook="t.maintenance.expire_snapshots()"),
+                    procedure=ProcedureCall.defaults("expire_snapshots"),
                 )
             )
     if history.metadata_file_bytes is not None and history.metadata_file_bytes > LARGE_METADATA_BYTES:
@@ -537,7 +540,7 @@ def _findings(
                 area=Area.METADATA,
                 title=f"the metadata file is {byte_size(history.metadata_file_bytes)}",
                 detail=f"every commit rewrites it; {history.snapshots} snapshots and their logs are in it.",
-                procedure=ProcedureCall(name="expire_snapshots", icebook="t.maintenance.expire_snapshots()"),
+                procedure=ProcedureCall.defaults("expire_snapshots"),
             )
         )
     if orphans is not None and (orphans.files or orphans.too_recent):
@@ -560,7 +563,7 @@ def _findings(
                     f"older than its cutoff ({DEFAULT_AGE_MS // DAY_MS} days by default; {len(orphans.files)} now); younger ones may "
                     "belong to a write in progress."
                 ),
-                procedure=ProcedureCall(name="remove_orphan_files", icebook="t.maintenance.remove_orphan_files()"),
+                procedure=ProcedureCall.defaults("remove_orphan_files"),
             )
         )
     return out

@@ -187,7 +187,7 @@ def metadata_debts(metadata: TableMetadata, card: TableCard, now_ms: int) -> tup
                     title=f"{card.data_files} data files of {byte_size(mean)} on average "
                     f"(compaction's minimum: {byte_size(options.min_file_size_bytes)})",
                     weight=card.data_files,
-                    procedure=ProcedureCall(name="rewrite_data_files", icebook="t.maintenance.rewrite_data_files()"),
+                    procedure=ProcedureCall.defaults("rewrite_data_files"),
                 )
             )
     if card.delete_files:
@@ -207,7 +207,7 @@ def metadata_debts(metadata: TableMetadata, card: TableCard, now_ms: int) -> tup
         _retention, fates, ref_fates = expiry_fates(metadata, now_ms=now_ms)
     except GcDisabled:
         return tuple(out)  # expire_snapshots refuses to run: no debt it could pay
-    expire = ProcedureCall(name="expire_snapshots", icebook="t.maintenance.expire_snapshots()")  # pays both debts below
+    expire = ProcedureCall.defaults("expire_snapshots")  # pays both debts below
     expired = [f for f in fates if f.expires]
     if expired:
         out.append(
