@@ -189,12 +189,10 @@ def file_measures(metadata: TableMetadata, tables: SparkMetadataTables) -> Files
             for name in spark_deletes.APPLICABILITY:
                 g[name] += int(values[name][i])
     ordered = sorted(groups.items(), key=lambda kv: (kv[0][1], kv[0][0]))
-    return FilesHealth(
-        target_file_size_bytes=options.target_file_size_bytes,
-        min_file_size_bytes=options.min_file_size_bytes,
-        max_file_size_bytes=options.max_file_size_bytes,
-        partitions=tuple(PartitionHealth(partition=label, spec_id=spec_id, **g) for (spec_id, label), g in ordered),
-        size_histogram=size_histogram(tables, options.target_file_size_bytes),
+    return FilesHealth.measured(
+        options,
+        tuple(PartitionHealth(partition=label, spec_id=spec_id, **g) for (spec_id, label), g in ordered),
+        size_histogram(tables, options.target_file_size_bytes),
     )
 
 

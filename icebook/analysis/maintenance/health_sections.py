@@ -12,7 +12,7 @@ from typing import NamedTuple
 import pandas as pd
 
 from icebook.analysis._frames import frame
-from icebook.analysis.maintenance.binpack import MAX_FILE_SIZE_RATIO, MIN_FILE_SIZE_RATIO
+from icebook.analysis.maintenance.binpack import MAX_FILE_SIZE_RATIO, MIN_FILE_SIZE_RATIO, CompactionOptions
 from icebook.analysis.maintenance.expire import ExpirePreview
 from icebook.spec import properties
 from icebook.spec.metadata import TableMetadata
@@ -67,6 +67,22 @@ class FilesHealth:
     partitions: tuple[PartitionHealth, ...]
     size_histogram: tuple[tuple[str, int], ...]
     """(bucket relative to the target size, data files in it)."""
+
+    @classmethod
+    def measured(
+        cls,
+        options: CompactionOptions,
+        partitions: tuple[PartitionHealth, ...],
+        size_histogram: tuple[tuple[str, int], ...],
+    ) -> FilesHealth:
+        """The measures with the size thresholds they were taken against (the compaction options)."""
+        return cls(
+            target_file_size_bytes=options.target_file_size_bytes,
+            min_file_size_bytes=options.min_file_size_bytes,
+            max_file_size_bytes=options.max_file_size_bytes,
+            partitions=partitions,
+            size_histogram=size_histogram,
+        )
 
     @property
     def data_files(self) -> int:

@@ -343,12 +343,10 @@ def _files_health(
                 ),
             )
         )
-    return FilesHealth(
-        target_file_size_bytes=options.target_file_size_bytes,
-        min_file_size_bytes=options.min_file_size_bytes,
-        max_file_size_bytes=options.max_file_size_bytes,
-        partitions=tuple(rows),
-        size_histogram=tuple((name, int(count)) for (name, _, _), count in zip(SIZE_BUCKETS, histogram, strict=True)),
+    return FilesHealth.measured(
+        options,
+        tuple(rows),
+        tuple((name, int(count)) for (name, _, _), count in zip(SIZE_BUCKETS, histogram, strict=True)),
     )
 
 
