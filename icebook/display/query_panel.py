@@ -14,6 +14,7 @@ import ipywidgets as W
 import pandas as pd
 
 from icebook.analysis._frames import exact_frame
+from icebook.analysis.engine_choice import Engine
 from icebook.analysis.scan.planner import plan_scan
 from icebook.display._base import StaticHTML, TableLike, error_html, esc, frame, frame_table_html
 from icebook.display.summary_render import plan_text
@@ -36,7 +37,7 @@ class QueryPanel(StaticHTML, W.VBox):  # type: ignore[misc]
         branches = sorted(n for n, r in table.refs.items() if isinstance(r, Branch))
         tags = sorted(n for n, r in table.refs.items() if not isinstance(r, Branch))
         self.engine = W.ToggleButtons(
-            options=[("Spark", "spark"), ("Arrow", "arrow")], value="spark", description="engine"
+            options=[("Spark", Engine.SPARK), ("Arrow", Engine.ARROW)], value=Engine.SPARK, description="engine"
         )
         self.point = W.ToggleButtons(options=POINTS, value="current", description="at")
         snap_options: list[tuple[str, int | None]] = [
@@ -97,7 +98,7 @@ class QueryPanel(StaticHTML, W.VBox):  # type: ignore[misc]
     def _layout(self) -> None:
         extra = {"snapshot": [self.snapshot], "branch": [self.branch], "tag": [self.tag], "time": [self.time]}
         self.point_box.children = extra.get(self.point.value, [])
-        self.input_box.children = [self.query] if self.engine.value == "spark" else [self.filter]
+        self.input_box.children = [self.query] if Engine(self.engine.value) == Engine.SPARK else [self.filter]
 
     def at(self) -> Any:
         """The chosen point: None (current), a snapshot id, a ref name, or an ISO time."""
@@ -111,16 +112,16 @@ class QueryPanel(StaticHTML, W.VBox):  # type: ignore[misc]
 
     def run(self) -> pd.DataFrame | None:
         at = self.at()
-        engine = self.engine.value
+        engine = Engine(self.engine.value)
         started = time.perf_counter()
-        note = " (the first Spark query starts a session, ~10–20 s)" if engine == "spark" else ""
+        note = " (the first Spark query starts a session, ~10–20 s)" if engine == Engine.SPARK else ""
         self.status.value = f'<span class="icebook ib-muted">running on {esc(engine)}…{esc(note)}</span>'
         try:
-            if engine == "spark":
+            if engine == Engine.SPARK:
                 result = self._table.sql(self.query.value, at)
                 self.result = result if isinstance(result, pd.DataFrame) else pd.DataFrame(result)
             else:
-                arrow = self._table.read(at, filter=self.filter.value.strip() or None, engine="arrow")
+                arrow = self._table.read(at, filter=self.filter.value.strip() or None, engine=Engine.ARROW.value)
                 self.result = exact_frame(arrow)
         except Exception as exc:  # the panel shows the failure; the user fixes the query and runs again
             self.result = None
@@ -133,7 +134,7 @@ class QueryPanel(StaticHTML, W.VBox):  # type: ignore[misc]
             f"{esc('current' if at is None else at)} in {seconds:.2f} s</span>"
         )
         self.show_page(0)
-        self.explain.value = self.explanation(at, self.filter.value.strip() if engine == "arrow" else None)
+        self.explain.value = self.explanation(at, self.filter.value.strip() if engine == Engine.ARROW else None)
         return self.result
 
     def explanation(self, at: Any, filter: str | None) -> str:
