@@ -29,6 +29,7 @@ from icebook.analysis.expr.binding import bind
 from icebook.analysis.expr.nodes import Expr, FilterError
 from icebook.analysis.resolve import snapshot_schema
 from icebook.analysis.store.table_like import TableLike
+from icebook.analysis.tables.lazy import source_columns, source_rows
 from icebook.engines.arrow import read
 from icebook.engines.sql_names import spark_names
 from icebook.errors import EngineError, one_line
@@ -69,22 +70,12 @@ def lazy_scan(
         with_columns: list[str] | None, predicate: pl.Expr | None, n_rows: int | None, _batch_size: int | None
     ) -> Iterator[pl.DataFrame]:
         pushed = pushdown_filter(predicate, read_schema) if predicate is not None else None
-        columns = list(with_columns) if with_columns is not None else None
-        if columns is not None and predicate is not None:  # polars filters on these after the read
-            columns += [c for c in predicate.meta.root_names() if c not in columns]
-        if columns == []:
-            columns = names[:1]  # no column asked for (count(*)): one, for the number of rows
+        columns = source_columns(with_columns, predicate, names)
         chosen = (names if lineage else None) if columns is None else [c for c in names if c in columns]
         rows = read(table, snapshot, pushed, chosen, schema=read_schema)
         frame = pl.from_arrow(rows)
         assert isinstance(frame, pl.DataFrame)
-        if predicate is not None:
-            frame = frame.filter(predicate)
-        if with_columns is not None:
-            frame = frame.select(with_columns)
-        if n_rows is not None:
-            frame = frame.head(n_rows)
-        yield frame
+        yield source_rows(frame, with_columns, predicate, n_rows)
 
     return register_io_source(source, schema=polars_schema, explain_name="icebook")
 

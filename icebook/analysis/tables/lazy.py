@@ -10,7 +10,7 @@ a long stays Int64, nulls and all; a map becomes a list of key-value structs).
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from typing import TYPE_CHECKING
 
 import pyarrow as pa
@@ -33,11 +33,7 @@ def lazy_frame(
     ) -> Iterator[pl.DataFrame]:
         del batch_size  # one batch per manifest: the stream's own unit
         left = n_rows
-        needed = None if with_columns is None else list(with_columns)
-        if needed is not None and predicate is not None:  # the filter reads its own columns too
-            needed += [c for c in predicate.meta.root_names() if c not in needed]
-        if needed == []:
-            needed = schema.names[:1]  # no column asked for (a count): one, for the number of rows
+        needed = source_columns(with_columns, predicate, schema.names)
         reader = open_reader(needed)
         try:
             for batch in reader:
@@ -45,18 +41,39 @@ def lazy_frame(
                     return
                 table = pa.Table.from_batches([batch])
                 frame = _polars_frame(table if needed is None else table.select(needed))  # only what is read
-                if predicate is not None:
-                    frame = frame.filter(predicate)
-                if with_columns is not None:
-                    frame = frame.select(with_columns)
+                frame = source_rows(frame, with_columns, predicate, left)
                 if left is not None:
-                    frame = frame.head(left)
                     left -= frame.height
                 yield frame
         finally:
             reader.close()
 
     return register_io_source(source, schema=polars_schema, explain_name=f"icebook {name}")
+
+
+def source_columns(with_columns: list[str] | None, predicate: pl.Expr | None, names: Sequence[str]) -> list[str] | None:
+    """The columns a polars IO source reads for a query (None: all of ``names``): those the query selects and
+    those its filter reads; a query that selects none (a count) reads the first, for the number of rows."""
+    needed = None if with_columns is None else list(with_columns)
+    if needed is not None and predicate is not None:  # polars filters after the source: on these too
+        needed += [c for c in predicate.meta.root_names() if c not in needed]
+    if needed == []:
+        needed = list(names[:1])
+    return needed
+
+
+def source_rows(
+    frame: pl.DataFrame, with_columns: list[str] | None, predicate: pl.Expr | None, n_rows: int | None
+) -> pl.DataFrame:
+    """What a polars IO source owes its query of a frame read with ``source_columns``: the rows the filter
+    keeps, the columns selected, and at most ``n_rows`` of them."""
+    if predicate is not None:
+        frame = frame.filter(predicate)
+    if with_columns is not None:
+        frame = frame.select(with_columns)
+    if n_rows is not None:
+        frame = frame.head(n_rows)
+    return frame
 
 
 def _polars_frame(table: pa.Table) -> pl.DataFrame:
