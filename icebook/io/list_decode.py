@@ -4,7 +4,8 @@ A table with a long history has one manifest list per snapshot: tens of thousand
 Decoding them one by one costs more in per-file overhead than in records, so this task frames each file
 (``check_framing``, as the kernel does), copies the data blocks of every file that shares a writer schema
 and codec into one object container with a single sync marker, and decodes each such container at once
-with the columnar decoder, keeping only the asked-for top-level fields. The rows keep their file order;
+with the columnar decoder, keeping only the asked-for top-level fields (integers, and the strings asked for
+as such). The rows keep their file order;
 the caller maps them back to files by the record counts the framing declared.
 """
 
@@ -53,10 +54,10 @@ def _container(schema_json: bytes, codec: str, files: list[tuple[bytes, AvroFram
     return b"".join(parts)
 
 
-def list_columns(sources: Sequence[str | bytes], names: Sequence[str]) -> tuple[Any, ...]:
+def list_columns(sources: Sequence[str | bytes], names: Sequence[str], strings: Sequence[str] = ()) -> tuple[Any, ...]:
     """Decode the manifest lists ``sources`` (local paths to read here, or file contents) into one
-    table of the top-level fields ``names`` (int64; null where a file's schema lacks one), rows in file
-    order. Replies, as plain values:
+    table of the top-level fields ``names`` (int64, or large_string for those in ``strings``; null where a
+    file's schema lacks one), rows in file order. Replies, as plain values:
 
     - ``("ok", counts, ipc)``: records per file, and an Arrow IPC stream of the rows;
     - ``("failed", index, field, problem)``: file ``index`` cannot be read or framed;
@@ -106,17 +107,27 @@ def list_columns(sources: Sequence[str | bytes], names: Sequence[str]) -> tuple[
                 return ("undecodable", f"the blocks declare {expected} records but {decoded.num_rows} were decoded")
             columns = {}
             for name in names:
+                kind = pa.large_string() if name in strings else pa.int64()
                 if name not in wanted:
-                    columns[name] = pa.nulls(expected, pa.int64())
+                    columns[name] = pa.nulls(expected, kind)
                     continue
                 column = decoded.column(name)
-                if not (pa.types.is_integer(column.type) or pa.types.is_null(column.type)):
-                    return ("undecodable", f"{name} is {column.type}, not an integer")
-                columns[name] = column.cast(pa.int64())
+                if pa.types.is_null(column.type) or (
+                    pa.types.is_string(column.type) or pa.types.is_large_string(column.type)
+                    if name in strings
+                    else pa.types.is_integer(column.type)
+                ):
+                    columns[name] = column.cast(kind)
+                    continue
+                return (
+                    "undecodable",
+                    f"{name} is {column.type}, not {'a string' if name in strings else 'an integer'}",
+                )
             tables.append(pa.table(columns))
         order += [index for index, _, framing in files for _ in range(framing.record_count)]
 
-    table = pa.concat_tables(tables) if tables else pa.table({n: pa.array([], pa.int64()) for n in names})
+    empty = {n: pa.array([], pa.large_string() if n in strings else pa.int64()) for n in names}
+    table = pa.concat_tables(tables) if tables else pa.table(empty)
     table = table.append_column("list_index", pa.array(order, pa.int64()))
     sink = pa.BufferOutputStream()
     with pa.ipc.new_stream(sink, table.schema) as writer:

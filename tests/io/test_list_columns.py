@@ -11,6 +11,7 @@ from typing import Any
 import pytest
 
 import icebook
+from icebook.analysis.store.reachable import listed_manifests, unique_manifests
 from icebook.errors import MetadataError
 from icebook.io.avro_header import parse_container_header
 from icebook.io.fileio import ArrowFileIO
@@ -117,5 +118,51 @@ def test_a_negative_count_or_spec_id_is_named_by_every_list_reader(
         read_list_columns(BytesFileIO(damaged), paths, progress=False)
     t = open_table(str(scenario_locations["events"]), fileio=BytesFileIO(damaged))
     snapshot = next(s for s in t.snapshots if s.manifest_list == victim)
+    with pytest.raises(MetadataError, match=expected):
+        t.store.manifest_list(snapshot)
+
+
+def _unique_rows(t: Any, snapshots: list[Any]) -> list[tuple[str, int]]:
+    return [(m.manifest_path, m.manifest_length) for m in unique_manifests(t.store, snapshots)]
+
+
+@pytest.mark.parametrize("name", list(SCENARIOS))
+def test_listed_manifests_equal_the_manifests_read_whole(scenario_locations: dict[str, Path], name: str) -> None:
+    """Read column-wise (a fresh store), taken from the store where it holds a list, or every list read whole
+    (``keep``), the manifests of every snapshot are those ``unique_manifests`` gives, in its order, each with
+    the ``ManifestFile`` of the list first naming it."""
+    snapshots = list(icebook.open(scenario_locations[name]).snapshots)
+    expected = _unique_rows(icebook.open(scenario_locations[name]), snapshots)
+    for case in ("cold", "some held", "keep"):
+        t = icebook.open(scenario_locations[name])
+        if case == "some held":
+            for snapshot in snapshots[1::2]:
+                if snapshot.manifest_list is not None:
+                    t.store.manifest_list(snapshot)
+        listed = listed_manifests(t.store, snapshots, keep=case == "keep")
+        rows = list(zip(listed.paths(), listed.table.column("length").to_pylist(), strict=True))
+        assert rows == expected, case
+        whole = unique_manifests(t.store, snapshots)
+        assert [listed.manifest(t.store, row) for row in range(len(whole))] == whole, case
+
+
+def test_a_manifest_newer_than_its_list_is_named_column_wise(scenario_locations: dict[str, Path]) -> None:
+    """The whole-list reader's check (no manifest added after the snapshot whose list names it) holds for the
+    column-wise listing too."""
+    import io
+
+    import fastavro
+
+    _paths, victim, data = _damaged_lists(scenario_locations["events"])
+    reader = fastavro.reader(io.BytesIO(data))
+    records = list(reader)
+    records[-1]["sequence_number"] = 10**6
+    out = io.BytesIO()
+    fastavro.writer(out, reader.writer_schema, records, metadata={"format-version": "2"})
+    t = open_table(str(scenario_locations["events"]), fileio=BytesFileIO({victim: out.getvalue()}))
+    snapshot = next(s for s in t.snapshots if s.manifest_list == victim)
+    expected = rf"manifest list {victim}: manifests\[{len(records) - 1}\]\.sequence_number: 1000000 is greater than"
+    with pytest.raises(MetadataError, match=expected):
+        listed_manifests(t.store, t.snapshots)
     with pytest.raises(MetadataError, match=expected):
         t.store.manifest_list(snapshot)

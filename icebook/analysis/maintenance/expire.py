@@ -30,9 +30,9 @@ from icebook.analysis.maintenance.expiry_rules import (
 from icebook.analysis.store.manifests import ManifestStore
 from icebook.analysis.store.reachable import (
     TableFile,
+    listed_manifests,
     reach_tables,
     snapshots_by_id,
-    unique_manifests,
 )
 from icebook.analysis.store.table_like import TableLike
 from icebook.errors import IcebookError
@@ -192,7 +192,7 @@ class PendingExpiry:
         self._candidates: pa.Table | None = None
         if expired:
             kept_snapshots = snapshots_by_id(metadata, self._kept)
-            self._kept_manifests = frozenset(m.manifest_path for m in unique_manifests(store, kept_snapshots))
+            self._kept_manifests = frozenset(listed_manifests(store, kept_snapshots, keep=keep).paths())
             tables = reach_tables(
                 metadata, store, expired, skip_entries=self._kept_manifests, progress=progress, keep=keep
             )

@@ -26,7 +26,7 @@ import pyarrow.compute as pc
 from icebook.analysis._frames import frame
 from icebook.analysis.maintenance.expiry_rules import clock_ms, gc_enabled
 from icebook.analysis.store.manifests import ManifestStore
-from icebook.analysis.store.reachable import files_table, reach_tables, snapshots_by_id, unique_manifests
+from icebook.analysis.store.reachable import files_table, listed_manifests, reach_tables, snapshots_by_id
 from icebook.analysis.store.table_like import TableLike
 from icebook.errors import IcebookError
 from icebook.io.fileio import FileInfo, FileIO
@@ -237,9 +237,8 @@ class PendingOrphans:
         self._first = np.full(n, np.iinfo(np.int64).max, dtype=np.int64)
         self._ref_scheme = np.full(n, None, dtype=object)
         self._ref_authority = np.full(n, None, dtype=object)
-        self._positions = {
-            m.manifest_path: i for i, m in enumerate(unique_manifests(store, snapshots_by_id(metadata, None)))
-        }
+        self._listed = listed_manifests(store, snapshots_by_id(metadata, None))
+        self._positions = {path: i for i, path in enumerate(self._listed.paths())}
         self._seen: set[str] = set()
         self._lock = threading.Lock()
 
@@ -282,7 +281,9 @@ class PendingOrphans:
         with self._lock:
             seen = set(self._seen)
         tail = len(self._positions)
-        for manifest, reached in reach_tables(self._metadata, self._store, None, skip_entries=seen, progress=progress):
+        for manifest, reached in reach_tables(
+            self._metadata, self._store, None, skip_entries=seen, progress=progress, listed=self._listed
+        ):
             self._mark(tail if manifest is None else self._positions[manifest.manifest_path], reached)
         hint = self._metadata.location.rstrip("/") + "/metadata/" + VERSION_HINT
         metadata_files = [

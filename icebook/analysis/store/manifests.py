@@ -124,6 +124,13 @@ class ManifestStore:
             self._lists.put(snapshot.manifest_list, manifests)
         return manifests
 
+    def held_manifest_list(self, snapshot: Snapshot) -> tuple[ManifestFile, ...] | None:
+        """The snapshot's manifests when this store holds its list already (nothing is read), else None."""
+        if snapshot.manifest_list is None:
+            return None
+        with self._lock:
+            return self._lists.get(snapshot.manifest_list)
+
     def entries(self, manifest: ManifestFile, columns: Collection[str] | None = None, *, keep: bool = True) -> pa.Table:
         """The entries of one manifest, inheritance applied: every column, or at least ``columns``
         (a table holding more may be returned). Asking for fewer columns sends fewer back from the
