@@ -331,20 +331,12 @@ def test_every_class_name_is_defined_once() -> None:
     assert not twice, f"class names defined more than once: {twice}"
 
 
-# Modules that still share a file name; none do (the public ``icebook/spark.py`` sits beside the engine's
-# ``engines/spark_engine.py``), so the list only stays empty.
-SHARED_FILE_NAMES: set[str] = set()
-
-
 def test_module_file_names_say_what_they_hold() -> None:
     """No two modules share a file name (``__init__.py`` aside), so a name found in a traceback, an import
-    or a search is one module; the few that still do are listed, and the list only shrinks."""
+    or a search is one module (the public ``icebook/spark.py`` sits beside the engine's ``spark_engine.py``)."""
     where: dict[str, list[str]] = {}
     for path in sorted(PACKAGE.rglob("*.py")):
         if path.name != "__init__.py":
             where.setdefault(path.name, []).append(str(path.relative_to(PACKAGE)))
-    shared = {name for name, paths in where.items() if len(paths) > 1}
-    assert shared <= SHARED_FILE_NAMES, (
-        f"modules sharing a file name: { {n: where[n] for n in shared - SHARED_FILE_NAMES} }"
-    )
-    assert shared >= SHARED_FILE_NAMES, f"no longer shared, drop from the list: {SHARED_FILE_NAMES - shared}"
+    shared = {name: paths for name, paths in where.items() if len(paths) > 1}
+    assert not shared, f"modules sharing a file name: {shared}"
