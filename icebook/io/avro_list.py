@@ -202,21 +202,30 @@ def read_manifest_list(
             and mf.sequence_number is not None
             and mf.sequence_number > snapshot_sequence_number
         ):
-            raise MetadataError(
-                path,
-                f"manifests[{i}].sequence_number",
-                f"{mf.sequence_number} is greater than the sequence number {snapshot_sequence_number} "
-                f"of snapshot {snapshot_id if snapshot_id is not None else '?'}",
-                kind="manifest list",
-            )
+            raise manifest_after_snapshot(path, i, mf.sequence_number, snapshot_sequence_number, snapshot_id)
         out.append(mf)
     return tuple(out)
+
+
+def manifest_after_snapshot(
+    path: str, row: int, sequence_number: int, snapshot_sequence_number: int, snapshot_id: int | None
+) -> MetadataError:
+    """The error for a list's manifest added after the list's snapshot (its sequence number is greater),
+    whether the list is read record by record or column-wise."""
+    return MetadataError(
+        path,
+        f"manifests[{row}].sequence_number",
+        f"{sequence_number} is greater than the sequence number {snapshot_sequence_number} "
+        f"of snapshot {snapshot_id if snapshot_id is not None else '?'}",
+        kind="manifest list",
+    )
 
 
 __all__ = [
     "NON_NEGATIVE",
     "avro_records",
     "int_fields",
+    "manifest_after_snapshot",
     "manifest_file_from_record",
     "negative_field",
     "read_bytes_for",

@@ -22,7 +22,7 @@ import pyarrow.compute as pc
 
 from icebook.analysis.store.entries import Entries
 from icebook.analysis.store.manifests import ManifestStore, parallel_map
-from icebook.errors import MetadataError
+from icebook.io.avro_list import manifest_after_snapshot
 from icebook.io.list_columns import read_list_columns
 from icebook.io.worker_pool import SETTINGS
 from icebook.spec.manifest import FileKind, ManifestFile
@@ -172,12 +172,12 @@ def _check_sequence_numbers(
         return
     row = int(np.flatnonzero(np.asarray(late.to_numpy(zero_copy_only=False), dtype=bool))[0])
     snapshot = snapshots[int(index[row])]
-    raise MetadataError(
+    raise manifest_after_snapshot(
         snapshot.manifest_list or "",
-        f"manifests[{int(position[row])}].sequence_number",
-        f"{sequence[row].as_py()} is greater than the sequence number {snapshot_sequence_number(snapshot)} "
-        f"of snapshot {snapshot.snapshot_id}",
-        kind="manifest list",
+        int(position[row]),
+        sequence[row].as_py(),
+        snapshot_sequence_number(snapshot),
+        snapshot.snapshot_id,
     )
 
 
