@@ -9,7 +9,7 @@ table: 200 manifests of 2,500 entries), with:
 * polars-avro with its options: defaults, a projection (the entry fields only), ``batch_size``, ``utf8_view``,
   ``rechunk``, every manifest in one call, the blocks inflated first by zlib (``avro_header.inflated``), and
   its reader called without its polars frame after that inflate (what icebook's workers run:
-  ``avro_decode._read_polars_avro``);
+  ``avro_decode.read_polars_avro``);
 * DuckDB's ``read_avro`` (the ``avro`` extension: DuckDB downloads it from its own site, which may not be
   reachable; the output says so);
 * icebook's whole path: ``read_manifest_entries`` (a worker process, the checks, inheritance), and the
@@ -164,13 +164,13 @@ def _polars_avro_inflated(datas: list[bytes]) -> int:
 
 def _polars_avro_reader(datas: list[bytes]) -> int:
     """polars-avro's reader without its polars frame, after zlib's inflate: what icebook's workers run."""
-    from icebook.io.avro_decode import _read_polars_avro
+    from icebook.io.avro_decode import read_polars_avro
     from icebook.io.avro_header import inflated
 
     total = 0
     for d in datas:
         stored = inflated(d, check_framing(d, "m", kind="manifest"), "m", kind="manifest")
-        total += _read_polars_avro(stored, None).num_rows
+        total += read_polars_avro(stored, None).num_rows
     return total
 
 

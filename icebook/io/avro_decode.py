@@ -19,7 +19,7 @@ import pickle
 import sys
 import time
 from collections.abc import Callable, Iterator, Sequence
-from functools import cache
+from functools import cache, lru_cache
 from importlib.machinery import EXTENSION_SUFFIXES
 from importlib.util import find_spec, module_from_spec, spec_from_file_location
 from pathlib import Path
@@ -30,6 +30,7 @@ import pyarrow as pa
 from icebook.io.arrow_columns import single_array
 from icebook.io.avro_header import check_framing, inflated, parse_container_header, write_container_header
 from icebook.io.avro_schema import ManifestLayout
+from icebook.io.avro_unions import guard_unions, unguard_batch
 from icebook.io.metric_facts import METRIC_MAP_TYPES, METRIC_MAPS, facts_of_columns
 
 ENTRY_COLUMNS = ("status", "snapshot_id", "sequence_number", "file_sequence_number")
@@ -117,23 +118,23 @@ def _top_level(layout: ManifestLayout, names: Sequence[str]) -> list[str]:
     return wanted
 
 
-def _without_empty_partition(data: bytes, layout: ManifestLayout) -> bytes:
-    """The same file with the zero-field ``partition`` record removed from its Avro schema.
+def _without_empty_partition(layout: ManifestLayout) -> Callable[[dict[str, Any]], None]:
+    """An edit of a manifest's writer schema that removes the zero-field ``partition`` record.
 
     An unpartitioned manifest's partition is an empty record, which encodes to zero bytes,
     so dropping it from the writer schema leaves every data block valid. polars-avro cannot
     build an Arrow struct with no fields; this lets it read unpartitioned manifests.
     """
-    meta, sync, header_len = parse_container_header(data)
-    schema = json.loads(meta["avro.schema"])
     df_name = layout.entry_names["data_file"]
     part_name = layout.data_file_names["partition"]
-    for f in schema["fields"]:
-        if f["name"] == df_name:
-            record = f["type"] if isinstance(f["type"], dict) else next(b for b in f["type"] if b != "null")
-            record["fields"] = [g for g in record["fields"] if g["name"] != part_name]
-    meta["avro.schema"] = json.dumps(schema).encode("utf-8")
-    return write_container_header(meta, sync) + data[header_len:]
+
+    def edit(schema: dict[str, Any]) -> None:
+        for f in schema["fields"]:
+            if f["name"] == df_name:
+                record = f["type"] if isinstance(f["type"], dict) else next(b for b in f["type"] if b != "null")
+                record["fields"] = [g for g in record["fields"] if g["name"] != part_name]
+
+    return edit
 
 
 def decode_polars_avro(
@@ -142,9 +143,10 @@ def decode_polars_avro(
     # Inflated here by zlib's rules, once: polars-avro then reads stored blocks and inflates nothing itself.
     data = inflated(data, check_framing(data, "<manifest>", kind="manifest"), "<manifest>", kind="manifest")
     cols = _top_level(layout, list(targets))
+    edit = None
     if not layout.partition_fields and layout.entry_names["data_file"] in cols:
-        data = _without_empty_partition(data, layout)
-    return _from_arrow_table(_read_polars_avro(data, cols), layout, targets)
+        edit = _without_empty_partition(layout)
+    return _from_arrow_table(read_polars_avro(data, cols, edit), layout, targets)
 
 
 _BATCH_ROWS = 32768  # read_avro's own batch size
@@ -190,16 +192,36 @@ def preload() -> None:
             import polars_avro  # noqa: F401
 
 
-def _read_polars_avro(data: bytes, columns: list[str] | None) -> pa.Table:
-    """The ``columns`` (None: all) of an Avro file as polars-avro's reader decodes them, its Arrow batches
-    imported as they are. ``read_avro`` wraps the same reader in a polars LazyFrame, built anew for each file,
-    and then converts the frame to Arrow: on manifests of a few thousand entries that costs more CPU than
-    the reading. When this polars-avro does not have the reader where ``_native_reader`` looks, ``read_avro``."""
+@lru_cache(maxsize=64)
+def _guarded_json(schema: bytes) -> bytes:
+    """``guard_unions`` of a writer schema's JSON, kept: a worker reads many manifests of one schema."""
+    return json.dumps(guard_unions(json.loads(schema))).encode("utf-8")
+
+
+def read_polars_avro(
+    data: bytes, columns: list[str] | None, edit: Callable[[dict[str, Any]], None] | None = None
+) -> pa.Table:
+    """The ``columns`` (None: all) of the Avro container ``data`` as polars-avro's reader decodes them, with
+    every optional value read strictly (``io/avro_unions.py``: a damaged union index raises) and the writer
+    schema first changed by ``edit``, when given. The reader's Arrow batches are imported as they are:
+    ``read_avro`` wraps the same reader in a polars LazyFrame, built anew for each file, and then converts
+    the frame to Arrow, which on manifests of a few thousand entries costs more CPU than the reading. When
+    this polars-avro does not have the reader where ``_native_reader`` looks, ``read_avro`` (polars has no
+    union type, so every file then fails here and is read by the next decoder)."""
+    meta, sync, header_len = parse_container_header(data)
+    written = meta["avro.schema"]
+    if edit is not None:
+        schema = json.loads(written)
+        edit(schema)
+        written = json.dumps(schema).encode("utf-8")
+    meta["avro.schema"] = _guarded_json(written)
+    data = write_container_header(meta, sync) + data[header_len:]
     reader = _native_reader()
     if reader is None:
         import polars_avro
 
-        return polars_avro.read_avro(io.BytesIO(data), columns=columns).to_arrow()
+        table = polars_avro.read_avro(io.BytesIO(data), columns=columns).to_arrow()
+        return pa.Table.from_batches([unguard_batch(b) for b in table.to_batches()])
     buffer = io.BytesIO(data)
 
     def opened() -> contextlib.AbstractContextManager[io.BytesIO]:
@@ -207,10 +229,10 @@ def _read_polars_avro(data: bytes, columns: list[str] | None) -> pa.Table:
         return contextlib.nullcontext(buffer)
 
     source = reader([opened], False, False)  # strict, utf8_view: as read_avro's defaults
-    batches = [pa.record_batch(batch) for batch in source.batch_iter(_BATCH_ROWS, columns)]
+    batches = [unguard_batch(pa.record_batch(batch)) for batch in source.batch_iter(_BATCH_ROWS, columns)]
     if not batches:
         empty = pa.record_batch(source.schema())
-        batches = [empty if columns is None else empty.select(columns)]
+        batches = [unguard_batch(empty if columns is None else empty.select(columns))]
     return pa.Table.from_batches(batches)
 
 
@@ -360,4 +382,5 @@ __all__ = [
     "avro_records",
     "manifest_columns",
     "manifest_entry_record",
+    "read_polars_avro",
 ]

@@ -11,7 +11,6 @@ the caller maps them back to files by the record counts the framing declared.
 
 from __future__ import annotations
 
-import io
 import json
 import os
 import stat
@@ -20,6 +19,7 @@ from typing import Any
 
 import pyarrow as pa
 
+from icebook.io.avro_decode import read_polars_avro
 from icebook.io.avro_header import AvroFraming, check_deflate_blocks, check_framing, write_container_header, write_long
 
 _SYNC = b"icebook-lists-16"
@@ -64,8 +64,6 @@ def list_columns(sources: Sequence[str | bytes], names: Sequence[str], strings: 
     - ``("undecodable", problem)``: a group of files did not decode as a whole (the caller reads them
       one at a time, which names the file).
     """
-    import polars_avro
-
     groups: dict[tuple[bytes, str], list[tuple[int, bytes, AvroFraming]]] = {}
     counts: list[int] = []
     for index, source in enumerate(sources):
@@ -95,10 +93,7 @@ def list_columns(sources: Sequence[str | bytes], names: Sequence[str], strings: 
             return ("undecodable", "a writer schema has no partition_spec_id")
         if expected:
             try:
-                frame = polars_avro.read_avro(
-                    io.BytesIO(_container(schema_json, codec, [(d, f) for _, d, f in files])), columns=wanted
-                )
-                decoded = frame.to_arrow()
+                decoded = read_polars_avro(_container(schema_json, codec, [(d, f) for _, d, f in files]), wanted)
             except BaseException as exc:  # a native panic is a BaseException; both mean "read them one by one"
                 if isinstance(exc, (KeyboardInterrupt, SystemExit)):
                     raise

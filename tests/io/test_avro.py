@@ -399,12 +399,12 @@ def test_manifest_list_reads_from_bytes_only(avro_spark_tables: dict[str, Any], 
 @pytest.mark.parametrize("entries", [0, 1, 2500])
 @pytest.mark.parametrize("columns", [None, ["status", "data_file"], ["snapshot_id"]])
 def test_the_workers_polars_avro_reader_gives_what_read_avro_gives(entries: int, columns: list[str] | None) -> None:
-    # The worker calls polars-avro's reader without its polars frame (avro_decode._read_polars_avro): the same
+    # The worker calls polars-avro's reader without its polars frame (avro_decode.read_polars_avro): the same
     # columns, values and row order as read_avro, on stored blocks as the worker hands it them.
     import polars_avro
     from _synthetic import manifest_bytes
 
-    from icebook.io.avro_decode import _read_polars_avro
+    from icebook.io.avro_decode import read_polars_avro
     from icebook.io.avro_header import check_framing, inflated, parse_container_header
 
     data = manifest_bytes(max(entries, 1))
@@ -415,7 +415,7 @@ def test_the_workers_polars_avro_reader_gives_what_read_avro_gives(entries: int,
         fastavro.writer(out, schema, [], codec="deflate")
         data = out.getvalue()
     stored = inflated(data, check_framing(data, "m.avro", kind="manifest"), "m.avro", kind="manifest")
-    ours = _read_polars_avro(stored, columns)
+    ours = read_polars_avro(stored, columns)
     theirs = polars_avro.read_avro(io.BytesIO(stored), columns=columns).to_arrow()
     assert ours.num_rows == theirs.num_rows == entries
     assert ours.schema.names == theirs.schema.names
