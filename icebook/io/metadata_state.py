@@ -48,9 +48,11 @@ def read_table_state(fileio: FileIO, path: str) -> TableState:
     """What the metadata file at ``path`` says is current (``TableState``)."""
     data = inflate_metadata_json(fileio.read_bytes(path), file=path)
     try:
-        raw = _DECODER.decode(data)
+        # msgspec checks the UTF-8 only of the strings it decodes, not of the keys and values it skips: the
+        # whole text is decoded first, so a file that is not UTF-8 goes to the full parser, as it does.
+        raw = _DECODER.decode(data.decode("utf-8"))
     except (msgspec.DecodeError, msgspec.ValidationError, RecursionError, UnicodeDecodeError):
-        raw = None  # msgspec raises UnicodeDecodeError for a string that is not UTF-8: the full parser names it
+        raw = None  # the full parser names the file and where it is broken
     if (
         raw is None
         or raw.format_version not in SUPPORTED_FORMAT_VERSIONS

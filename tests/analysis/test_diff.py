@@ -10,10 +10,12 @@ from typing import Any
 
 import pandas as pd
 import pytest
+from _support.fuzz import DamagedFileIO
 from _support.java_oracle import java_files
 
 import icebook
 from icebook.analysis.history.diff import SnapshotDiff, diff
+from icebook.analysis.history.metadata_history import MetadataHistory
 from icebook.display.registry import render_html, render_text
 from icebook.io.fileio import ArrowFileIO
 from icebook.scenarios import SCENARIOS
@@ -280,6 +282,26 @@ def test_unknown_properties_are_said_to_be_unknown(tables: dict[str, Table]) -> 
     d = diff(t, t.snapshots[0].snapshot_id, "main", read_history=False, progress=False)
     assert d.property_changes == ()
     assert any("unknown" in n for n in d.notes)
+
+
+def test_a_damaged_committing_file_is_named_in_the_note(tables: dict[str, Table]) -> None:
+    # The file that committed b exists but is not UTF-8: the note names it and why, not "deleted or never logged".
+    t = tables["events"]
+    first, b = t.snapshots[0], t.snapshots[-2]
+    committing = MetadataHistory(t.metadata, t.fileio).committing(b)
+    assert committing is not None and committing.file is not None and committing.state is not None
+    data = Path(committing.file).read_bytes()
+    damaged = open_table(t.metadata_location, fileio=DamagedFileIO(committing.file, b"\x9e" + data[1:]))
+    clean = diff(t, first.snapshot_id, b.snapshot_id, progress=False)
+    d = diff(damaged, first.snapshot_id, b.snapshot_id, progress=False)
+    assert clean.notes == ()
+    assert d.notes == (
+        f"b: the metadata file that committed snapshot {b.snapshot_id} may be one that could not be read "
+        f"(metadata {committing.file}: not valid UTF-8 at byte 0), so its default partition spec, sort order and "
+        "table properties are unknown; only the current properties are known",
+    )
+    assert d.property_changes == () and f"note: {d.notes[0]}" in render_text(d)
+    assert d.added_files.equals(clean.added_files) and d.schema_changes == clean.schema_changes
 
 
 def test_same_snapshot_is_empty(tables: dict[str, Table]) -> None:

@@ -11,6 +11,7 @@ from typing import Any
 
 import pytest
 from _support.conformance import spark_readable
+from _support.fuzz import DamagedFileIO
 
 import icebook
 from icebook.analysis.expr.projection import explain_in_spec
@@ -23,6 +24,7 @@ from icebook.spec.schema import Schema
 from icebook.spec.transforms import parse_transform
 from icebook.spec.types import NestedField, PrimitiveType, StructType
 from icebook.table import Table
+from icebook.table.opening import open_table
 
 
 @pytest.fixture(scope="module")
@@ -302,3 +304,29 @@ def test_a_gap_in_the_log_makes_unknown_only_what_first_shows_after_it(tmp_path:
         if sid != 1 and index - 1 != gap:
             expected = json.loads(Path(files[index]).read_text())["last-updated-ms"]
             assert by_id[sid].became_current_ms == expected, sid
+
+
+@pytest.mark.spark
+def test_an_earlier_file_that_is_not_utf8_is_noted_by_name(events: Table) -> None:
+    # Found by the fuzz test: a byte flipped in the key "properties" of an earlier file left the file readable to
+    # the typed decoder, with no properties, so the property history changed and nothing said why.
+    damaged_file = events.metadata.metadata_log[-1].metadata_file
+    data = Path(damaged_file).read_bytes()
+    at = data.index(b'"properties"') + 2
+    fileio = DamagedFileIO(damaged_file, data[:at] + b"\x9e" + data[at + 1 :])
+    t = open_table(events.metadata_location, fileio=fileio)
+    ev = evolution(t)
+    clean = evolution(events)
+    assert ev.notes == (
+        f"1 of {len(events.metadata.metadata_log) + 1} metadata files of the log could not be read (the first: "
+        f"metadata {damaged_file}: not valid UTF-8 at byte {at}): for them, what was current is unknown",
+    )
+    assert f"note: {ev.notes[0]}" in render_text(ev) and damaged_file in render_html(ev)
+    # The files before the damaged one say what they said; after the gap, the current file's properties are
+    # each "initial" (no one commit can be said to have set them), and none is attributed to the damaged file.
+    earlier = [e.metadata_file for e in events.metadata.metadata_log[:-1]]
+    ours, theirs = ev.property_history, clean.property_history
+    assert ours[ours["metadata_file"].isin(earlier)].equals(theirs[theirs["metadata_file"].isin(earlier)])
+    after = ours[~ours["metadata_file"].isin(earlier)]
+    assert set(after["metadata_file"]) == {None} and set(after["kind"]) == {"initial"}
+    assert dict(zip(after["name"], after["after"], strict=True)) == dict(events.metadata.properties)

@@ -47,14 +47,24 @@ def test_a_broken_file_fails_as_the_full_parse_does(scenario_locations: dict[str
         read_table_state(ArrowFileIO(), str(cut))
 
 
-def test_a_string_that_is_not_utf8_fails_as_the_full_parse_does(tmp_path: Path) -> None:
-    # Found by the fuzz test: msgspec raised a bare UnicodeDecodeError for a byte flipped inside a string.
+@pytest.mark.parametrize(
+    "before",
+    [
+        b'"commit.retry.num-retries": "',  # a property's value, which the typed decoder reads
+        b'"p',  # the properties key: a key it does not know, so it skips it (the properties then read as none)
+        b'"location": "s3',  # a value it skips
+        b'"table-u',  # another key it skips
+    ],
+)
+def test_a_byte_that_is_not_utf8_fails_as_the_full_parse_does(tmp_path: Path, before: bytes) -> None:
+    # Found by the fuzz test, twice: msgspec raised a bare UnicodeDecodeError for a string it decodes, and read
+    # past one in a key or value it skips (so evolution showed the file's properties as none, unmarked).
     data = json.dumps(v2()).encode()
-    at = data.index(b'"properties"')
-    at = data.index(b'": "', at) + 5  # inside the first property's value, which the typed decoder reads
+    anchor = data.index(b'"properties"') if before == b'"p' else data.index(before)
+    at = anchor + len(before)
     broken = tmp_path / "v3.metadata.json"
-    broken.write_bytes(data[:at] + b"\xd3" + data[at + 1 :])
-    with pytest.raises(MetadataError) as full:
+    broken.write_bytes(data[:at] + b"\x9e" + data[at + 1 :])
+    with pytest.raises(MetadataError, match=f"not valid UTF-8 at byte {at}$") as full:
         read_table_metadata(ArrowFileIO(), str(broken))
     with pytest.raises(MetadataError) as light:
         read_table_state(ArrowFileIO(), str(broken))

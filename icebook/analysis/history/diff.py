@@ -390,10 +390,14 @@ def _state(
     else:
         notes.append(f"{label}: snapshot has no schema-id and its metadata file is unavailable; schema unknown")
     if at is None:
+        which = (
+            f"may be one that could not be read ({committed.error or committed.file})"
+            if committed is not None
+            else "is not available (deleted or never logged)"
+        )
         notes.append(
-            f"{label}: the metadata file that committed snapshot {snapshot.snapshot_id} is not available "
-            "(deleted or never logged), so its default partition spec, sort order and table properties are "
-            "unknown; only the current properties are known"
+            f"{label}: the metadata file that committed snapshot {snapshot.snapshot_id} {which}, so its default "
+            "partition spec, sort order and table properties are unknown; only the current properties are known"
         )
         return _StateAtCommit(schema, None, None, None)
     return _StateAtCommit(schema, at.default_spec(), at.default_sort_order(), dict(at.properties))

@@ -88,8 +88,9 @@ class MetadataHistory:
         """The metadata file that committed ``snapshot``: the first one (in log order) listing it.
 
         A file written by the commit has ``last-updated-ms`` at or after the snapshot's
-        ``timestamp-ms``, so the search starts there; files that cannot be read are skipped and
-        the answer is then None only if no readable file lists the snapshot before a later one does.
+        ``timestamp-ms``, so the search starts there. A file that cannot be read from there on may
+        have been the committing one: the answer is then that file's version (``state`` None, with
+        its ``error``), so the caller can say which file and why. None: no file lists the snapshot.
         """
         start = bisect.bisect_left(self._timestamps, snapshot.timestamp_ms)
         # Clocks of different writers may disagree a little: look one file back too.
@@ -98,8 +99,7 @@ class MetadataHistory:
             if version.state is None:
                 if index < start:
                     continue
-                # Unknown: the unreadable file may have been the committing one.
-                return None
+                return version  # unknown: the unreadable file may have been the committing one
             if version.state.knows(snapshot.snapshot_id):
                 return version
         return None
