@@ -10,15 +10,19 @@ Arrow.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Collection, Iterator, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from icebook.spec.manifest import EntryStatus, FileContent, FileKind
+from icebook.spec.manifest import EntryStatus, FileContent, FileKind, ManifestContent, ManifestFile
+
+if TYPE_CHECKING:
+    from icebook.analysis.store.manifests import ManifestStore
+    from icebook.spec.snapshots import Snapshot
 
 UNPARTITIONED = "unpartitioned"
 _CONTENT_KINDS = pa.array([FileKind.of_content(c).value for c in FileContent], pa.string())
@@ -64,9 +68,13 @@ class Entries:
         return ~self.status_is(EntryStatus.DELETED)
 
     def alive(self) -> Entries:
-        """Only the entries alive; the same table when all are (filtering copies every nested column)."""
-        live = self.alive_mask()
-        return self if live.all() else Entries(self.table.filter(pa.array(live)))
+        """Only the entries alive."""
+        return self._where(self.alive_mask())
+
+    def _where(self, keep: np.ndarray) -> Entries:
+        """Only the entries ``keep`` marks; the same table when it marks all (filtering copies every nested
+        column)."""
+        return self if keep.all() else Entries(self.table.filter(pa.array(keep)))
 
     # ------------------------------------------------------------------ content
 
@@ -76,6 +84,10 @@ class Entries:
 
     def content_is(self, content: FileContent) -> np.ndarray:
         return self.content() == int(content)
+
+    def of_content(self, content: FileContent) -> Entries:
+        """Only the entries of ``content`` files."""
+        return self._where(self.content_is(content))
 
     def kinds(self) -> pa.Array:
         """Each entry's ``FileKind`` value as the reference implementation counts a file it deletes (a
@@ -98,4 +110,14 @@ class Entries:
         return _ints(self.sizes(), 0)
 
 
-__all__ = ["UNPARTITIONED", "Entries", "counted_size", "partition_label"]
+def live_data_entries(
+    store: ManifestStore, snapshot: Snapshot, columns: Collection[str]
+) -> Iterator[tuple[ManifestFile, Entries]]:
+    """Each data manifest of ``snapshot`` with its live data files' entries (``columns`` of the entry table,
+    ``status`` and ``content`` among them)."""
+    for manifest in store.manifest_list(snapshot):
+        if manifest.effective_content == ManifestContent.DATA:
+            yield manifest, Entries(store.entries(manifest, columns)).alive().of_content(FileContent.DATA)
+
+
+__all__ = ["UNPARTITIONED", "Entries", "counted_size", "live_data_entries", "partition_label"]

@@ -12,9 +12,8 @@ from dataclasses import dataclass
 
 import pandas as pd
 
-from icebook.analysis.store.entries import Entries
+from icebook.analysis.store.entries import live_data_entries
 from icebook.analysis.store.table_like import TableLike
-from icebook.spec.manifest import FileContent, ManifestContent
 from icebook.spec.schema import Schema
 from icebook.spec.snapshots import Snapshot
 from icebook.spec.types import GeoType
@@ -95,20 +94,14 @@ def geo_bounds(table: TableLike, snapshot: Snapshot | None, schema: Schema) -> G
     boxes: list[GeoBox] = []
     missing: list[tuple[str, str]] = []
     if snapshot is not None and geo:
-        for manifest in table.store.manifest_list(snapshot):
-            if manifest.effective_content != ManifestContent.DATA:
-                continue
-            entries = Entries(table.store.entries(manifest, _COLUMNS)).alive()
-            data = entries.content_is(FileContent.DATA)
+        for manifest, entries in live_data_entries(table.store, snapshot, _COLUMNS):
             rows = zip(
                 entries.column("file_path").to_pylist(),
                 entries.column("lower_bounds").to_pylist(),
                 entries.column("upper_bounds").to_pylist(),
                 strict=True,
             )
-            for is_data, (path, lower, upper) in zip(data.tolist(), rows, strict=True):
-                if not is_data:
-                    continue
+            for path, lower, upper in rows:
                 low, high = _bounds(lower), _bounds(upper)
                 for fid, (name, t) in geo.items():
                     if fid not in low or fid not in high:

@@ -20,15 +20,13 @@ from dataclasses import dataclass
 
 import numpy as np
 import pandas as pd
-import pyarrow.compute as pc
 
 from icebook.analysis._frames import frame
-from icebook.analysis.store.entries import Entries
+from icebook.analysis.store.entries import live_data_entries
 from icebook.analysis.store.manifests import read_ahead
 from icebook.analysis.store.table_like import TableLike
 from icebook.analysis.v3.file_fields import file_field_ids
 from icebook.analysis.v3.findings import Severity, V3Finding
-from icebook.spec.manifest import FileContent, ManifestContent
 from icebook.spec.schema import ROW_ID_ID
 from icebook.spec.snapshots import Snapshot, snapshot_sequence_number
 
@@ -182,11 +180,7 @@ class _Live:
 
 def _live_files(table: TableLike, snapshot: Snapshot) -> list[_Live]:
     out: list[_Live] = []
-    for manifest in table.store.manifest_list(snapshot):
-        if manifest.effective_content != ManifestContent.DATA:
-            continue
-        entries = Entries(table.store.entries(manifest, _COLUMNS)).alive()
-        data = entries.table.filter(pc.equal(pc.fill_null(entries.column("content"), int(FileContent.DATA)), 0))
+    for _, data in live_data_entries(table.store, snapshot, _COLUMNS):
         columns = [data.column(c).to_pylist() for c in _COLUMNS[3:]]
         out.extend(
             _Live(path, str(fmt), size, count, first, bool(inherited), added_by)
