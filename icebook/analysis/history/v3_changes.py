@@ -30,6 +30,7 @@ import pyarrow.compute as pc
 from icebook.analysis._frames import frame
 from icebook.analysis.scan.columns import utf8_column
 from icebook.analysis.store.metrics import MapColumn
+from icebook.analysis.v3.row_lineage import RowIdRange, SnapshotRowIds, snapshot_row_ids
 from icebook.errors import MetadataError
 from icebook.spec.manifest import FileContent, FileFormat
 from icebook.spec.schema import DELETE_FILE_PATH_ID
@@ -103,40 +104,6 @@ class DvChange:
         return f"DV for file {name} replaced: {self.before_rows} → {self.after_rows} deleted rows"
 
 
-@dataclass(frozen=True, slots=True)
-class RowIdRange:
-    """Row ids ``[first, first + count)``: one data file's, or several adjacent files' merged."""
-
-    first: int
-    count: int
-    file_path: str | None = None
-    """The data file, when the range is one file's."""
-
-    @property
-    def last(self) -> int:
-        """The last id in the range (``first - 1`` when it is empty)."""
-        return self.first + self.count - 1
-
-    def text(self) -> str:
-        return f"{self.first}–{self.last}" if self.count else f"none at {self.first}"
-
-
-@dataclass(frozen=True, slots=True)
-class CommitRowIds:
-    """The row ids a snapshot assigned (``first-row-id``, ``added-rows``); None before v3."""
-
-    snapshot_id: int
-    operation: str | None
-    first_row_id: int | None
-    added_rows: int | None
-
-    @property
-    def assigned(self) -> RowIdRange | None:
-        if self.first_row_id is None:
-            return None
-        return RowIdRange(self.first_row_id, self.added_rows or 0)
-
-
 @dataclass(frozen=True, slots=True, kw_only=True)
 class V3Changes:
     """A change's deletion vectors and row ids (empty for tables before v3)."""
@@ -144,7 +111,7 @@ class V3Changes:
     dv_changes: tuple[DvChange, ...] = ()
     row_ids: tuple[RowIdRange, ...] = ()
     """The added data files' row-id ranges, one per file, by first id."""
-    commits: tuple[CommitRowIds, ...] = ()
+    commits: tuple[SnapshotRowIds, ...] = ()
     """The commits of the change that assigned row ids, oldest first."""
 
     @property
@@ -352,13 +319,9 @@ def added_row_ids(added: pa.Table) -> tuple[RowIdRange, ...]:
     return tuple(sorted(ranges, key=lambda r: (r.first, r.file_path or "")))
 
 
-def commit_row_ids(commits: Sequence[Snapshot]) -> tuple[CommitRowIds, ...]:
+def commit_row_ids(commits: Sequence[Snapshot]) -> tuple[SnapshotRowIds, ...]:
     """The commits that assigned row ids (those with a ``first-row-id``)."""
-    return tuple(
-        CommitRowIds(s.snapshot_id, s.operation, s.first_row_id, s.added_rows)
-        for s in commits
-        if s.first_row_id is not None
-    )
+    return snapshot_row_ids(s for s in commits if s.first_row_id is not None)
 
 
 def v3_changes(added: pa.Table, removed: pa.Table, commits: Sequence[Snapshot]) -> V3Changes:
@@ -371,7 +334,6 @@ def v3_changes(added: pa.Table, removed: pa.Table, commits: Sequence[Snapshot]) 
 
 __all__ = [
     "V3_COLUMNS",
-    "CommitRowIds",
     "DeleteFileRef",
     "DvChange",
     "DvChangeKind",

@@ -16,6 +16,7 @@ The rules checked here, each finding naming the file or snapshot and the field:
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass
 
 import numpy as np
@@ -43,9 +44,27 @@ _COLUMNS = (
 )
 
 
+@dataclass(frozen=True, slots=True)
+class RowIdRange:
+    """Row ids ``[first, first + count)``: one data file's, or several adjacent files' merged."""
+
+    first: int
+    count: int
+    file_path: str | None = None
+    """The data file, when the range is one file's."""
+
+    @property
+    def last(self) -> int:
+        """The last id in the range (``first - 1`` when it is empty)."""
+        return self.first + self.count - 1
+
+    def text(self) -> str:
+        return f"{self.first}–{self.last}" if self.count else f"none at {self.first}"
+
+
 @dataclass(frozen=True, slots=True, kw_only=True)
 class SnapshotRowIds:
-    """One snapshot's claim on row ids."""
+    """One snapshot's claim on row ids (``first-row-id``, ``added-rows``; None before v3)."""
 
     snapshot_id: int
     sequence_number: int
@@ -54,11 +73,17 @@ class SnapshotRowIds:
     added_rows: int | None
 
     @property
-    def end(self) -> int | None:
-        """One past the last id the snapshot claims (None before the table was v3)."""
+    def assigned(self) -> RowIdRange | None:
+        """The claim as a range (None before the table was v3)."""
         if self.first_row_id is None:
             return None
-        return self.first_row_id + (self.added_rows or 0)
+        return RowIdRange(self.first_row_id, self.added_rows or 0)
+
+    @property
+    def end(self) -> int | None:
+        """One past the last id the snapshot claims (None before the table was v3)."""
+        claim = self.assigned
+        return None if claim is None else claim.last + 1
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -154,7 +179,8 @@ def _finding(level: Severity, subject: str, field: str, message: str) -> V3Findi
     return V3Finding(level=level, subject=subject, field=field, message=message)
 
 
-def _snapshot_ranges(snapshots: tuple[Snapshot, ...]) -> tuple[SnapshotRowIds, ...]:
+def snapshot_row_ids(snapshots: Iterable[Snapshot]) -> tuple[SnapshotRowIds, ...]:
+    """Each snapshot's claim on row ids, in the order given."""
     return tuple(
         SnapshotRowIds(
             snapshot_id=s.snapshot_id,
@@ -249,7 +275,7 @@ def _snapshot_findings(ranges: list[SnapshotRowIds], next_row_id: int | None) ->
 def row_lineage(table: TableLike, snapshot: Snapshot | None) -> RowLineage:
     """Row-id ranges of every snapshot and of the live data files at ``snapshot``, with the rules checked."""
     metadata = table.metadata
-    snapshots = _snapshot_ranges(table.snapshots)
+    snapshots = snapshot_row_ids(table.snapshots)
     claimed = sorted((s for s in snapshots if s.first_row_id is not None), key=lambda s: (s.first_row_id, s.end))
     findings = _snapshot_findings(claimed, metadata.next_row_id)
     starts = np.array([s.first_row_id for s in claimed], dtype=np.int64)
@@ -342,4 +368,4 @@ def _file_findings(
     return findings
 
 
-__all__ = ["FileRowIds", "RowLineage", "SnapshotRowIds", "row_lineage"]
+__all__ = ["FileRowIds", "RowIdRange", "RowLineage", "SnapshotRowIds", "row_lineage", "snapshot_row_ids"]
