@@ -26,7 +26,7 @@ import pandas as pd
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from icebook.analysis._frames import frame
+from icebook.analysis._frames import frame, utc_timestamp
 from icebook.analysis.ancestry import ancestor_ids
 from icebook.analysis.maintenance.expiry_rules import SnapshotFate, clock_ms, expiry_fates, gc_enabled
 from icebook.analysis.maintenance.orphans import VERSION_HINT, find_orphans, path_keys
@@ -257,7 +257,7 @@ def keepers_frame(metadata: TableMetadata, sids: Iterable[int], fates: Mapping[i
         {
             "snapshot_id": sid,
             "refs": _refs_text(metadata, sid),
-            "committed_at": pd.Timestamp(known[sid].timestamp_ms, unit="ms", tz="UTC"),
+            "committed_at": utc_timestamp(known[sid].timestamp_ms),
             "retained_by": _fate_text(fates[sid]) if sid in fates else "",
         }
         for sid in sorted(sids, key=lambda i: (known[i].timestamp_ms, i))
