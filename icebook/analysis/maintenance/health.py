@@ -415,7 +415,7 @@ def _refs(metadata: TableMetadata, expirable: ExpirePreview | None, now: int) ->
                 type=ref.type,
                 snapshot_id=ref.snapshot_id,
                 age_ms=None if snap is None else now - snap.timestamp_ms,
-                max_ref_age_ms=None if limit is None or limit >= 2**63 - 1 else limit,
+                max_ref_age_ms=None if limit is None or limit >= properties.LONG_MAX else limit,
                 expires=bool(fate and fate.removed),
                 on_main=ref.snapshot_id in main,
             )
