@@ -206,27 +206,15 @@ def metadata_debts(metadata: TableMetadata, card: TableCard, now_ms: int) -> tup
         _retention, fates, ref_fates = expiry_fates(metadata, now_ms=now_ms)
     except GcDisabled:
         return tuple(out)  # expire_snapshots refuses to run: no debt it could pay
-    expire = ProcedureCall.defaults("expire_snapshots")  # pays both debts below
-    expired = [f for f in fates if f.expires]
-    if expired:
-        out.append(
-            Debt(
-                kind=Area.HISTORY,
-                title=f"{len(expired)} of {len(fates)} snapshots are past the table's retention",
-                weight=len(expired),
-                procedure=expire,
-            )
-        )
+    expire = ProcedureCall.defaults("expire_snapshots")  # pays both debts below, weighted by what it removes
+    expired = [f.snapshot_id for f in fates if f.expires]
     stale = sorted(r.name for r in ref_fates if r.removed)
-    if stale:
-        out.append(
-            Debt(
-                kind=Area.REFS,
-                title=f"refs past their max age: {', '.join(stale)}",
-                weight=len(stale),
-                procedure=expire,
-            )
-        )
+    for kind, removed, title in (
+        (Area.HISTORY, expired, f"{len(expired)} of {len(fates)} snapshots are past the table's retention"),
+        (Area.REFS, stale, f"refs past their max age: {', '.join(stale)}"),
+    ):
+        if removed:
+            out.append(Debt(kind=kind, title=title, weight=len(removed), procedure=expire))
     return tuple(out)
 
 
