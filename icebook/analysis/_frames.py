@@ -30,6 +30,11 @@ def frame(rows: Iterable[Mapping[str, Any]], columns: Sequence[str], *, ints: It
     return pd.DataFrame(data, columns=list(columns))
 
 
+def utc_timestamp(ms: int | None) -> pd.Timestamp | None:
+    """An instant in milliseconds since the epoch as a frame shows it: a UTC ``pd.Timestamp`` (None stays None)."""
+    return None if ms is None else pd.Timestamp(ms, unit="ms", tz="UTC")
+
+
 def exact_frame(rows: Any) -> pd.DataFrame:
     """Arrow rows as pandas that keep every value's type: each column a ``pd.ArrowDtype`` (a nullable
     long stays a 64-bit integer, a date a date, a map a map), never numpy's float64 or datetime64."""

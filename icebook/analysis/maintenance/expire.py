@@ -18,7 +18,7 @@ import pandas as pd
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from icebook.analysis._frames import frame
+from icebook.analysis._frames import frame, utc_timestamp
 from icebook.analysis.maintenance.expiry_rules import (
     GcDisabled,
     RefFate,
@@ -121,7 +121,7 @@ class ExpirePreview:
             (
                 {
                     "snapshot_id": s.snapshot_id,
-                    "committed_at": pd.Timestamp(s.timestamp_ms, unit="ms", tz="UTC"),
+                    "committed_at": utc_timestamp(s.timestamp_ms),
                     "operation": s.operation,
                     "expires": s.expires,
                     "reason": s.reason,

@@ -129,12 +129,11 @@ def expiry_fates(
             "(deleting files may corrupt other tables that share them)"
         )
     r = retention(metadata, older_than_ms=older_than_ms, retain_last=retain_last, now_ms=now_ms)
-    known = {s.snapshot_id: s for s in metadata.snapshots}
     ref_fates: list[RefFate] = []
     kept_refs: dict[str, Ref] = {}
     for name, ref in metadata.refs.items():
         limit = _ref_age_limit(ref, r)
-        snap = known.get(ref.snapshot_id)
+        snap = metadata.find_snapshot(ref.snapshot_id)
         age = None if snap is None else r.now_ms - snap.timestamp_ms
         if name == MAIN_BRANCH:
             removed, reason = False, "main is never removed"
@@ -189,7 +188,7 @@ def expiry_fates(
                 if len(kept) < keep:
                     kept.append(sid)
                     why.setdefault(sid, (f"one of the newest {keep} of branch {name!r}", keep_rule))
-                elif known[sid].timestamp_ms >= cutoff:
+                elif metadata.snapshot_by_id(sid).timestamp_ms >= cutoff:
                     kept.append(sid)
                     why.setdefault(sid, (f"on branch {name!r}, committed after its cutoff", age_rule))
                 else:

@@ -402,11 +402,10 @@ def _path_identifier(location: str) -> str:
 
 def _refs(metadata: TableMetadata, expirable: ExpirePreview | None, now: int) -> tuple[RefHealth, ...]:
     main = set(ancestor_ids(metadata, metadata.current_snapshot_id))
-    known = {s.snapshot_id: s for s in metadata.snapshots}
     fates = {r.name: r for r in expirable.refs} if expirable else {}
     out = []
     for name, ref in metadata.refs.items():
-        snap = known.get(ref.snapshot_id)
+        snap = metadata.find_snapshot(ref.snapshot_id)
         fate = fates.get(name)
         limit = fate.max_ref_age_ms if fate else ref.max_ref_age_ms
         out.append(
@@ -415,7 +414,7 @@ def _refs(metadata: TableMetadata, expirable: ExpirePreview | None, now: int) ->
                 type=ref.type,
                 snapshot_id=ref.snapshot_id,
                 age_ms=None if snap is None else now - snap.timestamp_ms,
-                max_ref_age_ms=None if limit is None or limit >= 2**63 - 1 else limit,
+                max_ref_age_ms=None if limit is None or limit >= properties.LONG_MAX else limit,
                 expires=bool(fate and fate.removed),
                 on_main=ref.snapshot_id in main,
             )

@@ -21,9 +21,8 @@ snapshots expired, the orphan files removed, the manifests rewritten.
 
 from __future__ import annotations
 
-import datetime as _dt
 import time
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, replace
 from typing import Any
@@ -39,7 +38,8 @@ from icebook.io.catalogs import CatalogTable, list_tables, resolve_table
 from icebook.io.fileio import default_fileio
 from icebook.io.locate import read_table_metadata
 from icebook.spec.metadata import TableMetadata
-from icebook.text import byte_size
+from icebook.spec.snapshots import Snapshot
+from icebook.text import byte_size, iso_utc
 
 WORKERS = 8
 
@@ -67,7 +67,7 @@ class TableCard:
     def current_snapshot_time(self) -> str | None:
         if self.current_snapshot_ms is None:
             return None
-        return _dt.datetime.fromtimestamp(self.current_snapshot_ms / 1000, _dt.UTC).isoformat(timespec="milliseconds")
+        return iso_utc(self.current_snapshot_ms)
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -149,14 +149,13 @@ class LakeHealth:
         return f"<LakeHealth {self.summary()}>"
 
 
-def _int(summary: Mapping[str, str], key: str) -> int | None:
-    raw = summary.get(key)
-    return int(raw) if raw is not None and raw.strip().lstrip("-").isdigit() else None
+def _metric(snapshot: Snapshot | None, key: str) -> int | None:
+    """A numeric field of the snapshot's summary (``Snapshot.metric``); None without a snapshot."""
+    return None if snapshot is None else snapshot.metric(key)
 
 
 def table_card(identifier: str, metadata: TableMetadata, metadata_location: str) -> TableCard:
     current = metadata.current_snapshot()
-    summary: Mapping[str, str] = dict(current.summary) if current is not None and current.summary else {}
     return TableCard(
         identifier=identifier,
         metadata_location=metadata_location,
@@ -166,10 +165,10 @@ def table_card(identifier: str, metadata: TableMetadata, metadata_location: str)
         current_snapshot_ms=None if current is None else current.timestamp_ms,
         snapshots=len(metadata.snapshots),
         refs=len(metadata.refs),
-        records=_int(summary, "total-records"),
-        data_files=_int(summary, "total-data-files"),
-        delete_files=_int(summary, "total-delete-files"),
-        bytes=_int(summary, "total-files-size"),
+        records=_metric(current, "total-records"),
+        data_files=_metric(current, "total-data-files"),
+        delete_files=_metric(current, "total-delete-files"),
+        bytes=_metric(current, "total-files-size"),
     )
 
 
@@ -192,8 +191,8 @@ def metadata_debts(metadata: TableMetadata, card: TableCard, now_ms: int) -> tup
             )
     if card.delete_files:
         current = metadata.current_snapshot()
-        summary = dict(current.summary) if current is not None and current.summary else {}
-        positions, equalities = _int(summary, "total-position-deletes"), _int(summary, "total-equality-deletes")
+        positions = _metric(current, "total-position-deletes")
+        equalities = _metric(current, "total-equality-deletes")
         out.append(
             Debt(
                 kind=Area.DELETE_DEBT,
@@ -207,27 +206,15 @@ def metadata_debts(metadata: TableMetadata, card: TableCard, now_ms: int) -> tup
         _retention, fates, ref_fates = expiry_fates(metadata, now_ms=now_ms)
     except GcDisabled:
         return tuple(out)  # expire_snapshots refuses to run: no debt it could pay
-    expire = ProcedureCall.defaults("expire_snapshots")  # pays both debts below
-    expired = [f for f in fates if f.expires]
-    if expired:
-        out.append(
-            Debt(
-                kind=Area.HISTORY,
-                title=f"{len(expired)} of {len(fates)} snapshots are past the table's retention",
-                weight=len(expired),
-                procedure=expire,
-            )
-        )
+    expire = ProcedureCall.defaults("expire_snapshots")  # pays both debts below, weighted by what it removes
+    expired = [f.snapshot_id for f in fates if f.expires]
     stale = sorted(r.name for r in ref_fates if r.removed)
-    if stale:
-        out.append(
-            Debt(
-                kind=Area.REFS,
-                title=f"refs past their max age: {', '.join(stale)}",
-                weight=len(stale),
-                procedure=expire,
-            )
-        )
+    for kind, removed, title in (
+        (Area.HISTORY, expired, f"{len(expired)} of {len(fates)} snapshots are past the table's retention"),
+        (Area.REFS, stale, f"refs past their max age: {', '.join(stale)}"),
+    ):
+        if removed:
+            out.append(Debt(kind=kind, title=title, weight=len(removed), procedure=expire))
     return tuple(out)
 
 

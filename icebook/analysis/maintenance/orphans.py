@@ -23,7 +23,7 @@ import pandas as pd
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from icebook.analysis._frames import frame
+from icebook.analysis._frames import frame, utc_timestamp
 from icebook.analysis.maintenance.expiry_rules import clock_ms, gc_enabled
 from icebook.analysis.store.manifests import ManifestStore
 from icebook.analysis.store.reachable import files_table, listed_manifests, reach_tables, snapshots_by_id
@@ -79,7 +79,7 @@ class OrphanReport:
                 {
                     "orphan_file_location": f.path,
                     "file_size_in_bytes": f.size_in_bytes,
-                    "modified_at": None if f.modified_ms is None else pd.Timestamp(f.modified_ms, unit="ms", tz="UTC"),
+                    "modified_at": utc_timestamp(f.modified_ms),
                 }
                 for f in self.files
             ),

@@ -26,7 +26,7 @@ import pandas as pd
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from icebook.analysis._frames import frame
+from icebook.analysis._frames import frame, utc_timestamp
 from icebook.analysis.ancestry import ancestor_ids
 from icebook.analysis.maintenance.expiry_rules import SnapshotFate, clock_ms, expiry_fates, gc_enabled
 from icebook.analysis.maintenance.orphans import VERSION_HINT, find_orphans, path_keys
@@ -170,10 +170,14 @@ def _expired(metadata: TableMetadata, older_than_ms: int, retain_last: int | Non
     return {f.snapshot_id for f in fates if f.expires}
 
 
+def _after_newest(metadata: TableMetadata, keepers: frozenset[int]) -> int:
+    """The earliest ``older_than`` under which every keeper is old enough to expire: just after the newest."""
+    return max(metadata.snapshot_by_id(sid).timestamp_ms for sid in keepers) + 1
+
+
 def _gentlest(metadata: TableMetadata, keepers: frozenset[int], now_ms: int) -> dict[str, int] | None:
     """The mildest ``expire_snapshots`` arguments under which every keeper expires, or None."""
-    known = {s.snapshot_id: s for s in metadata.snapshots}
-    cutoff = max(known[sid].timestamp_ms for sid in keepers) + 1
+    cutoff = _after_newest(metadata, keepers)
     if keepers <= _expired(metadata, cutoff, None, now_ms):
         return {"older_than": cutoff}
     if not keepers <= _expired(metadata, cutoff, 1, now_ms):
@@ -209,8 +213,7 @@ def removal(metadata: TableMetadata, keepers: frozenset[int], now_ms: int) -> Re
     if args is not None:
         return Removal(procedure="expire_snapshots", args=args)
     # Refs keep it: drop every other ref expiry keeps whose history holds a keeper it keeps; main can only move on.
-    known = {s.snapshot_id: s for s in metadata.snapshots}
-    cutoff = max(known[sid].timestamp_ms for sid in keepers) + 1
+    cutoff = _after_newest(metadata, keepers)
     _, fates, ref_fates = expiry_fates(metadata, older_than_ms=cutoff, retain_last=1, now_ms=now_ms)
     staying = {f.snapshot_id for f in fates if not f.expires} & keepers
     kept_refs = {r.name for r in ref_fates if not r.removed}
@@ -252,15 +255,15 @@ def _fate_text(fate: SnapshotFate) -> str:
 
 
 def keepers_frame(metadata: TableMetadata, sids: Iterable[int], fates: Mapping[int, SnapshotFate]) -> pd.DataFrame:
-    known = {s.snapshot_id: s for s in metadata.snapshots}
+    committed = {sid: metadata.snapshot_by_id(sid).timestamp_ms for sid in sids}
     rows = (
         {
             "snapshot_id": sid,
             "refs": _refs_text(metadata, sid),
-            "committed_at": pd.Timestamp(known[sid].timestamp_ms, unit="ms", tz="UTC"),
+            "committed_at": utc_timestamp(committed[sid]),
             "retained_by": _fate_text(fates[sid]) if sid in fates else "",
         }
-        for sid in sorted(sids, key=lambda i: (known[i].timestamp_ms, i))
+        for sid in sorted(committed, key=lambda i: (committed[i], i))
     )
     return frame(rows, KEEPER_COLUMNS, ints=["snapshot_id"])
 
