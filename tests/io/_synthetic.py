@@ -12,7 +12,11 @@ from typing import Any
 
 import fastavro
 
+from icebook.spec.manifest import ManifestContent, ManifestFile
+
 SYNC = b"icebook-tests-16"
+PATH = "s3://bucket/t/metadata/synthetic-m0.avro"
+"""Where the tests say the synthetic manifest is (served from memory)."""
 
 
 def _map(name: str, key_id: int, value_id: int, value: str) -> dict[str, Any]:
@@ -132,4 +136,18 @@ def manifest_bytes(entries: int = 6, *, codec: str = "null") -> bytes:
     return out.getvalue()
 
 
-__all__ = ["SCHEMA", "SYNC", "manifest_bytes", "record"]
+def manifest_file(data: bytes) -> ManifestFile:
+    """The manifest list's record of ``data`` (a synthetic manifest, damaged or not) at ``PATH``."""
+    return ManifestFile(
+        manifest_path=PATH,
+        manifest_length=len(data),
+        partition_spec_id=0,
+        content=ManifestContent.DATA,
+        sequence_number=1,
+        min_sequence_number=1,
+        added_snapshot_id=7,
+        format_version=2,
+    )
+
+
+__all__ = ["PATH", "SCHEMA", "SYNC", "manifest_bytes", "manifest_file", "record"]

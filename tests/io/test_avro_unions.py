@@ -9,16 +9,13 @@ from typing import Any
 import fastavro
 import pytest
 from _support.damaged import ServingFileIO
-from _synthetic import manifest_bytes
+from _synthetic import manifest_bytes, manifest_file
 
 from icebook.errors import MetadataError
 from icebook.io.avro import read_manifest_entries
 from icebook.io.avro_decode import read_polars_avro
 from icebook.io.avro_header import check_framing
 from icebook.io.avro_unions import guard_unions
-from icebook.spec.manifest import ManifestContent, ManifestFile
-
-PATH = "s3://bucket/t/metadata/synthetic-m0.avro"
 
 POINT = {"type": "record", "name": "point", "fields": [{"name": "x", "type": ["null", "double"]}]}
 NESTED: dict[str, Any] = {
@@ -100,21 +97,14 @@ def test_a_manifest_whose_optional_value_has_a_damaged_index_is_a_metadata_error
     # The last field of the one entry is sort_order_id = 0: branch index 1 (0x02), then the value (0x00).
     # Index 2 used to read as the value branch, so the entry decoded whole, with no error.
     clean = manifest_bytes(1)
-    block = check_framing(clean, PATH, kind="manifest").blocks[0]
+    block = check_framing(clean, "m.avro", kind="manifest").blocks[0]
     index = block.offset + block.size - 2
     assert clean[index : index + 2] == b"\x02\x00"
     damaged = bytearray(clean)
     damaged[index] = 0x04
-    manifest = ManifestFile(
-        manifest_path=PATH,
-        manifest_length=len(clean),
-        partition_spec_id=0,
-        content=ManifestContent.DATA,
-        sequence_number=1,
-        min_sequence_number=1,
-        added_snapshot_id=7,
-        format_version=2,
-    )
-    assert read_manifest_entries(ServingFileIO({PATH: clean}), manifest).column("sort_order_id").to_pylist() == [0]
+    manifest = manifest_file(clean)  # the same length damaged
+    assert read_manifest_entries(ServingFileIO({manifest.manifest_path: clean}), manifest).column(
+        "sort_order_id"
+    ).to_pylist() == [0]
     with pytest.raises(MetadataError, match=r"synthetic-m0\.avro"):
-        read_manifest_entries(ServingFileIO({PATH: bytes(damaged)}), manifest)
+        read_manifest_entries(ServingFileIO({manifest.manifest_path: bytes(damaged)}), manifest)

@@ -15,7 +15,7 @@ from typing import Any
 import pyarrow as pa
 import pytest
 from _support.metadata_examples import FILE, v2
-from _synthetic import manifest_bytes
+from _synthetic import PATH, manifest_bytes, manifest_file
 
 from icebook.analysis.store import manifests as manifests_module
 from icebook.analysis.store.manifests import ManifestStore
@@ -24,10 +24,8 @@ from icebook.io.avro import read_manifest_entries, read_manifest_entry
 from icebook.io.avro_header import check_deflate_blocks, check_framing
 from icebook.io.manifest_cache import ManifestCache
 from icebook.io.worker_pool import POOL, SETTINGS, WorkerPool, decode_isolated, decode_timeout
-from icebook.spec.manifest import ManifestContent, ManifestFile
 from icebook.spec.metadata import parse_table_metadata
 
-PATH = "s3://bucket/t/metadata/synthetic-m0.avro"
 CLEAN = manifest_bytes(6)
 BLOCK = check_framing(CLEAN, PATH, kind="manifest").blocks[0]
 SPINS = (BLOCK.offset + 822, 139)  # polars-avro never returns on this file (its optional values read strictly)
@@ -52,19 +50,6 @@ class MemoryIO:
         return pa.BufferReader(self.data)
 
 
-def _manifest(data: bytes) -> ManifestFile:
-    return ManifestFile(
-        manifest_path=PATH,
-        manifest_length=len(data),
-        partition_spec_id=0,
-        content=ManifestContent.DATA,
-        sequence_number=1,
-        min_sequence_number=1,
-        added_snapshot_id=7,
-        format_version=2,
-    )
-
-
 def _within_limit(call: Callable[[], Any]) -> tuple[str, Any]:
     """('returned', value) or ('raised', exception), or fail the test if ``call`` does not end."""
     outcome: dict[str, Any] = {}
@@ -83,7 +68,7 @@ def _within_limit(call: Callable[[], Any]) -> tuple[str, Any]:
 
 
 def test_the_synthetic_manifest_reads_cleanly() -> None:
-    table = read_manifest_entries(MemoryIO(CLEAN), _manifest(CLEAN))
+    table = read_manifest_entries(MemoryIO(CLEAN), manifest_file(CLEAN))
     assert table.num_rows == 6
     assert table.column("snapshot_id").to_pylist() == [7] * 6  # inherited from the manifest list
 
@@ -93,22 +78,24 @@ def test_a_decoder_that_never_returns_is_stopped_and_the_next_read_works() -> No
     POOL.shutdown()  # no idle worker left from earlier tests: the next read must start a new one
     started = POOL.started
     with decode_timeout(3.0):
-        kind, value = _within_limit(lambda: read_manifest_entries(MemoryIO(damaged), _manifest(damaged)))
+        kind, value = _within_limit(lambda: read_manifest_entries(MemoryIO(damaged), manifest_file(damaged)))
     assert kind == "raised" and isinstance(value, MetadataError), value
     assert str(value).startswith(f"manifest {PATH}: ") and "did not finish within 3 s" in str(value)
-    kind, value = _within_limit(lambda: read_manifest_entries(MemoryIO(CLEAN), _manifest(CLEAN)))
+    kind, value = _within_limit(lambda: read_manifest_entries(MemoryIO(CLEAN), manifest_file(CLEAN)))
     assert kind == "returned" and value.num_rows == 6
     assert POOL.started == started + 2  # the stopped worker was replaced, not reused
 
 
 def test_a_native_panic_is_a_metadata_error_never_a_base_exception() -> None:
     damaged = _flip(*PANICS)
-    kind, value = _within_limit(lambda: read_manifest_entries(MemoryIO(damaged), _manifest(damaged), decoder="polars"))
+    kind, value = _within_limit(
+        lambda: read_manifest_entries(MemoryIO(damaged), manifest_file(damaged), decoder="polars")
+    )
     assert kind == "raised" and isinstance(value, MetadataError), repr(value)
     assert "PanicException" in str(value) and PATH in str(value)
     for call in (
-        lambda: read_manifest_entries(MemoryIO(damaged), _manifest(damaged)),
-        lambda: read_manifest_entry(MemoryIO(damaged), _manifest(damaged), 5),
+        lambda: read_manifest_entries(MemoryIO(damaged), manifest_file(damaged)),
+        lambda: read_manifest_entry(MemoryIO(damaged), manifest_file(damaged), 5),
     ):
         kind, value = _within_limit(call)
         assert kind == "raised" and isinstance(value, IcebookError), repr(value)
@@ -117,7 +104,7 @@ def test_a_native_panic_is_a_metadata_error_never_a_base_exception() -> None:
 def test_a_crashed_worker_is_reported_and_replaced() -> None:
     with pytest.raises(MetadataError, match=r"manifest x\.avro: the decoder process died \(exit status 3\)"):
         decode_isolated("exit", 3, data_size=0, path="x.avro", kind="manifest")
-    assert read_manifest_entries(MemoryIO(CLEAN), _manifest(CLEAN)).num_rows == 6
+    assert read_manifest_entries(MemoryIO(CLEAN), manifest_file(CLEAN)).num_rows == 6
 
 
 def test_a_worker_that_overruns_its_deadline_is_stopped() -> None:
@@ -131,7 +118,7 @@ def test_parallel_reads_share_the_pool() -> None:
 
     def read() -> None:
         try:
-            results.append(read_manifest_entries(MemoryIO(CLEAN), _manifest(CLEAN)).num_rows)
+            results.append(read_manifest_entries(MemoryIO(CLEAN), manifest_file(CLEAN)).num_rows)
         except BaseException as exc:
             errors.append(exc)
 
@@ -160,7 +147,7 @@ def test_a_listing_starts_the_workers_it_needs_together_and_none_for_manifests_i
         # A manifest already decoded (in memory, or in the disk cache for a new store) needs no worker.
         cache = ManifestCache(tmp_path / "manifests")
         store = ManifestStore(MemoryIO(CLEAN), parse_table_metadata(v2(), file=FILE), disk_cache=cache)
-        manifest = _manifest(CLEAN)
+        manifest = manifest_file(CLEAN)
         assert store.entries(manifest).num_rows == 6  # decoded by the shared pool
         started = pool.started
         store.prestart_decoders([manifest])
@@ -185,7 +172,7 @@ def test_a_manifest_that_failed_is_not_decoded_again_by_the_same_table() -> None
 
     damaged = CLEAN[: len(CLEAN) - 40]  # cut inside the last block
     store = ManifestStore(CountingIO(damaged), parse_table_metadata(v2(), file=FILE), disk_cache=False)
-    manifest = _manifest(damaged)
+    manifest = manifest_file(damaged)
     errors = []
     for columns in (["file_path"], None, ["file_path", "record_count"]):
         with pytest.raises(MetadataError) as info:
@@ -210,7 +197,7 @@ def test_a_manifest_whose_decoder_missed_its_deadline_is_tried_again(monkeypatch
     monkeypatch.setattr("icebook.io.avro_entries.default_decoders", lambda: ["polars-avro"])  # the one that spins
     with decode_timeout(2.0):
         for _ in range(2):
-            kind, value = _within_limit(lambda: store.entries(_manifest(damaged)))
+            kind, value = _within_limit(lambda: store.entries(manifest_file(damaged)))
             assert kind == "raised" and isinstance(value, MetadataError) and value.may_pass, value
     assert CountingIO.reads == 2
 
@@ -225,7 +212,7 @@ def test_a_deflate_block_zlib_refuses_is_named_before_any_decoder_reads_it() -> 
     with pytest.raises(MetadataError, match=r"corrupt Avro block 0: deflate: "):
         check_deflate_blocks(damaged, check_framing(damaged, PATH, kind="manifest"), PATH, kind="manifest")
     check_deflate_blocks(data, framing, PATH, kind="manifest")  # the undamaged file passes
-    kind, value = _within_limit(lambda: read_manifest_entries(MemoryIO(damaged), _manifest(damaged)))
+    kind, value = _within_limit(lambda: read_manifest_entries(MemoryIO(damaged), manifest_file(damaged)))
     assert kind == "raised" and isinstance(value, MetadataError) and "deflate" in str(value), value
 
 
@@ -239,7 +226,7 @@ def test_a_folder_named_icebook_in_the_current_directory_never_reaches_a_worker(
     (tmp_path / "icebook" / "io" / "__init__.py").write_text("")
     monkeypatch.chdir(tmp_path)
     POOL.shutdown()  # the next read starts a worker from this directory
-    table = read_manifest_entries(MemoryIO(CLEAN), _manifest(CLEAN))
+    table = read_manifest_entries(MemoryIO(CLEAN), manifest_file(CLEAN))
     assert table.num_rows == 6
 
 
