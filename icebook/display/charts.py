@@ -19,6 +19,7 @@ import altair as alt
 import numpy as np
 import pandas as pd
 
+from icebook.analysis._frames import utc_timestamp
 from icebook.analysis.ancestry import ancestor_ids
 from icebook.analysis.history.evolution import Evolution
 from icebook.analysis.resolve import resolve_snapshot
@@ -98,7 +99,7 @@ def snapshot_metrics(table: TableLike) -> pd.DataFrame:
     rows = []
     for s in table.snapshots:
         base = {
-            "committed_at": pd.Timestamp(s.timestamp_ms, unit="ms", tz="UTC"),
+            "committed_at": utc_timestamp(s.timestamp_ms),
             "snapshot_id": str(s.snapshot_id),
             "operation": s.operation or "?",
             "line": MAIN_BRANCH if s.snapshot_id in main else "other branch",

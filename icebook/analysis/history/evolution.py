@@ -20,7 +20,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from icebook.analysis._frames import frame
+from icebook.analysis._frames import frame, utc_timestamp
 from icebook.analysis.expr.projection import Projection, explain_in_spec, normalize_op
 from icebook.analysis.history.field_changes import (
     EpochKind,
@@ -140,10 +140,10 @@ class Evolution:
                 "kind": e.kind.value,
                 "id": e.id,
                 "previous_id": e.previous_id,
-                "became_current_at": _ts(e.became_current_ms),
+                "became_current_at": utc_timestamp(e.became_current_ms),
                 "metadata_file": e.metadata_file,
                 "first_snapshot_id": e.first_snapshot_id,
-                "first_snapshot_at": _ts(e.first_snapshot_ms),
+                "first_snapshot_at": utc_timestamp(e.first_snapshot_ms),
                 "is_current": e.is_current,
                 "changes": [str(c) for c in e.changes],
                 "definition": e.definition,
@@ -171,10 +171,6 @@ _TIMELINE_COLUMNS = (
     "changes",
     "definition",
 )
-
-
-def _ts(ms: int | None) -> pd.Timestamp | None:
-    return None if ms is None else pd.Timestamp(ms, unit="ms", tz="UTC")
 
 
 # ---------------------------------------------------------------- building
@@ -219,7 +215,7 @@ def _property_history(versions: list[MetadataVersion]) -> pd.DataFrame:
         for change in property_changes(previous if previous is not None else {}, current):
             rows.append(
                 {
-                    "timestamp": _ts(v.timestamp_ms),
+                    "timestamp": utc_timestamp(v.timestamp_ms),
                     "metadata_file": v.file,
                     "kind": change.kind.value if previous is not None else "initial",
                     "name": change.name,
@@ -401,7 +397,7 @@ def evolution(table: TableLike, *, read_history: bool = True) -> Evolution:
         rows.append(
             {
                 "snapshot_id": s.snapshot_id,
-                "committed_at": _ts(s.timestamp_ms),
+                "committed_at": utc_timestamp(s.timestamp_ms),
                 "operation": s.operation,
                 "schema_id": s.schema_id,
                 "default_spec_id": at.default_spec_id if at is not None else None,

@@ -22,7 +22,7 @@ from types import MappingProxyType
 
 import pandas as pd
 
-from icebook.analysis._frames import frame
+from icebook.analysis._frames import frame, utc_timestamp
 from icebook.analysis.ancestry import ancestor_ids
 from icebook.analysis.resolve import snapshot_id_from_text
 from icebook.spec.metadata import TableMetadata, commit_order, main_first
@@ -126,7 +126,7 @@ class HistoryPath:
                 "snapshot_id": s.snapshot_id,
                 "parent_id": s.parent_snapshot_id,
                 "operation": s.operation,
-                "committed_at": pd.Timestamp(s.timestamp_ms, unit="ms", tz="UTC"),
+                "committed_at": utc_timestamp(s.timestamp_ms),
             }
             for side, snaps in (("a", self.a_side), ("b", self.b_side))
             for s in snaps
@@ -212,7 +212,7 @@ class Lineage:
             {
                 "snapshot_id": n.snapshot_id,
                 "parent_id": n.parent_id,
-                "committed_at": pd.Timestamp(n.snapshot.timestamp_ms, unit="ms", tz="UTC"),
+                "committed_at": utc_timestamp(n.snapshot.timestamp_ms),
                 "operation": n.snapshot.operation,
                 "sequence_number": n.snapshot.sequence_number,
                 "refs": list(n.refs),
