@@ -88,6 +88,25 @@ def negative_field(name: str, value: int, path: str) -> MetadataError:
     return MetadataError(path, name, f"negative value {value}", kind="manifest list")
 
 
+def missing_field(name: str, path: str) -> MetadataError:
+    """The error of a required manifest_file field that is absent or null in the list at ``path``."""
+    return MetadataError(path, name, "missing (required)", kind="manifest list")
+
+
+def negative_length(value: int, path: str) -> MetadataError:
+    """The error of a ``manifest_length`` below zero in the list at ``path``."""
+    return MetadataError(path, "manifest_length", f"negative length {value}", kind="manifest list")
+
+
+def path_field(rec: Mapping[str, Any], path: str) -> str | None:
+    """A manifest_file record's ``manifest_path``: a string, or None when absent (required: callers that
+    build a manifest raise ``missing_field``)."""
+    manifest_path = rec.get("manifest_path")
+    if manifest_path is not None and not isinstance(manifest_path, str):
+        raise MetadataError(path, "manifest_path", "expected a string", kind="manifest list")
+    return manifest_path
+
+
 def int_fields(rec: Mapping[str, Any], path: str) -> dict[str, int | None]:
     """Every integer field of a manifest_file record (None when absent or null), each checked to be an
     integer: the record's types come from the file's own Avro schema. One pass, since a table with a
@@ -131,19 +150,17 @@ def manifest_file_from_record(rec: Mapping[str, Any], *, path: str, format_versi
 
     The record's types come from the file's own Avro schema, so each is checked here.
     """
-    manifest_path = rec.get("manifest_path")
+    manifest_path = path_field(rec, path)
     if manifest_path is None:
-        raise MetadataError(path, "manifest_path", "missing (required)", kind="manifest list")
-    if not isinstance(manifest_path, str):
-        raise MetadataError(path, "manifest_path", "expected a string", kind="manifest list")
+        raise missing_field("manifest_path", path)
     ints = int_fields(rec, path)
     length = ints["manifest_length"]
     if length is None:
-        raise MetadataError(path, "manifest_length", "missing (required)", kind="manifest list")
+        raise missing_field("manifest_length", path)
     if length < 0:
-        raise MetadataError(path, "manifest_length", f"negative length {length}", kind="manifest list")
+        raise negative_length(length, path)
     if ints["partition_spec_id"] is None:
-        raise MetadataError(path, "partition_spec_id", "missing (required)", kind="manifest list")
+        raise missing_field("partition_spec_id", path)
     content = ints["content"]
     partitions = rec.get("partitions")
     if partitions is not None and not isinstance(partitions, list):
@@ -227,7 +244,10 @@ __all__ = [
     "int_fields",
     "manifest_after_snapshot",
     "manifest_file_from_record",
+    "missing_field",
     "negative_field",
+    "negative_length",
+    "path_field",
     "read_bytes_for",
     "read_manifest_list",
 ]

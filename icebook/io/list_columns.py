@@ -20,7 +20,16 @@ import pyarrow.compute as pc
 
 from icebook.errors import IcebookError, MetadataError
 from icebook.io.avro_decode import available_decoders
-from icebook.io.avro_list import NON_NEGATIVE, avro_records, int_fields, negative_field, read_bytes_for
+from icebook.io.avro_list import (
+    NON_NEGATIVE,
+    avro_records,
+    int_fields,
+    missing_field,
+    negative_field,
+    negative_length,
+    path_field,
+    read_bytes_for,
+)
 from icebook.io.fileio import ArrowFileIO, FileIO
 from icebook.io.worker_pool import SETTINGS, decode_isolated
 from icebook.spec.manifest import ManifestContent
@@ -133,9 +142,9 @@ def _check_values(table: pa.Table, paths: Sequence[str]) -> None:
         if name == "content":
             raise MetadataError(path, "content", f"expected 0 or 1, found {value}", kind=_KIND)
         if value is None:
-            raise MetadataError(path, name, "missing (required)", kind=_KIND)
+            raise missing_field(name, path)
         if name == "manifest_length":
-            raise MetadataError(path, name, f"negative length {value}", kind=_KIND)
+            raise negative_length(value, path)
         raise negative_field(name, value, path)
 
 
@@ -175,14 +184,11 @@ def _one_by_one(fileio: FileIO, paths: Sequence[str], start: int, names: Sequenc
         for rec in avro_records(read_bytes_for(fileio, path, _KIND), path, _KIND):
             values: dict[str, int | str | None] = {**int_fields(rec, path)}
             if "manifest_path" in columns:
-                manifest_path = rec.get("manifest_path")
-                if manifest_path is not None and not isinstance(manifest_path, str):
-                    raise MetadataError(path, "manifest_path", "expected a string", kind=_KIND)
-                values["manifest_path"] = manifest_path
+                values["manifest_path"] = path_field(rec, path)
             for name in names:
                 columns[name].append(values[name])
             if rec.get("partition_spec_id") is None:
-                raise MetadataError(path, "partition_spec_id", "missing (required)", kind=_KIND)
+                raise missing_field("partition_spec_id", path)
             index.append(i)
     schema = _schema(names)
     table = pa.table(
