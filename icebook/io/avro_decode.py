@@ -157,7 +157,7 @@ _NATIVE_READER = "polars_avro._avro_rs"
 def _native_reader() -> Any | None:
     """polars-avro's native reader class (``AvroSource``), loaded without the package's Python layer, which
     imports polars (a third of a second of a worker's start) to build frames the worker never uses; None
-    when this polars-avro does not ship it that way (the worker then calls ``read_avro``)."""
+    when this polars-avro does not ship it that way (the next decoder, fastavro, then reads every manifest)."""
     module = sys.modules.get(_NATIVE_READER)
     registered = False
     try:
@@ -187,9 +187,7 @@ def _native_reader() -> Any | None:
 
 def preload() -> None:
     """Load the manifest decoder before a worker says it is ready, so its first manifest is not slower."""
-    if _native_reader() is None:
-        with contextlib.suppress(ImportError):
-            import polars_avro  # noqa: F401
+    _native_reader()
 
 
 @lru_cache(maxsize=64)
@@ -205,9 +203,12 @@ def read_polars_avro(
     every optional value read strictly (``io/avro_unions.py``: a damaged union index raises) and the writer
     schema first changed by ``edit``, when given. The reader's Arrow batches are imported as they are:
     ``read_avro`` wraps the same reader in a polars LazyFrame, built anew for each file, and then converts
-    the frame to Arrow, which on manifests of a few thousand entries costs more CPU than the reading. When
-    this polars-avro does not have the reader where ``_native_reader`` looks, ``read_avro`` (polars has no
-    union type, so every file then fails here and is read by the next decoder)."""
+    the frame to Arrow, which on manifests of a few thousand entries costs more CPU than the reading; nor can
+    polars hold the guarded unions. ImportError when this polars-avro does not have the reader where
+    ``_native_reader`` looks: the next decoder reads the file."""
+    reader = _native_reader()
+    if reader is None:
+        raise ImportError(f"polars-avro's native reader ({_NATIVE_READER}) is not installed")
     meta, sync, header_len = parse_container_header(data)
     written = meta["avro.schema"]
     if edit is not None:
@@ -216,12 +217,6 @@ def read_polars_avro(
         written = json.dumps(schema).encode("utf-8")
     meta["avro.schema"] = _guarded_json(written)
     data = write_container_header(meta, sync) + data[header_len:]
-    reader = _native_reader()
-    if reader is None:
-        import polars_avro
-
-        table = polars_avro.read_avro(io.BytesIO(data), columns=columns).to_arrow()
-        return pa.Table.from_batches([unguard_batch(b) for b in table.to_batches()])
     buffer = io.BytesIO(data)
 
     def opened() -> contextlib.AbstractContextManager[io.BytesIO]:
