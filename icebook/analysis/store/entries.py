@@ -67,13 +67,12 @@ class Entries:
         """ADDED or EXISTING entries (``EntryStatus.is_alive``): every entry but the DELETED ones."""
         return ~self.status_is(EntryStatus.DELETED)
 
-    def alive(self) -> Entries:
-        """Only the entries alive."""
-        return self._where(self.alive_mask())
-
-    def _where(self, keep: np.ndarray) -> Entries:
-        """Only the entries ``keep`` marks; the same table when it marks all (filtering copies every nested
-        column)."""
+    def alive(self, content: FileContent | None = None) -> Entries:
+        """Only the entries alive, and of ``content`` files when given, in one filter; the same table when
+        all are kept (filtering copies every nested column)."""
+        keep = self.alive_mask()
+        if content is not None:
+            keep &= self.content_is(content)
         return self if keep.all() else Entries(self.table.filter(pa.array(keep)))
 
     # ------------------------------------------------------------------ content
@@ -84,10 +83,6 @@ class Entries:
 
     def content_is(self, content: FileContent) -> np.ndarray:
         return self.content() == int(content)
-
-    def of_content(self, content: FileContent) -> Entries:
-        """Only the entries of ``content`` files."""
-        return self._where(self.content_is(content))
 
     def kinds(self) -> pa.Array:
         """Each entry's ``FileKind`` value as the reference implementation counts a file it deletes (a
@@ -117,7 +112,7 @@ def live_data_entries(
     ``status`` and ``content`` among them)."""
     for manifest in store.manifest_list(snapshot):
         if manifest.effective_content == ManifestContent.DATA:
-            yield manifest, Entries(store.entries(manifest, columns)).alive().of_content(FileContent.DATA)
+            yield manifest, Entries(store.entries(manifest, columns)).alive(FileContent.DATA)
 
 
 __all__ = ["UNPARTITIONED", "Entries", "counted_size", "live_data_entries", "partition_label"]
