@@ -25,7 +25,7 @@ from typing import Any
 
 import pandas as pd
 
-from icebook.spec.schema import DELETE_FILE_PATH_ID, DELETE_POS_ID, Schema
+from icebook.spec.schema import DELETE_FILE_PATH_ID, DELETE_POS_ID, Schema, columns_by_id
 from icebook.spec.types import IcebergType, parse_type
 from icebook.spec.values import decode_value, to_human
 
@@ -113,13 +113,7 @@ def json_value(value: Any) -> Any:
 
 def field_types(schemas: Iterable[Schema]) -> dict[int, tuple[str, IcebergType]]:
     """Field id -> (column name, type) over every schema (later ones win), the reserved ids included."""
-    out: dict[int, tuple[str, IcebergType]] = dict(_RESERVED)
-    for schema in schemas:
-        for field_id, name in schema.id_to_name().items():
-            type_ = schema.find_type(field_id)
-            if type_ is not None:
-                out[field_id] = (name, type_)
-    return out
+    return {**_RESERVED, **columns_by_id(schemas)}
 
 
 def decoded_bounds(bounds: Any, fields: Mapping[int, tuple[str, IcebergType]]) -> Any:

@@ -28,6 +28,7 @@ from icebook.io.avro import read_manifest_entry
 from icebook.spec.filenames import parse_file_name
 from icebook.spec.manifest import DataFile, EntryStatus, FileContent, ManifestContent, ManifestEntry, ManifestFile
 from icebook.spec.metadata import TableMetadata, commit_order, main_first
+from icebook.spec.schema import columns_by_id
 from icebook.spec.snapshots import Branch, Ref, Snapshot
 from icebook.spec.transforms import human_value
 from icebook.spec.types import IcebergType
@@ -73,13 +74,7 @@ class TreeSource:
     @cached_property
     def columns(self) -> dict[int, tuple[str, IcebergType]]:
         """field id -> (name, type) over every schema, the newest schema naming each id."""
-        out: dict[int, tuple[str, IcebergType]] = {}
-        for schema in sorted(self.metadata.schemas.values(), key=lambda s: s.schema_id):
-            for fid, name in schema.id_to_name().items():
-                t = schema.find_type(fid)
-                if t is not None:
-                    out[fid] = (name, t)
-        return out
+        return columns_by_id(sorted(self.metadata.schemas.values(), key=lambda s: s.schema_id))
 
     def _refs_of(self, snapshot_id: int) -> list[list[str]]:
         return [

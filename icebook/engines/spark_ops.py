@@ -16,13 +16,18 @@ def _as_of(snapshot_id: int | None) -> str:
     return f" AS OF VERSION {int(snapshot_id)}" if snapshot_id is not None else ""
 
 
+def _ref_age(retain_ms: int | _dt.timedelta | None) -> str:
+    """``RETAIN <ref age>`` of a branch or tag (``max-ref-age-ms``), nothing when not given."""
+    return f" RETAIN {retention_sql(retain_ms)}" if retain_ms is not None else ""
+
+
 def _branch_retention(
     retain_ms: int | _dt.timedelta | None,
     min_snapshots_to_keep: int | None,
     max_snapshot_age_ms: int | _dt.timedelta | None,
 ) -> str:
     """``RETAIN <ref age> WITH SNAPSHOT RETENTION [<n> SNAPSHOTS] [<age>]`` (spec: "Snapshot Retention Policy")."""
-    out = f" RETAIN {retention_sql(retain_ms)}" if retain_ms is not None else ""
+    out = _ref_age(retain_ms)
     if min_snapshots_to_keep is not None or max_snapshot_age_ms is not None:
         out += " WITH SNAPSHOT RETENTION"
         if min_snapshots_to_keep is not None:
@@ -36,6 +41,17 @@ def _quote(name: str) -> str:
     return "`" + name.replace("`", "``") + "`"
 
 
+def _create_ref(identifier: str, kind: str, name: str, snapshot_id: int | None, replace: bool, retention: str) -> None:
+    """``CREATE`` (or ``REPLACE``) ``BRANCH``/``TAG`` ``name`` at a snapshot (default: current) with its
+    retention clause: the one statement of both kinds of ref."""
+    verb = "REPLACE" if replace else "CREATE"
+    run(f"ALTER TABLE {identifier} {verb} {kind} {_quote(name)}{_as_of(snapshot_id)}{retention}")
+
+
+def _drop_ref(identifier: str, kind: str, name: str) -> None:
+    run(f"ALTER TABLE {identifier} DROP {kind} {_quote(name)}")
+
+
 def create_branch(
     identifier: str,
     name: str,
@@ -46,13 +62,12 @@ def create_branch(
     min_snapshots_to_keep: int | None = None,
     max_snapshot_age_ms: int | _dt.timedelta | None = None,
 ) -> None:
-    verb = "REPLACE" if replace else "CREATE"
     retention = _branch_retention(retain_ms, min_snapshots_to_keep, max_snapshot_age_ms)
-    run(f"ALTER TABLE {identifier} {verb} BRANCH {_quote(name)}{_as_of(snapshot_id)}{retention}")
+    _create_ref(identifier, "BRANCH", name, snapshot_id, replace, retention)
 
 
 def drop_branch(identifier: str, name: str) -> None:
-    run(f"ALTER TABLE {identifier} DROP BRANCH {_quote(name)}")
+    _drop_ref(identifier, "BRANCH", name)
 
 
 def create_tag(
@@ -63,13 +78,11 @@ def create_tag(
     replace: bool = False,
     retain_ms: int | _dt.timedelta | None = None,
 ) -> None:
-    verb = "REPLACE" if replace else "CREATE"
-    retention = f" RETAIN {retention_sql(retain_ms)}" if retain_ms is not None else ""
-    run(f"ALTER TABLE {identifier} {verb} TAG {_quote(name)}{_as_of(snapshot_id)}{retention}")
+    _create_ref(identifier, "TAG", name, snapshot_id, replace, _ref_age(retain_ms))
 
 
 def drop_tag(identifier: str, name: str) -> None:
-    run(f"ALTER TABLE {identifier} DROP TAG {_quote(name)}")
+    _drop_ref(identifier, "TAG", name)
 
 
 def fast_forward(identifier: str, branch: str, to: str) -> None:

@@ -12,6 +12,7 @@ id) is then applied column-wise, as the vectorised form of the named functions i
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import dataclass
 from typing import Any
 
 import pyarrow as pa
@@ -20,12 +21,13 @@ import pyarrow.compute as pc
 from icebook.errors import MetadataError, decoded_values
 from icebook.io.avro_decode import COMPUTED, ENTRY_COLUMNS, Decoded
 from icebook.io.avro_decode import available_decoders as _importable_decoders
-from icebook.io.avro_header import check_framing, header_from_metadata
+from icebook.io.avro_header import AvroFraming, check_framing, header_from_metadata
 from icebook.io.avro_list import read_bytes_for
 from icebook.io.avro_schema import ManifestLayout, inheritance_version, manifest_layout
+from icebook.io.fileio import FileIO
 from icebook.io.metric_facts import METRIC_MAP_TYPES, METRIC_MAPS, MapFacts, MetricFacts, with_facts
 from icebook.io.worker_pool import decode_isolated
-from icebook.spec.manifest import EntryStatus, FileContent, ManifestFile
+from icebook.spec.manifest import EntryStatus, FileContent, ManifestFile, ManifestHeader
 
 INHERITED_FLAGS = (
     "snapshot_id_inherited",
@@ -138,6 +140,36 @@ def _inherit(decoded: Decoded, n: int, manifest: ManifestFile, version: int) -> 
 # ----------------------------------------------------------------------------- public
 
 
+@dataclass(frozen=True, slots=True, kw_only=True)
+class FramedManifest:
+    """A manifest's bytes, their framing checked against its manifest-list record, and what its header
+    says about reading its entries: what both manifest readers (every entry, one entry) start from."""
+
+    data: bytes
+    framing: AvroFraming
+    header: ManifestHeader
+    layout: ManifestLayout
+    version: int
+    """The format version whose inheritance rules apply (``inheritance_version``)."""
+    spec_id: int
+    """The partition spec its files were written with: the header's, else the manifest list's."""
+
+
+def read_framed_manifest(fileio: FileIO, manifest: ManifestFile) -> FramedManifest:
+    """Read ``manifest`` and check its framing, length and (where the list records them) entry counts
+    before any decoder sees it."""
+    path = manifest.manifest_path
+    data = read_bytes_for(fileio, path, "manifest")
+    framing = check_framing(
+        data, path, kind="manifest", expected_length=manifest.manifest_length, counts_recorded=manifest.counts_recorded
+    )
+    header = header_from_metadata(path, dict(framing.metadata))
+    layout = manifest_layout(header)
+    spec_id = header.partition_spec_id if header.partition_spec_id is not None else manifest.partition_spec_id
+    version = inheritance_version(header, layout, manifest)
+    return FramedManifest(data=data, framing=framing, header=header, layout=layout, version=version, spec_id=spec_id)
+
+
 def _needed(columns: Sequence[str] | None, schema: pa.Schema) -> list[str]:
     all_names = schema.names
     if columns is None:
@@ -178,12 +210,8 @@ def read_manifest_entries(
     entries as the file's blocks declare.
     """
     path = manifest.manifest_path
-    data = read_bytes_for(fileio, path, "manifest")
-    framing = check_framing(
-        data, path, kind="manifest", expected_length=manifest.manifest_length, counts_recorded=manifest.counts_recorded
-    )
-    header = header_from_metadata(path, dict(framing.metadata))
-    layout = manifest_layout(header)
+    framed = read_framed_manifest(fileio, manifest)
+    layout = framed.layout
     schema = entries_schema(layout.partition_type)
     needed = _needed(columns, schema)
     targets = {name: schema.field(name).type for name in needed if name not in INHERITED_FLAGS}
@@ -191,8 +219,8 @@ def read_manifest_entries(
         raise ValueError(f"unknown decoder {decoder!r}; available: {available_decoders()}")
     order = [decoder] if decoder is not None else default_decoders()
     wanted = {name: type_ for name, type_ in targets.items() if name not in COMPUTED}
-    decoded, facts = _decode(data, layout, wanted, order, path) if wanted else ({}, {})
-    n = framing.record_count
+    decoded, facts = _decode(framed.data, layout, wanted, order, path) if wanted else ({}, {})
+    n = framed.framing.record_count
     for name, column in decoded.items():
         if len(column) != n:
             raise MetadataError(
@@ -201,16 +229,14 @@ def read_manifest_entries(
                 f"the Avro blocks declare {n} entries but {len(column)} were decoded ({name})",
                 kind="manifest",
             )
-    version = inheritance_version(header, layout, manifest)
     if "content" in targets and "content" not in decoded:  # v1: "all v1 files are data files"
         decoded["content"] = pa.array([int(FileContent.DATA)] * n, pa.int32())
     if "spec_id" in targets:
-        spec_id = header.partition_spec_id if header.partition_spec_id is not None else manifest.partition_spec_id
-        decoded["spec_id"] = pa.array([spec_id] * n, pa.int32())
+        decoded["spec_id"] = pa.array([framed.spec_id] * n, pa.int32())
     for name, type_ in targets.items():  # columns this file's schema does not have (older versions)
         if name not in decoded:
             decoded[name] = pa.nulls(n, type_)
-    full = _inherit(decoded, n, manifest, version)
+    full = _inherit(decoded, n, manifest, framed.version)
     table = pa.Table.from_arrays([full[name] for name in needed], schema=pa.schema([schema.field(c) for c in needed]))
     # Every map's facts ride along, sent or not: the checks read them instead of computing them again.
     return with_facts(table, facts) if facts else table

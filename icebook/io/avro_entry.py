@@ -7,9 +7,8 @@ from dataclasses import replace
 from typing import Any
 
 from icebook.errors import MetadataError, NotFound, one_line
-from icebook.io.avro_header import check_framing, header_from_metadata
-from icebook.io.avro_list import read_bytes_for
-from icebook.io.avro_schema import ManifestLayout, inheritance_version, manifest_layout
+from icebook.io.avro_entries import read_framed_manifest
+from icebook.io.avro_schema import ManifestLayout
 from icebook.io.fileio import FileIO
 from icebook.io.worker_pool import decode_isolated
 from icebook.spec.manifest import (
@@ -92,14 +91,8 @@ def read_manifest_entry(fileio: FileIO, manifest: ManifestFile, index: int) -> M
     path = manifest.manifest_path
     if index < 0:
         raise NotFound(f"manifest {path}: entry {index} (negative index)")
-    data = read_bytes_for(fileio, path, "manifest")
-    framing = check_framing(
-        data, path, kind="manifest", expected_length=manifest.manifest_length, counts_recorded=manifest.counts_recorded
-    )
-    header = header_from_metadata(path, dict(framing.metadata))
-    layout = manifest_layout(header)
-    version = inheritance_version(header, layout, manifest)
-    spec_id = header.partition_spec_id if header.partition_spec_id is not None else manifest.partition_spec_id
+    framed = read_framed_manifest(fileio, manifest)
+    data, framing, layout = framed.data, framed.framing, framed.layout
     if index >= framing.record_count:
         raise NotFound(f"manifest {path}: entry {index} (the manifest has {framing.record_count} entries)")
     # First row ids depend on every earlier entry (spec: "First Row ID Inheritance"): the worker
@@ -115,7 +108,8 @@ def read_manifest_entry(fileio: FileIO, manifest: ManifestFile, index: int) -> M
             kind="manifest",
         )
     try:
-        return _entry(rec, layout, manifest, spec_id, version, (contents, record_counts, first_row_ids), path)
+        prefix = (contents, record_counts, first_row_ids)
+        return _entry(rec, layout, manifest, framed.spec_id, framed.version, prefix, path)
     except (TypeError, ValueError, KeyError) as exc:
         raise MetadataError(path, f"entry {index}", f"malformed: {one_line(exc)}", kind="manifest") from None
 

@@ -21,7 +21,7 @@ from dataclasses import dataclass
 from types import MappingProxyType
 from typing import TYPE_CHECKING
 
-from icebook.errors import IcebookError, MetadataError, NotFound, UnsupportedFeature
+from icebook.errors import MetadataError, UnsupportedFeature
 from icebook.spec.manifest import ManifestContent, ManifestHeader
 
 if TYPE_CHECKING:  # only named: the decoder worker imports this module, and reads no file itself
@@ -113,25 +113,20 @@ def write_container_header(meta: dict[str, bytes], sync: bytes) -> bytes:
 
 def read_container_metadata(fileio: FileIO, path: str, *, kind: str = "manifest") -> dict[str, bytes]:
     """The key-value metadata of an Avro file, reading only as much of it as needed."""
-    try:
-        with fileio.open_input(path) as f:
-            buf = bytes(f.read(_FIRST_READ))
-            while True:
-                try:
-                    return parse_container_header(buf)[0]
-                except _Truncated:
-                    more = bytes(f.read(max(len(buf), _FIRST_READ)))
-                    if not more:
-                        raise MetadataError(path, None, "truncated Avro header", kind=kind) from None
-                    buf += more
-                except (ValueError, UnicodeDecodeError) as exc:
-                    raise MetadataError(path, None, f"corrupt Avro header: {exc}", kind=kind) from None
-    except NotFound:
-        raise NotFound(f"{kind} {path}: file not found") from None
-    except MetadataError:
-        raise
-    except IcebookError as exc:
-        raise MetadataError(path, None, str(exc), kind=kind) from None
+    from icebook.io.fileio import read_errors  # here: the decoder worker imports this module, and reads no file
+
+    with read_errors(path, kind), fileio.open_input(path) as f:
+        buf = bytes(f.read(_FIRST_READ))
+        while True:
+            try:
+                return parse_container_header(buf)[0]
+            except _Truncated:
+                more = bytes(f.read(max(len(buf), _FIRST_READ)))
+                if not more:
+                    raise MetadataError(path, None, "truncated Avro header", kind=kind) from None
+                buf += more
+            except (ValueError, UnicodeDecodeError) as exc:
+                raise MetadataError(path, None, f"corrupt Avro header: {exc}", kind=kind) from None
 
 
 def _int_or_none(meta: dict[str, str], key: str, path: str) -> int | None:

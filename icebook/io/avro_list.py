@@ -11,10 +11,10 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from icebook.errors import IcebookError, MetadataError, NotFound
+from icebook.errors import MetadataError
 from icebook.io.avro_header import check_framing
 from icebook.io.avro_inline import InlineDecodeFailed, decode_records_inline
-from icebook.io.fileio import FileIO
+from icebook.io.fileio import FileIO, read_errors
 from icebook.io.worker_pool import decode_isolated
 from icebook.spec.manifest import (
     ManifestContent,
@@ -25,14 +25,8 @@ from icebook.spec.manifest import (
 
 
 def read_bytes_for(fileio: FileIO, path: str, kind: str) -> bytes:
-    try:
+    with read_errors(path, kind):
         return fileio.read_bytes(path)
-    except NotFound:
-        raise NotFound(f"{kind} {path}: file not found") from None
-    except IcebookError as exc:
-        raise MetadataError(path, None, str(exc), kind=kind) from None
-    except OSError as exc:  # a FileIO's own read failing midway
-        raise MetadataError(path, None, f"cannot read: {exc}", kind=kind) from None
 
 
 def avro_records(data: bytes, path: str, kind: str) -> list[dict[str, Any]]:

@@ -11,13 +11,14 @@ from __future__ import annotations
 
 import os
 import stat
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
+from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Any, Protocol
 
 import pyarrow.fs as pafs
 
-from icebook.errors import IcebookError, NotFound
+from icebook.errors import IcebookError, MetadataError, NotFound
 from icebook.io.filesystems import Filesystems, not_found, storage_errors
 
 
@@ -105,6 +106,24 @@ class ArrowFileIO:
             )
             for c in children
         ]
+
+
+@contextmanager
+def read_errors(path: str, kind: str, field: str | None = None) -> Iterator[None]:
+    """The one rule for a failure reading one of a table's files (a manifest, a manifest list, a Puffin
+    file): a missing file is ``NotFound`` naming its kind and path; any other failure of the FileIO, or of
+    a read midway (``OSError``, then naming ``field``, the one that gave the range), one ``MetadataError``
+    naming the file. A ``MetadataError`` raised inside passes through (it already names them)."""
+    try:
+        yield
+    except NotFound:
+        raise NotFound(f"{kind} {path}: file not found") from None
+    except MetadataError:
+        raise
+    except IcebookError as exc:
+        raise MetadataError(path, None, str(exc), kind=kind) from None
+    except OSError as exc:
+        raise MetadataError(path, field, f"cannot read: {exc}", kind=kind) from None
 
 
 def _require_regular_file(local_path: str, path: str) -> None:

@@ -17,8 +17,8 @@ from typing import Any, ClassVar
 import numpy as np
 import pyarrow as pa
 
-from icebook.errors import IcebookError, MetadataError, NotFound, UnsupportedFeature
-from icebook.io.fileio import FileIO
+from icebook.errors import MetadataError, NotFound, UnsupportedFeature
+from icebook.io.fileio import FileIO, read_errors
 
 MAGIC = b"PFA1"
 DV_MAGIC = b"\xd1\xd3\x39\x64"
@@ -72,26 +72,17 @@ class PuffinFile:
 def _read_range(fileio: FileIO, path: str, offset: int, length: int, *, what: str | None = None) -> bytes:
     """``length`` bytes at ``offset``; a range outside the file is a MetadataError naming ``what``
     (the field that gave the range), checked before anything is read or allocated."""
-    try:
-        with fileio.open_input(path) as f:
-            size = f.size()
-            if offset < 0 or length < 0 or offset + length > size:
-                raise MetadataError(
-                    path,
-                    what,
-                    f"{length} bytes at offset {offset} do not fit in the file's {size} bytes",
-                    kind="puffin file",
-                )
-            f.seek(offset)
-            data = bytes(f.read(length))
-    except NotFound:
-        raise NotFound(f"puffin file {path}: file not found") from None
-    except MetadataError:
-        raise
-    except IcebookError as exc:
-        raise MetadataError(path, None, str(exc), kind="puffin file") from None
-    except OSError as exc:
-        raise MetadataError(path, what, f"cannot read: {exc}", kind="puffin file") from None
+    with read_errors(path, "puffin file", what), fileio.open_input(path) as f:
+        size = f.size()
+        if offset < 0 or length < 0 or offset + length > size:
+            raise MetadataError(
+                path,
+                what,
+                f"{length} bytes at offset {offset} do not fit in the file's {size} bytes",
+                kind="puffin file",
+            )
+        f.seek(offset)
+        data = bytes(f.read(length))
     if len(data) != length:
         raise MetadataError(
             path, what, f"truncated: wanted {length} bytes at {offset}, got {len(data)}", kind="puffin file"

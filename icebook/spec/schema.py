@@ -6,7 +6,7 @@ Field ids, not names, identify columns: names may change through schema evolutio
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from types import MappingProxyType
 from typing import Any, ClassVar
@@ -111,6 +111,16 @@ class Schema:
         return f"schema {self.schema_id}: {self.fields}"
 
 
+def columns_by_id(schemas: Iterable[Schema]) -> dict[int, tuple[str, IcebergType]]:
+    """Field id -> (dotted full name, type) over ``schemas``, a later schema naming an id again winning:
+    how the metric maps and bounds of a table's files, keyed by ids of any of its schemas, are named."""
+    out: dict[int, tuple[str, IcebergType]] = {}
+    for schema in schemas:
+        for field_id, name in schema.id_to_name().items():
+            out[field_id] = (name, schema._by_id[field_id].type)
+    return out
+
+
 def _walk(t: IcebergType, prefix: str) -> Iterator[tuple[str, NestedField]]:
     """Pre-order walk yielding (full name, field) for every nested field."""
     children: tuple[NestedField, ...]
@@ -167,5 +177,6 @@ __all__ = [
     "LAST_UPDATED_SEQUENCE_NUMBER_ID",
     "ROW_ID_ID",
     "Schema",
+    "columns_by_id",
     "parse_schema",
 ]
