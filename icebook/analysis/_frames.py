@@ -6,7 +6,8 @@ A column of ints with a None in it would become float64 in ``pd.DataFrame(rows)`
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from operator import attrgetter
 from typing import Any, Literal
 
 import pandas as pd
@@ -28,6 +29,19 @@ def frame(rows: Iterable[Mapping[str, Any]], columns: Sequence[str], *, ints: It
         else:
             data[c] = values
     return pd.DataFrame(data, columns=list(columns))
+
+
+def attribute_frame(
+    items: Iterable[Any],
+    columns: Sequence[str],
+    *,
+    ints: Iterable[str] = (),
+    derived: Mapping[str, Callable[[Any], Any]] | None = None,
+) -> pd.DataFrame:
+    """``frame`` of one row per item: each column is the item's attribute of that name, or what
+    ``derived[column]`` makes of the item (a column named otherwise, or a value shown another way)."""
+    getters = [(c, (derived or {}).get(c) or attrgetter(c)) for c in columns]
+    return frame(({c: get(item) for c, get in getters} for item in items), columns, ints=ints)
 
 
 def utc_timestamp(ms: int | None) -> pd.Timestamp | None:

@@ -15,12 +15,13 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
+from operator import attrgetter
 from typing import Any
 
 import numpy as np
 import pandas as pd
 
-from icebook.analysis._frames import frame, utc_timestamp
+from icebook.analysis._frames import attribute_frame, frame, utc_timestamp
 from icebook.analysis.expr.projection import Projection, explain_in_spec, normalize_op
 from icebook.analysis.history.field_changes import (
     EpochKind,
@@ -73,19 +74,11 @@ class PredicateExplanation:
     projections: tuple[Projection, ...]
 
     def to_pandas(self) -> pd.DataFrame:
-        return frame(
-            [
-                {
-                    "spec_id": p.spec_id,
-                    "partition_field": p.partition_field,
-                    "transform": p.transform,
-                    "partition_predicate": p.predicate,
-                    "reason": p.reason,
-                }
-                for p in self.projections
-            ],
+        return attribute_frame(
+            self.projections,
             ["spec_id", "partition_field", "transform", "partition_predicate", "reason"],
             ints=("spec_id",),
+            derived={"partition_predicate": attrgetter("predicate")},
         )
 
     def __repr__(self) -> str:
@@ -135,22 +128,17 @@ class Evolution:
 
     def to_pandas(self) -> pd.DataFrame:
         """Every schema, spec and sort order as one timeline."""
-        rows = [
-            {
-                "kind": e.kind.value,
-                "id": e.id,
-                "previous_id": e.previous_id,
-                "became_current_at": utc_timestamp(e.became_current_ms),
-                "metadata_file": e.metadata_file,
-                "first_snapshot_id": e.first_snapshot_id,
-                "first_snapshot_at": utc_timestamp(e.first_snapshot_ms),
-                "is_current": e.is_current,
-                "changes": [str(c) for c in e.changes],
-                "definition": e.definition,
-            }
-            for e in (*self.schemas, *self.specs, *self.sort_orders)
-        ]
-        return frame(rows, _TIMELINE_COLUMNS, ints=("id", "previous_id", "first_snapshot_id"))
+        return attribute_frame(
+            (*self.schemas, *self.specs, *self.sort_orders),
+            _TIMELINE_COLUMNS,
+            ints=("id", "previous_id", "first_snapshot_id"),
+            derived={
+                "kind": lambda e: e.kind.value,
+                "became_current_at": lambda e: utc_timestamp(e.became_current_ms),
+                "first_snapshot_at": lambda e: utc_timestamp(e.first_snapshot_ms),
+                "changes": lambda e: [str(c) for c in e.changes],
+            },
+        )
 
     def __repr__(self) -> str:
         return (

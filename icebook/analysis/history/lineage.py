@@ -22,7 +22,7 @@ from types import MappingProxyType
 
 import pandas as pd
 
-from icebook.analysis._frames import frame, utc_timestamp
+from icebook.analysis._frames import attribute_frame, frame, utc_timestamp
 from icebook.analysis.ancestry import ancestor_ids
 from icebook.analysis.resolve import snapshot_id_from_text
 from icebook.spec.metadata import TableMetadata, commit_order, main_first
@@ -208,24 +208,17 @@ class Lineage:
 
     def to_pandas(self) -> pd.DataFrame:
         """One row per snapshot, in commit order."""
-        rows = [
-            {
-                "snapshot_id": n.snapshot_id,
-                "parent_id": n.parent_id,
-                "committed_at": utc_timestamp(n.snapshot.timestamp_ms),
-                "operation": n.snapshot.operation,
-                "sequence_number": n.snapshot.sequence_number,
-                "refs": list(n.refs),
-                "on_main_ancestry": n.on_main_ancestry,
-                "reachable": n.reachable,
-                "cherry_picked_from": n.cherry_picked_from,
-                "published_wap_id": n.published_wap_id,
-                "parent_expired": n.parent_expired,
-                "wap_id": n.wap_id,
-            }
-            for n in self.nodes.values()
-        ]
-        return frame(rows, _COLUMNS, ints=("snapshot_id", "parent_id", "sequence_number", "cherry_picked_from"))
+        return attribute_frame(
+            self.nodes.values(),
+            _COLUMNS,
+            ints=("snapshot_id", "parent_id", "sequence_number", "cherry_picked_from"),
+            derived={
+                "committed_at": lambda n: utc_timestamp(n.snapshot.timestamp_ms),
+                "operation": lambda n: n.snapshot.operation,
+                "sequence_number": lambda n: n.snapshot.sequence_number,
+                "refs": lambda n: list(n.refs),
+            },
+        )
 
     def __repr__(self) -> str:
         return f"<Lineage {len(self.nodes)} snapshots, refs {sorted(self.refs)}, {len(self.unreachable)} unreachable>"

@@ -13,10 +13,10 @@ from dataclasses import dataclass
 
 import pyarrow.compute as pc
 
+from icebook.analysis.store.entries import added_entries
 from icebook.analysis.store.table_like import TableLike
 from icebook.errors import NotFound
 from icebook.spec.filenames import parse_manifest_list_name, parse_manifest_name
-from icebook.spec.manifest import EntryStatus
 from icebook.spec.metadata import commit_order
 
 
@@ -53,15 +53,8 @@ def file_origin(table: TableLike, file_path: str) -> FileOrigin:
     for snapshot in sorted(metadata.snapshots, key=commit_order):
         if snapshot.manifest_list is None:
             continue
-        for manifest in table.store.manifest_list(snapshot):
-            if manifest.added_snapshot_id != snapshot.snapshot_id:
-                continue  # a manifest carried over from an earlier commit
-            entries = table.store.entries(manifest)
-            hit = pc.and_(
-                pc.equal(entries.column("file_path"), file_path),
-                pc.equal(entries.column("status"), int(EntryStatus.ADDED)),
-            )
-            rows = entries.filter(hit)
+        for manifest, added in added_entries(table.store, snapshot, ("file_path", "snapshot_id")):
+            rows = added.filter(pc.equal(added.column("file_path"), file_path))
             if rows.num_rows:
                 added_by = rows.column("snapshot_id")[0].as_py()
                 owner = metadata.snapshot_by_id(added_by) if added_by is not None else snapshot

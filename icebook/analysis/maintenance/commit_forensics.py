@@ -21,13 +21,13 @@ implementation's conventions, informative only) and in files nothing references:
 from __future__ import annotations
 
 from dataclasses import dataclass
+from operator import attrgetter
 
 import pandas as pd
-import pyarrow as pa
 
-from icebook.analysis._frames import frame
+from icebook.analysis._frames import attribute_frame
 from icebook.analysis.maintenance.orphans import OrphanReport
-from icebook.analysis.store.entries import Entries
+from icebook.analysis.store.entries import added_entries
 from icebook.analysis.store.table_like import TableLike
 from icebook.spec.filenames import (
     ManifestListName,
@@ -36,7 +36,6 @@ from icebook.spec.filenames import (
     parse_file_name,
     parse_manifest_list_name,
 )
-from icebook.spec.manifest import EntryStatus, ManifestFile
 from icebook.spec.metadata import commit_order
 from icebook.spec.writer_names import parse_written_file_name
 
@@ -113,19 +112,8 @@ class CommitForensics:
 
     def to_pandas(self) -> pd.DataFrame:
         """One row per commit: its attempt, whether it was retried and the earlier attempts' UUIDs."""
-        return frame(
-            (
-                {
-                    "snapshot_id": c.snapshot_id,
-                    "parent_snapshot_id": c.parent_snapshot_id,
-                    "operation": c.operation,
-                    "commit_uuid": c.commit_uuid,
-                    "attempt": c.attempt,
-                    "retried": c.retried,
-                    "earlier_commit_uuids": list(c.first_commit_uuids),
-                }
-                for c in self.commits
-            ),
+        return attribute_frame(
+            self.commits,
             [
                 "snapshot_id",
                 "parent_snapshot_id",
@@ -136,36 +124,16 @@ class CommitForensics:
                 "earlier_commit_uuids",
             ],
             ints=["snapshot_id", "parent_snapshot_id", "attempt"],
+            derived={"earlier_commit_uuids": lambda c: list(c.first_commit_uuids)},
         )
 
     def leftovers_frame(self) -> pd.DataFrame:
-        return frame(
-            (
-                {
-                    "path": f.path,
-                    "kind": f.kind,
-                    "commit_uuid": f.commit_uuid,
-                    "snapshot_id": f.snapshot_id,
-                    "file_size_in_bytes": f.size_in_bytes,
-                }
-                for f in self.leftovers
-            ),
+        return attribute_frame(
+            self.leftovers,
             ["path", "kind", "commit_uuid", "snapshot_id", "file_size_in_bytes"],
             ints=["snapshot_id", "file_size_in_bytes"],
+            derived={"file_size_in_bytes": attrgetter("size_in_bytes")},
         )
-
-
-def _added_files(table: TableLike, snapshot_id: int, manifest_list: tuple[ManifestFile, ...]) -> list[str]:
-    """Paths of the files snapshot ``snapshot_id`` added, from the manifests it wrote."""
-    added: list[str] = []
-    for manifest in manifest_list:
-        if manifest.added_snapshot_id != snapshot_id:
-            continue  # carried over from an earlier commit
-        # The store checks that an ADDED entry names the snapshot that wrote its manifest.
-        entries = table.store.entries(manifest, ("file_path", "status"))
-        mine = pa.array(Entries(entries).status_is(EntryStatus.ADDED))
-        added.extend(entries.filter(mine).column("file_path").to_pylist())
-    return added
 
 
 def _evidence(table: TableLike) -> tuple[CommitEvidence, ...]:
@@ -174,10 +142,11 @@ def _evidence(table: TableLike) -> tuple[CommitEvidence, ...]:
         listed = parse_manifest_list_name(snapshot.manifest_list) if snapshot.manifest_list else None
         earlier: dict[str, None] = {}
         if listed is not None and snapshot.manifest_list is not None:
-            for path in _added_files(table, snapshot.snapshot_id, table.store.manifest_list(snapshot)):
-                written = parse_written_file_name(path).write_uuid
-                if written is not None and written != listed.commit_uuid:
-                    earlier[written] = None
+            for _, added in added_entries(table.store, snapshot, ("file_path",)):
+                for path in added.column("file_path").to_pylist():
+                    written = parse_written_file_name(path).write_uuid
+                    if written is not None and written != listed.commit_uuid:
+                        earlier[written] = None
         out.append(
             CommitEvidence(
                 snapshot_id=snapshot.snapshot_id,

@@ -18,7 +18,7 @@ import pandas as pd
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from icebook.analysis._frames import frame, utc_timestamp
+from icebook.analysis._frames import attribute_frame, frame, utc_timestamp
 from icebook.analysis.maintenance.expiry_rules import (
     GcDisabled,
     RefFate,
@@ -117,19 +117,11 @@ class ExpirePreview:
         )
 
     def snapshots_frame(self) -> pd.DataFrame:
-        return frame(
-            (
-                {
-                    "snapshot_id": s.snapshot_id,
-                    "committed_at": utc_timestamp(s.timestamp_ms),
-                    "operation": s.operation,
-                    "expires": s.expires,
-                    "reason": s.reason,
-                }
-                for s in self.snapshots
-            ),
+        return attribute_frame(
+            self.snapshots,
             ["snapshot_id", "committed_at", "operation", "expires", "reason"],
             ints=["snapshot_id"],
+            derived={"committed_at": lambda s: utc_timestamp(s.timestamp_ms)},
         )
 
     def summary(self) -> str:

@@ -11,7 +11,7 @@ from typing import NamedTuple
 
 import pandas as pd
 
-from icebook.analysis._frames import frame
+from icebook.analysis._frames import attribute_frame, frame
 from icebook.analysis.maintenance.binpack import MAX_FILE_SIZE_RATIO, MIN_FILE_SIZE_RATIO, CompactionOptions
 from icebook.analysis.maintenance.expire import ExpirePreview
 from icebook.spec import properties
@@ -105,28 +105,6 @@ class FilesHealth:
         return sum(p.dangling_deletes for p in self.partitions)
 
     def to_pandas(self) -> pd.DataFrame:
-        rows = []
-        for p in self.partitions:
-            rows.append(
-                {
-                    "partition": p.partition,
-                    "spec_id": p.spec_id,
-                    "data_files": p.data_files,
-                    "small_files": p.small_files,
-                    "large_files": p.large_files,
-                    "data_bytes": p.data_bytes,
-                    "avg_file_bytes": p.data_bytes // p.data_files if p.data_files else 0,
-                    "records": p.records,
-                    "position_delete_files": p.position_delete_files,
-                    "deletion_vectors": p.deletion_vectors,
-                    "equality_delete_files": p.equality_delete_files,
-                    "delete_records": p.delete_records,
-                    "delete_ratio": round(p.delete_ratio, 4),
-                    "files_with_deletes": p.files_with_deletes,
-                    "equality_deletes_applying": p.equality_deletes_applying,
-                    "dangling_deletes": p.dangling_deletes,
-                }
-            )
         columns = [
             "partition",
             "spec_id",
@@ -145,8 +123,15 @@ class FilesHealth:
             "equality_deletes_applying",
             "dangling_deletes",
         ]
-        ints = [c for c in columns if c not in ("partition", "delete_ratio")]
-        return frame(rows, columns, ints=ints)
+        return attribute_frame(
+            self.partitions,
+            columns,
+            ints=[c for c in columns if c not in ("partition", "delete_ratio")],
+            derived={
+                "avg_file_bytes": lambda p: p.data_bytes // p.data_files if p.data_files else 0,
+                "delete_ratio": lambda p: round(p.delete_ratio, 4),
+            },
+        )
 
 
 # ---------------------------------------------------------------------------------- manifests

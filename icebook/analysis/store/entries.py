@@ -115,4 +115,16 @@ def live_data_entries(
             yield manifest, Entries(store.entries(manifest, columns)).alive(FileContent.DATA)
 
 
-__all__ = ["UNPARTITIONED", "Entries", "counted_size", "live_data_entries", "partition_label"]
+def added_entries(
+    store: ManifestStore, snapshot: Snapshot, columns: Collection[str]
+) -> Iterator[tuple[ManifestFile, pa.Table]]:
+    """Each manifest ``snapshot`` wrote, with the entries it ADDED (``columns`` of the entry table). A
+    manifest carried over from an earlier commit is passed over: the store checks that an ADDED entry
+    names the snapshot that wrote its manifest, so the files a commit added are all in its own."""
+    for manifest in store.manifest_list(snapshot):
+        if manifest.added_snapshot_id == snapshot.snapshot_id:
+            entries = Entries(store.entries(manifest, (*columns, "status")))
+            yield manifest, entries.table.filter(pa.array(entries.status_is(EntryStatus.ADDED)))
+
+
+__all__ = ["UNPARTITIONED", "Entries", "added_entries", "counted_size", "live_data_entries", "partition_label"]

@@ -18,11 +18,12 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from dataclasses import dataclass
+from operator import attrgetter
 
 import numpy as np
 import pandas as pd
 
-from icebook.analysis._frames import frame
+from icebook.analysis._frames import attribute_frame
 from icebook.analysis.store.entries import live_data_entries
 from icebook.analysis.store.manifests import read_ahead
 from icebook.analysis.store.table_like import TableLike
@@ -122,38 +123,17 @@ class RowLineage:
     findings: tuple[V3Finding, ...]
 
     def snapshots_frame(self) -> pd.DataFrame:
-        return frame(
-            (
-                {
-                    "snapshot_id": s.snapshot_id,
-                    "sequence_number": s.sequence_number,
-                    "operation": s.operation,
-                    "first_row_id": s.first_row_id,
-                    "added_rows": s.added_rows,
-                    "end_row_id": s.end,
-                }
-                for s in self.snapshots
-            ),
+        return attribute_frame(
+            self.snapshots,
             ["snapshot_id", "sequence_number", "operation", "first_row_id", "added_rows", "end_row_id"],
             ints=("first_row_id", "added_rows", "end_row_id"),
+            derived={"end_row_id": attrgetter("end")},
         )
 
     def to_pandas(self) -> pd.DataFrame:
         """The files' ranges: ``[first_row_id, end_row_id)``."""
-        return frame(
-            (
-                {
-                    "file_path": f.file_path,
-                    "record_count": f.record_count,
-                    "first_row_id": f.first_row_id,
-                    "end_row_id": f.end,
-                    "inherited": f.inherited,
-                    "row_ids_written": f.row_ids_written,
-                    "added_snapshot_id": f.added_snapshot_id,
-                    "assigned_by_snapshot": f.assigned_by,
-                }
-                for f in self.files
-            ),
+        return attribute_frame(
+            self.files,
             [
                 "file_path",
                 "record_count",
@@ -165,6 +145,7 @@ class RowLineage:
                 "assigned_by_snapshot",
             ],
             ints=("first_row_id", "end_row_id", "added_snapshot_id", "assigned_by_snapshot"),
+            derived={"end_row_id": attrgetter("end"), "assigned_by_snapshot": attrgetter("assigned_by")},
         )
 
     def __repr__(self) -> str:
