@@ -3,7 +3,7 @@ change and a compaction, in the order tables usually live through them."""
 
 from __future__ import annotations
 
-from icebook.scenarios.scenario import MERGE_ON_READ, Claims, Scenario, Step, create_table
+from icebook.scenarios.scenario import MERGE_ON_READ, Claims, Scenario, Step, create_table, fill
 
 _DAY = """INSERT INTO {table}
     SELECT id, TIMESTAMP '{day} 00:00:00' + make_interval(0, 0, 0, 0, 0, CAST(id % 1440 AS INT), 0),
@@ -12,13 +12,7 @@ _DAY = """INSERT INTO {table}
 
 
 def _day(day: str, start: int, stop: int, tasks: int = 3, extra: str = "") -> str:
-    return (
-        _DAY.replace("{day}", day)
-        .replace("{start}", str(start))
-        .replace("{stop}", str(stop))
-        .replace("{tasks}", str(tasks))
-        .replace("{extra}", extra)
-    )
+    return fill(_DAY, day=day, start=start, stop=stop, tasks=tasks, extra=extra)
 
 
 GROWTH = Scenario(

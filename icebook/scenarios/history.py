@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from icebook.scenarios.scenario import Claims, Scenario, Step, create_table
+from icebook.scenarios.scenario import Claims, Scenario, Step, create_table, fill
 
 _BATCH = """INSERT INTO {table}
     SELECT id, concat('store-', CAST(id % {stores} AS STRING)), CAST(id % 7 AS INT) + 1,
@@ -20,7 +20,7 @@ _BATCH = """INSERT INTO {table}
 
 
 def _batch(start: int, stop: int, stores: int = 10) -> str:
-    return _BATCH.replace("{start}", str(start)).replace("{stop}", str(stop)).replace("{stores}", str(stores))
+    return fill(_BATCH, start=start, stop=stop, stores=stores)
 
 
 def rollback_to_tag(spark: Any, table_name: str) -> str:

@@ -9,7 +9,7 @@ The hour batch writes a couple of hundred partitions, as a busy table would.
 
 from __future__ import annotations
 
-from icebook.scenarios.scenario import Claims, Scenario, Step, create_table
+from icebook.scenarios.scenario import Claims, Scenario, Step, create_table, fill
 
 _ROWS = """SELECT id,
                element_at(array('alice', 'bob', 'carol', 'dave'), CAST(id % 4 + 1 AS INT)) AS name,
@@ -20,9 +20,7 @@ _ROWS = """SELECT id,
 
 
 def _rows(start: int, stop: int, ts: str) -> str:
-    return "INSERT INTO {table} " + _ROWS.replace("{ts}", ts).replace("{start}", str(start)).replace(
-        "{stop}", str(stop)
-    )
+    return "INSERT INTO {table} " + fill(_ROWS, ts=ts, start=start, stop=stop)
 
 
 TRANSFORMS = Scenario(

@@ -65,6 +65,16 @@ def set_properties(narrative: str, properties: Mapping[str, str]) -> Step:
     return Step(narrative=narrative, sql="ALTER TABLE {table} SET TBLPROPERTIES " + _property_list(properties))
 
 
+def fill(template: str, **values: object) -> str:
+    """``template`` with each ``{name}`` given in ``values`` replaced by the value's text.
+
+    Placeholders not given stay, so a step's SQL can fill its own and leave ``{table}`` to the build.
+    Not ``str.format``: the SQL holds other braces (JSON literals, ``{table}``) that it would read."""
+    for name, value in values.items():
+        template = template.replace("{" + name + "}", str(value))
+    return template
+
+
 def _property_list(properties: Mapping[str, str]) -> str:
     return "(\n" + ",\n".join(f"    '{k}'='{v}'" for k, v in properties.items()) + "\n)"
 
@@ -115,4 +125,4 @@ class Scenario:
         return f"lake.db.{self.name}"
 
     def sql(self, step: Step) -> str:
-        return step.sql.replace("{table}", self.table)
+        return fill(step.sql, table=self.table)

@@ -9,7 +9,7 @@ into files with disjoint ranges; a later append is sorted as it is written.
 
 from __future__ import annotations
 
-from icebook.scenarios.scenario import Claims, Scenario, Step, create_table
+from icebook.scenarios.scenario import Claims, Scenario, Step, create_table, fill
 
 _READINGS = """INSERT INTO {table}
     SELECT id, concat('sensor-', CAST(id % 5 AS STRING)), CAST((id * 7919) % 1000 AS INT) - 200
@@ -28,7 +28,7 @@ SORT_ORDER = Scenario(
         ),
         Step(
             narrative="Append 2,000 readings from four tasks: four files, each spanning nearly every temperature.",
-            sql=_READINGS.replace("{start}", "0").replace("{stop}", "2000").replace("{tasks}", "4"),
+            sql=fill(_READINGS, start=0, stop=2000, tasks=4),
         ),
         Step(
             narrative="Set the table's sort order: WRITE ORDERED BY temperature (sort order 1).",
@@ -42,7 +42,7 @@ SORT_ORDER = Scenario(
         ),
         Step(
             narrative="Append 400 more readings: the write is sorted (range-distributed) by the table's sort order.",
-            sql=_READINGS.replace("{start}", "2000").replace("{stop}", "2400").replace("{tasks}", "2"),
+            sql=fill(_READINGS, start=2000, stop=2400, tasks=2),
         ),
     ),
     claims=Claims(

@@ -33,14 +33,18 @@ CATALOG = "lake"
 NAMESPACE = "db"
 
 
-def scenario_hash() -> str:
-    """Hash of the scenario sources and the Iceberg version: a change to either rebuilds."""
-    digest = hashlib.sha256(ICEBERG_VERSION.encode())
-    folder = Path(__file__).parent
+def source_hash(folder: Path, version: str) -> str:
+    """Hash of ``version`` and the Python sources directly in ``folder`` (names and bytes), for a build's name."""
+    digest = hashlib.sha256(version.encode())
     for source in sorted(folder.glob("*.py")):
         digest.update(source.name.encode())
         digest.update(source.read_bytes())
     return digest.hexdigest()[:12]
+
+
+def scenario_hash() -> str:
+    """Hash of the scenario sources and the Iceberg version: a change to either rebuilds."""
+    return source_hash(Path(__file__).parent, ICEBERG_VERSION)
 
 
 def warehouse_path(kind: str = "demo") -> Path:

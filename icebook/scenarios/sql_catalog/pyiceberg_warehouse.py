@@ -9,7 +9,6 @@ named ``sqlcat``: a SQL catalog records each table's catalog name).
 
 from __future__ import annotations
 
-import hashlib
 import json
 import sys
 import time
@@ -21,7 +20,7 @@ from icebook import config
 from icebook.errors import EngineError
 from icebook.scenarios.scenario import Scenario
 from icebook.scenarios.sql_catalog import NAMESPACE, PYICEBERG_SCENARIOS
-from icebook.scenarios.warehouse import MARKER, _progress_bar, cached_build
+from icebook.scenarios.warehouse import MARKER, _progress_bar, cached_build, source_hash
 
 CATALOG_FILE = "catalog.db"
 CATALOG_NAME = "sqlcat"
@@ -33,11 +32,7 @@ def scenario_hash() -> str:
     """Hash of these scenario sources and the PyIceberg version: a change to either rebuilds."""
     from importlib.metadata import version
 
-    digest = hashlib.sha256(version("pyiceberg").encode())
-    for source in sorted(Path(__file__).parent.glob("*.py")):
-        digest.update(source.name.encode())
-        digest.update(source.read_bytes())
-    return digest.hexdigest()[:12]
+    return source_hash(Path(__file__).parent, version("pyiceberg"))
 
 
 def warehouse_path(kind: str = "demo") -> Path:
