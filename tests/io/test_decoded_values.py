@@ -3,17 +3,18 @@ them that fails is one ``MetadataError`` naming the file and the field."""
 
 from __future__ import annotations
 
+from dataclasses import replace
 from pathlib import Path
 
 import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
+from _synthetic import manifest_file
 
 from icebook.errors import MetadataError, NotFound, decoded_values
 from icebook.io.avro_entries import _inherit
 from icebook.io.fileio import ArrowFileIO
 from icebook.io.position_delete_files import FILE_PATH_ID, POS_ID, read_position_deletes
-from icebook.spec.manifest import ManifestContent, ManifestFile
 
 
 def _delete_file(tmp_path: Path, paths: pa.Array, positions: pa.Array) -> str:
@@ -52,17 +53,7 @@ def test_the_rule_passes_icebook_errors_through_and_turns_any_other_into_one() -
 
 
 def test_first_row_ids_past_int64_are_an_error_naming_the_manifest_not_ids_wrapped_around() -> None:
-    manifest = ManifestFile(
-        manifest_path="s3://b/t/metadata/m0.avro",
-        manifest_length=1,
-        partition_spec_id=0,
-        content=ManifestContent.DATA,
-        sequence_number=1,
-        min_sequence_number=1,
-        added_snapshot_id=7,
-        first_row_id=0,
-        format_version=3,
-    )
+    manifest = replace(manifest_file(b"m"), first_row_id=0, format_version=3)  # a v3 data manifest
     decoded = {
         "content": pa.array([0, 0, 0], pa.int32()),
         "record_count": pa.array([2**62, 2**62, 2**62], pa.int64()),  # a damaged count
