@@ -199,7 +199,7 @@ def _run_sql_arrow(session: Session, current: Table, query: str, at: Any) -> pd.
     sources = {name: table.sql_source(at) for name, table in session.tables.items() if name != "t"}
     sources["t"] = current.sql_source(at)
     try:
-        rows = arrow_sql.sql({n: s[0] for n, s in sources.items()}, query, sources=[s[1] for s in sources.values()])
+        rows = arrow_sql.sql(sources, query)
     except EngineError as exc:
         raise CommandError(str(exc)) from None
     return exact_frame(rows)

@@ -8,6 +8,13 @@ only the referenced columns. Polars applies its own predicate again to the rows 
 translation only has to be inclusive: a part it cannot translate exactly is left out (never guessed),
 which reads more, never fewer, rows.
 
+A query runs in two passes (``sql``). Polars calls an IO source on one of its own threads while the
+calling thread waits inside polars, where no signal reaches Python: a read run there could not be
+interrupted (Ctrl-C, a timeout), and icebook's reader would call back into polars from polars' threads.
+So the first pass runs the query over sources that only note what polars asks of each table (no rows);
+icebook then reads each table once on the calling thread with those columns, filter and limit, and the
+second pass runs the query over the rows in memory, where polars calls no Python.
+
 Why polars: it is already the Arrow engine's SQL, its lazy optimiser passes projections and predicates
 to a Python source as a structured expression, and a scan of a snapshot stays one call into icebook's
 planner and reader (DuckDB would need the whole table as one Arrow dataset, or its own Iceberg reader).
@@ -17,7 +24,8 @@ from __future__ import annotations
 
 import datetime as _dt
 import json
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from dataclasses import dataclass
 from typing import Any
 
 import polars as pl
@@ -42,57 +50,128 @@ _COMPARE = {"Eq": "=", "NotEq": "!=", "Lt": "<", "LtEq": "<=", "Gt": ">", "GtEq"
 _UNIT = {"Nanoseconds": 1_000, "Microseconds": 1, "Milliseconds": 1 / 1_000}
 
 
-def scan_schema(
+@dataclass(frozen=True)
+class SqlSource:
+    """One table as the Arrow engine's SQL reads it: its rows' Arrow schema and polars schema, and
+    ``rows``, which reads what polars asks of an IO source (the columns, a predicate, a limit)."""
+
+    arrow_schema: pa.Schema
+    polars_schema: pl.Schema
+    rows: Callable[[list[str] | None, pl.Expr | None, int | None], pl.DataFrame]
+
+    def lazy(self) -> pl.LazyFrame:
+        """A polars lazy frame whose IO source is ``rows`` (projection and filters pushed into the scan)."""
+        from polars.io.plugins import register_io_source
+
+        def source(
+            with_columns: list[str] | None, predicate: pl.Expr | None, n_rows: int | None, _batch_size: int | None
+        ) -> Iterator[pl.DataFrame]:
+            yield self.rows(with_columns, predicate, n_rows)
+
+        return register_io_source(source, schema=self.polars_schema, explain_name="icebook")
+
+
+def scan_source(
     table: TableLike, snapshot: Snapshot, *, schema: Schema | None = None, lineage: Sequence[str] = ()
-) -> pa.Schema:
-    """The Arrow schema of ``lazy_scan``'s rows (no file is opened)."""
-    read_schema = schema or snapshot_schema(table.metadata, snapshot)
-    columns = [f.name for f in read_schema.columns] + list(lineage) if lineage else None
-    return read(table, snapshot, nodes.AlwaysFalse(), columns, schema=read_schema).schema
+) -> SqlSource:
+    """``snapshot`` of ``table`` as an Arrow-engine SQL source.
 
-
-def lazy_scan(
-    table: TableLike, snapshot: Snapshot, *, schema: Schema | None = None, lineage: Sequence[str] = ()
-) -> pl.LazyFrame:
-    """``snapshot`` of ``table`` as a polars lazy frame that pushes projection and filters into icebook's scan.
-
-    ``schema`` defaults to the snapshot's own schema; ``Table.lazy`` passes the read schema of its ``at``.
-    ``lineage``: row-lineage columns (``_row_id``, ``_last_updated_sequence_number``) the frame has after
+    ``schema`` defaults to the snapshot's own schema; ``Table.sql_source`` passes the read schema of its ``at``.
+    ``lineage``: row-lineage columns (``_row_id``, ``_last_updated_sequence_number``) the rows have after
     the table's own, read only when a query uses them."""
-    from polars.io.plugins import register_io_source
-
     read_schema = schema or snapshot_schema(table.metadata, snapshot)
     names = [f.name for f in read_schema.columns] + list(lineage)
-    arrow_schema = scan_schema(table, snapshot, schema=read_schema, lineage=lineage)
+    arrow_schema = read(table, snapshot, nodes.AlwaysFalse(), names if lineage else None, schema=read_schema).schema
     polars_schema = pl.from_arrow(arrow_schema.empty_table()).schema  # type: ignore[union-attr]
 
-    def source(
-        with_columns: list[str] | None, predicate: pl.Expr | None, n_rows: int | None, _batch_size: int | None
-    ) -> Iterator[pl.DataFrame]:
+    def rows(with_columns: list[str] | None, predicate: pl.Expr | None, n_rows: int | None) -> pl.DataFrame:
         pushed = pushdown_filter(predicate, read_schema) if predicate is not None else None
         columns = source_columns(with_columns, predicate, names)
         chosen = (names if lineage else None) if columns is None else [c for c in names if c in columns]
-        rows = read(table, snapshot, pushed, chosen, schema=read_schema)
-        frame = pl.from_arrow(rows)
+        frame = pl.from_arrow(read(table, snapshot, pushed, chosen, schema=read_schema))
         assert isinstance(frame, pl.DataFrame)
-        yield source_rows(frame, with_columns, predicate, n_rows)
+        return source_rows(frame, with_columns, predicate, n_rows)
 
-    return register_io_source(source, schema=polars_schema, explain_name="icebook")
+    return SqlSource(arrow_schema, polars_schema, rows)
 
 
-def sql(tables: Mapping[str, pl.LazyFrame], query: str, *, sources: Sequence[pa.Schema] = ()) -> pa.Table:
-    """``query`` over lazy scans registered by name (``lazy_scan``), as Arrow shaped as Spark answers it:
-    columns named as Spark names them, and a column that comes from a table (``sources``: the tables'
-    ``scan_schema``) in that column's Arrow type (polars holds a map as a list of key-value structs)."""
+@dataclass(frozen=True)
+class _Asked:
+    """What polars asked of one IO source in a query's first pass."""
+
+    columns: list[str] | None
+    predicate: pl.Expr | None
+    n_rows: int | None
+
+
+def _asked_once(asks: Sequence[_Asked]) -> _Asked:
+    """One read that serves every scan of a table in the query (a self-join scans it twice): the union of
+    the columns, the predicate and limit only when every scan has the same."""
+    if len(asks) == 1:
+        return asks[0]
+    columns: list[str] | None = []
+    for ask in asks:
+        if ask.columns is None or columns is None:
+            columns = None
+        else:
+            columns += [c for c in ask.columns if c not in columns]
+    if columns is not None:  # each scan's filter is applied to rows holding the columns it reads
+        columns += [c for a in asks if a.predicate is not None for c in a.predicate.meta.root_names()]
+        columns = list(dict.fromkeys(columns))
+    predicates = {None if a.predicate is None else a.predicate.meta.serialize(format="json") for a in asks}
+    same = len(predicates) == 1
+    n_rows = asks[0].n_rows if len({a.n_rows for a in asks}) == 1 else None
+    return _Asked(columns, asks[0].predicate if same else None, n_rows if same else None)
+
+
+def _run(tables: Mapping[str, pl.LazyFrame], query: str) -> pl.DataFrame:
     context = pl.SQLContext()
     for name, frame in tables.items():
         context.register(name, frame)
     try:
-        result = context.execute(query, eager=True)
+        return context.execute(query, eager=True)
     except Exception as exc:  # polars raises its own SQL and compute error types
         raise EngineError(f"SQL (arrow engine): {one_line(exc)}") from None
+
+
+def _full_width(frame: pl.DataFrame, schema: pl.Schema) -> pl.DataFrame:
+    """``frame`` with every column of ``schema``, those not read as nulls: the second pass resolves the
+    query's names against the table's schema, as the first did."""
+    missing = [pl.lit(None, dtype).alias(name) for name, dtype in schema.items() if name not in frame.columns]
+    return frame.with_columns(missing).select(list(schema.names())) if missing else frame
+
+
+def sql(sources: Mapping[str, SqlSource], query: str) -> pa.Table:
+    """``query`` over tables registered by name, as Arrow shaped as Spark answers it: columns named as Spark
+    names them, and a column that comes from a table in that column's Arrow type (polars holds a map as a
+    list of key-value structs).
+
+    Two passes (see the module's doc): what polars asks of each table, then the query over the rows read."""
+    asked: dict[str, list[_Asked]] = {name: [] for name in sources}
+
+    def noting(name: str, source: SqlSource) -> pl.LazyFrame:
+        from polars.io.plugins import register_io_source
+
+        def note(
+            with_columns: list[str] | None, predicate: pl.Expr | None, n_rows: int | None, _batch_size: int | None
+        ) -> Iterator[pl.DataFrame]:
+            asked[name].append(_Asked(None if with_columns is None else list(with_columns), predicate, n_rows))
+            yield from ()
+
+        return register_io_source(note, schema=source.polars_schema, explain_name=f"icebook {name}")
+
+    _run({name: noting(name, source) for name, source in sources.items()}, query)
+    frames = {}
+    for name, source in sources.items():
+        if asked[name]:
+            ask = _asked_once(asked[name])
+            frame = _full_width(source.rows(ask.columns, ask.predicate, ask.n_rows), source.polars_schema)
+        else:  # polars needed no row of it
+            frame = pl.DataFrame(schema=source.polars_schema)
+        frames[name] = frame.lazy()
+    result = _run(frames, query)
     arrow = result.to_arrow(compat_level=pl.CompatLevel.oldest())
-    known = {f.name: f.type for schema in sources for f in schema}
+    known = {f.name: f.type for s in sources.values() for f in s.arrow_schema}
     columns = [
         _conform(column, known.get(name)) for name, column in zip(arrow.column_names, arrow.columns, strict=True)
     ]
@@ -101,7 +180,7 @@ def sql(tables: Mapping[str, pl.LazyFrame], query: str, *, sources: Sequence[pa.
         names = [None] * len(columns)
     final = [spark or ours for spark, ours in zip(names, arrow.column_names, strict=True)]
     # A column read from a table keeps its field's metadata (the v3 types' extension names).
-    marks = {f.name: f.metadata for schema in sources for f in schema if f.metadata}
+    marks = {f.name: f.metadata for s in sources.values() for f in s.arrow_schema if f.metadata}
     fields = [
         pa.field(name, column.type, metadata=marks.get(ours) if column.type == known.get(ours) else None)
         for name, ours, column in zip(final, arrow.column_names, columns, strict=True)
@@ -323,4 +402,4 @@ def _series(node: Any) -> list[Any] | None:
     return values
 
 
-__all__ = ["lazy_scan", "pushdown_filter", "scan_schema", "sql"]
+__all__ = ["SqlSource", "pushdown_filter", "scan_source", "sql"]

@@ -39,7 +39,7 @@ if TYPE_CHECKING:
     from icebook.analysis.store.manifests import ManifestStore
     from icebook.analysis.tables.inspector import Inspector
     from icebook.analysis.v3.inspection import V3Inspection
-    from icebook.engines import spark_engine
+    from icebook.engines import arrow_sql, spark_engine
     from icebook.engines.spark_aggregates import SparkMetadataTables
 
 
@@ -330,8 +330,7 @@ class Table:
         if Engine.named(engine) == Engine.ARROW:
             from icebook.engines import arrow_sql  # polars: imported when first used
 
-            frame, schema = self.sql_source(at, lineage=lineage)
-            return query_result(arrow_sql.sql({"t": frame}, query, sources=[schema]), output)
+            return query_result(arrow_sql.sql({"t": self.sql_source(at, lineage=lineage)}, query), output)
         result = spark_engine.sql(
             self.metadata_location,
             query,
@@ -342,28 +341,22 @@ class Table:
         )
         return result if as_spark else query_result(result, output)
 
-    def sql_source(self, at: At = None, *, lineage: Sequence[str] = ()) -> tuple[Any, pa.Schema]:
-        """The Arrow engine's SQL source for the table at ``at``: a polars lazy scan with the schema of
-        a read at ``at`` (and the row-lineage columns ``lineage``), and its rows' Arrow schema."""
+    def sql_source(self, at: At = None, *, lineage: Sequence[str] = ()) -> arrow_sql.SqlSource:
+        """The Arrow engine's SQL source for the table at ``at``: a read at ``at`` (with the row-lineage
+        columns ``lineage``) of what a query asks for, and its rows' schema."""
         from icebook.engines import arrow_sql
 
-        snapshot, schema = self.snapshot(at), self.read_schema(at)
-        return (
-            arrow_sql.lazy_scan(self, snapshot, schema=schema, lineage=lineage),
-            arrow_sql.scan_schema(self, snapshot, schema=schema, lineage=lineage),
-        )
+        return arrow_sql.scan_source(self, self.snapshot(at), schema=self.read_schema(at), lineage=lineage)
 
     def lazy(self, at: At = None, *, row_lineage: bool = False) -> Any:
         """The table at ``at`` as a polars ``LazyFrame`` read by the Arrow engine: projections and
         filters of the query are pushed into the scan (pruned by partition values and column stats).
         ``row_lineage``: with ``_row_id`` and ``_last_updated_sequence_number`` after the table's columns
         (v3; read only when selected)."""
-        from icebook.engines import arrow_sql
         from icebook.engines.arrow_lineage import lineage_columns
 
-        schema = self.read_schema(at)
-        lineage = lineage_columns(self.metadata, schema) if row_lineage else ()
-        return arrow_sql.lazy_scan(self, self.snapshot(at), schema=schema, lineage=lineage)
+        lineage = lineage_columns(self.metadata, self.read_schema(at)) if row_lineage else ()
+        return self.sql_source(at, lineage=lineage).lazy()
 
     # ------------------------------------------------------------------ what t.manage and t.maintenance change through
 

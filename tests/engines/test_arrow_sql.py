@@ -10,6 +10,7 @@
 from __future__ import annotations
 
 import datetime as dt
+import threading
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -95,6 +96,13 @@ def test_one_partition_arrow_query_opens_only_that_partitions_files(
         ("SELECT count(*) AS n FROM t WHERE page LIKE 'se%'", None),
         ("SELECT region, count(*) AS n FROM t WHERE event_id >= 2 GROUP BY region ORDER BY region", "release-2024-01"),
         ("SELECT event_id, amount FROM t WHERE NOT (region = 'eu') ORDER BY event_id", "release-2024-01"),
+        # two scans of t asking for different columns and filters, served by one read
+        (
+            "SELECT a.event_id, b.page FROM t a JOIN t b ON a.event_id = b.event_id "
+            "WHERE a.region = 'eu' AND b.page <> 'home' ORDER BY a.event_id",
+            None,
+        ),
+        ("SELECT count(*) AS n FROM (SELECT event_id FROM t WHERE region = 'us' LIMIT 2) s", None),
     ],
 )
 def test_arrow_sql_equals_spark(scenario_locations: dict[str, Path], spark: Any, query: str, at: str | None) -> None:
@@ -106,6 +114,29 @@ def test_arrow_sql_equals_spark(scenario_locations: dict[str, Path], spark: Any,
         assert [None if pd.isna(v) else v for v in got[column].tolist()] == [
             None if pd.isna(v) else v for v in expected[column].tolist()
         ], column
+
+
+@pytest.mark.spark
+def test_arrow_sql_reads_on_the_calling_thread(
+    scenario_locations: dict[str, Path], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Polars runs an IO source on its own threads while the caller waits inside polars, where no signal
+    # (Ctrl-C, a timeout) reaches Python: the table is read on the calling thread, between two passes.
+    from icebook.engines import arrow_sql
+
+    threads: list[threading.Thread] = []
+    original = arrow_sql.read
+
+    def recording(*args: Any, **kwargs: Any) -> Any:
+        threads.append(threading.current_thread())
+        return original(*args, **kwargs)
+
+    t = icebook.open(scenario_locations["events"])
+    eu = t.read(columns=["region"]).column("region").to_pylist().count("eu")
+    monkeypatch.setattr(arrow_sql, "read", recording)
+    got = t.sql("SELECT count(*) AS n FROM t WHERE region = 'eu'", engine="arrow")
+    assert eu and got["n"].tolist() == [eu]
+    assert threads and all(thread is threading.main_thread() for thread in threads)
 
 
 SCHEMA = Schema(
