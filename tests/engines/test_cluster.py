@@ -117,22 +117,29 @@ def test_time_travel_and_branch_query_run_on_the_clusters_executor(
     out = tmp_path / "result.json"
     env = {**os.environ, "ICEBOOK_SPARK_DRIVER_MEMORY": "1g", "SPARK_LOCAL_IP": "127.0.0.1"}
     env.pop("PYSPARK_SUBMIT_ARGS", None)
-    job = subprocess.run(
-        [
-            sys.executable,
-            str(HERE / "_cluster_job.py"),
-            master_url,
-            str(scenario_locations["events"]),
-            "audit",
-            str(out),
-            str(scenario_locations["debt"]),
-        ],
-        capture_output=True,
-        text=True,
-        timeout=600,
-        env=env,
-    )
-    assert job.returncode == 0, job.stderr[-4000:]
+    log = tmp_path / "job.log"  # a file, not a pipe: what the job said is there to show when it overruns
+    with open(log, "wb") as job_log:
+        try:
+            job = subprocess.run(
+                [
+                    sys.executable,
+                    str(HERE / "_cluster_job.py"),
+                    master_url,
+                    str(scenario_locations["events"]),
+                    "audit",
+                    str(out),
+                    str(scenario_locations["debt"]),
+                ],
+                stdout=job_log,
+                stderr=subprocess.STDOUT,
+                timeout=600,
+                env=env,
+            )
+        except subprocess.TimeoutExpired:
+            raise AssertionError(
+                f"the job overran 600 s; it said:\n{log.read_text(errors='replace')[-6000:]}"
+            ) from None
+    assert job.returncode == 0, log.read_text(errors="replace")[-4000:]
     result = json.loads(out.read_text())
     assert result["master"] == master_url
     for label in ("time_travel", "branch"):
