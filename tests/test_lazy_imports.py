@@ -65,14 +65,19 @@ def test_what_is_deferred_still_loads_when_used(scenario_locations: dict[str, Pa
 
 def test_a_warm_listing_decodes_nothing(scenario_locations: dict[str, Path], tmp_path: Path) -> None:
     """A new process listing a table whose listing is in the disk cache reads no manifest list or manifest:
-    it imports no Avro decoder and starts no decode worker."""
+    it imports no Avro decoder and starts no decode worker. Its Arrow form imports no pandas either, nor the
+    decoders' modules and their worker pool (the warm start: ``benchmarks/warm_start.py``)."""
     program = """
 import json, sys
 import icebook
-from icebook.io.worker_pool import POOL
-frame = icebook.open(sys.argv[1]).inspect.files()
-print(json.dumps({"rows": len(frame), "heavy": [m for m in ("fastavro", "polars") if m in sys.modules],
-                  "workers": POOL.started}))
+table = icebook.open(sys.argv[1])
+if sys.argv[2] == "frame":
+    from icebook.io.worker_pool import POOL
+    rows, workers = len(table.inspect.files()), POOL.started
+else:
+    rows, workers = sum(batch.num_rows for batch in table.inspect.files(batches=True)), 0
+heavy = ("fastavro", "polars", "pandas", "icebook.io.avro_decode", "icebook.io.avro_list", "icebook.io.worker_pool")
+print(json.dumps({"rows": rows, "heavy": [m for m in heavy if m in sys.modules], "workers": workers}))
 """
     env = {
         **os.environ,
@@ -81,9 +86,9 @@ print(json.dumps({"rows": len(frame), "heavy": [m for m in ("fastavro", "polars"
         "ICEBOOK_MANIFEST_CACHE": "on",
     }
     runs = []
-    for _ in range(2):  # the first fills the cache
+    for form in ("frame", "frame", "batches"):  # the first fills the cache
         done = subprocess.run(
-            [sys.executable, "-c", program, str(scenario_locations["events"])],
+            [sys.executable, "-c", program, str(scenario_locations["events"]), form],
             capture_output=True,
             text=True,
             env=env,
@@ -91,6 +96,7 @@ print(json.dumps({"rows": len(frame), "heavy": [m for m in ("fastavro", "polars"
         )
         assert done.returncode == 0, done.stderr
         runs.append(json.loads(done.stdout.strip().splitlines()[-1]))
-    cold, warm = runs
+    cold, warm, arrow = runs
     assert cold["rows"] == warm["rows"] > 0 and cold["workers"] > 0
-    assert warm == {"rows": cold["rows"], "heavy": [], "workers": 0}
+    assert warm == {"rows": cold["rows"], "heavy": ["pandas", "icebook.io.worker_pool"], "workers": 0}
+    assert arrow == {"rows": cold["rows"], "heavy": [], "workers": 0}

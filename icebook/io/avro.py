@@ -8,16 +8,11 @@
 
 from __future__ import annotations
 
-from icebook.io.avro_entries import (
-    ENTRY_COLUMNS,
-    INHERITED_FLAGS,
-    available_decoders,
-    entries_schema,
-    read_manifest_entries,
-)
+from icebook.io.avro_entries import available_decoders, read_manifest_entries
 from icebook.io.avro_entry import read_manifest_entry
 from icebook.io.avro_header import read_manifest_header
 from icebook.io.avro_list import read_manifest_list
+from icebook.io.entry_columns import ENTRY_COLUMNS, INHERITED_FLAGS, entries_schema
 
 __all__ = [
     "ENTRY_COLUMNS",

@@ -31,9 +31,9 @@ from icebook.io.arrow_columns import single_array
 from icebook.io.avro_header import check_framing, inflated, parse_container_header, write_container_header
 from icebook.io.avro_schema import ManifestLayout
 from icebook.io.avro_unions import guard_unions, unguard_batch
+from icebook.io.entry_columns import ENTRY_COLUMNS
 from icebook.io.metric_facts import METRIC_MAP_TYPES, METRIC_MAPS, facts_of_columns
 
-ENTRY_COLUMNS = ("status", "snapshot_id", "sequence_number", "file_sequence_number")
 """The manifest_entry fields outside data_file, in spec order (the first columns of an entries table)."""
 COMPUTED = frozenset({"spec_id"})
 """Columns computed by icebook rather than decoded: spec_id comes from the manifest."""
@@ -371,7 +371,6 @@ def exit_now(code: int) -> None:
 __all__ = [
     "COMPUTED",
     "DECODERS",
-    "ENTRY_COLUMNS",
     "Decoded",
     "available_decoders",
     "avro_records",

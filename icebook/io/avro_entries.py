@@ -19,64 +19,16 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from icebook.errors import MetadataError, decoded_values
-from icebook.io.avro_decode import COMPUTED, ENTRY_COLUMNS, Decoded
+from icebook.io.avro_decode import COMPUTED, Decoded
 from icebook.io.avro_decode import available_decoders as _importable_decoders
 from icebook.io.avro_header import AvroFraming, check_framing, header_from_metadata
 from icebook.io.avro_list import read_bytes_for
 from icebook.io.avro_schema import ManifestLayout, inheritance_version, manifest_layout
+from icebook.io.entry_columns import INHERITED_FLAGS, entries_schema
 from icebook.io.fileio import FileIO
-from icebook.io.metric_facts import METRIC_MAP_TYPES, METRIC_MAPS, MapFacts, MetricFacts, with_facts
+from icebook.io.metric_facts import METRIC_MAPS, MapFacts, MetricFacts, with_facts
 from icebook.io.worker_pool import decode_isolated
 from icebook.spec.manifest import EntryStatus, FileContent, ManifestFile, ManifestHeader
-
-INHERITED_FLAGS = (
-    "snapshot_id_inherited",
-    "sequence_number_inherited",
-    "file_sequence_number_inherited",
-    "first_row_id_inherited",
-)
-
-
-def data_file_arrow_fields(partition_type: pa.StructType) -> list[pa.Field]:
-    return [
-        pa.field("content", pa.int32()),
-        pa.field("file_path", pa.string()),
-        pa.field("file_format", pa.string()),
-        pa.field("spec_id", pa.int32()),
-        pa.field("partition", partition_type),
-        pa.field("record_count", pa.int64()),
-        pa.field("file_size_in_bytes", pa.int64()),
-        pa.field("column_sizes", METRIC_MAP_TYPES["column_sizes"]),
-        pa.field("value_counts", METRIC_MAP_TYPES["value_counts"]),
-        pa.field("null_value_counts", METRIC_MAP_TYPES["null_value_counts"]),
-        pa.field("nan_value_counts", METRIC_MAP_TYPES["nan_value_counts"]),
-        pa.field("lower_bounds", METRIC_MAP_TYPES["lower_bounds"]),
-        pa.field("upper_bounds", METRIC_MAP_TYPES["upper_bounds"]),
-        pa.field("key_metadata", pa.binary()),
-        pa.field("split_offsets", pa.list_(pa.int64())),
-        pa.field("equality_ids", pa.list_(pa.int32())),
-        pa.field("sort_order_id", pa.int32()),
-        pa.field("first_row_id", pa.int64()),
-        pa.field("referenced_data_file", pa.string()),
-        pa.field("content_offset", pa.int64()),
-        pa.field("content_size_in_bytes", pa.int64()),
-    ]
-
-
-def entries_schema(partition_type: pa.StructType) -> pa.Schema:
-    """The Arrow schema of ``read_manifest_entries`` for a manifest with this partition type."""
-    entry = [
-        pa.field("status", pa.int32()),
-        pa.field("snapshot_id", pa.int64()),
-        pa.field("sequence_number", pa.int64()),
-        pa.field("file_sequence_number", pa.int64()),
-    ]
-    flags = [pa.field(name, pa.bool_()) for name in INHERITED_FLAGS]
-    return pa.schema(entry + data_file_arrow_fields(partition_type) + flags)
-
-
-ENTRY_TABLE_COLUMNS = tuple(entries_schema(pa.struct([])).names)
-"""Every column of a ``read_manifest_entries`` table, in order."""
 
 
 def available_decoders() -> tuple[str, ...]:
@@ -307,11 +259,4 @@ def _columns(ipc: memoryview | bytes, targets: dict[str, pa.DataType], path: str
     return out
 
 
-__all__ = [
-    "ENTRY_COLUMNS",
-    "ENTRY_TABLE_COLUMNS",
-    "INHERITED_FLAGS",
-    "available_decoders",
-    "entries_schema",
-    "read_manifest_entries",
-]
+__all__ = ["available_decoders", "read_manifest_entries"]

@@ -34,7 +34,6 @@ import hashlib
 import mmap
 import os
 import struct
-import tempfile
 import threading
 from dataclasses import dataclass
 from pathlib import Path
@@ -167,6 +166,8 @@ class ManifestCache:
         path = self._path(key)
         try:
             path.parent.mkdir(parents=True, exist_ok=True)
+            import tempfile  # only to write: a warm listing does without
+
             fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=".tmp-", suffix=SUFFIX)
             os.close(fd)
             try:
@@ -315,6 +316,8 @@ def _stamp(stamp_path: Path, status: os.stat_result, digest: int) -> None:
     """Record that the entry file of ``status`` passed every check, with its checksum (atomically; a failure
     only means the next load checks every byte again)."""
     try:
+        import tempfile
+
         fd, tmp = tempfile.mkstemp(dir=stamp_path.parent, prefix=".tmp-", suffix=STAMP_SUFFIX)
         try:
             with os.fdopen(fd, "wb") as fh:

@@ -17,9 +17,9 @@ import pytest
 from _support.metadata_examples import FILE, v2
 from _synthetic import PATH, manifest_bytes, manifest_file
 
-from icebook.analysis.store import manifests as manifests_module
 from icebook.analysis.store.manifests import ManifestStore
 from icebook.errors import IcebookError, MetadataError
+from icebook.io import worker_pool as worker_pool_module
 from icebook.io.avro import read_manifest_entries, read_manifest_entry
 from icebook.io.avro_header import check_deflate_blocks, check_framing
 from icebook.io.manifest_cache import ManifestCache
@@ -141,14 +141,14 @@ def test_a_listing_starts_the_workers_it_needs_together_and_none_for_manifests_i
         assert pool.started == SETTINGS.workers
     finally:
         pool.shutdown()
+    # A manifest already decoded (in memory, or in the disk cache for a new store) needs no worker.
+    cache = ManifestCache(tmp_path / "manifests")
+    store = ManifestStore(MemoryIO(CLEAN), parse_table_metadata(v2(), file=FILE), disk_cache=cache)
+    manifest = manifest_file(CLEAN)
+    assert store.entries(manifest).num_rows == 6  # decoded by the shared pool
     pool = WorkerPool()
-    monkeypatch.setattr(manifests_module, "POOL", pool)
+    monkeypatch.setattr(worker_pool_module, "POOL", pool)  # the store looks the pool up when it prestarts
     try:
-        # A manifest already decoded (in memory, or in the disk cache for a new store) needs no worker.
-        cache = ManifestCache(tmp_path / "manifests")
-        store = ManifestStore(MemoryIO(CLEAN), parse_table_metadata(v2(), file=FILE), disk_cache=cache)
-        manifest = manifest_file(CLEAN)
-        assert store.entries(manifest).num_rows == 6  # decoded by the shared pool
         started = pool.started
         store.prestart_decoders([manifest])
         ManifestStore(MemoryIO(CLEAN), parse_table_metadata(v2(), file=FILE), disk_cache=cache).prestart_decoders(

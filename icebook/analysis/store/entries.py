@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from collections.abc import Collection, Iterator, Sequence
 from dataclasses import dataclass
+from functools import cache
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -25,7 +26,12 @@ if TYPE_CHECKING:
     from icebook.spec.snapshots import Snapshot
 
 UNPARTITIONED = "unpartitioned"
-_CONTENT_KINDS = pa.array([FileKind.of_content(c).value for c in FileContent], pa.string())
+
+
+@cache
+def _content_kinds() -> pa.Array:
+    # Built on first use, not at import: pa.array imports pandas, which a warm Arrow listing never needs.
+    return pa.array([FileKind.of_content(c).value for c in FileContent], pa.string())
 
 
 def partition_label(names: Sequence[str], values: Sequence[Any]) -> str:
@@ -87,9 +93,9 @@ class Entries:
     def kinds(self) -> pa.Array:
         """Each entry's ``FileKind`` value as the reference implementation counts a file it deletes (a
         deletion vector as a position delete file; an unknown code as data)."""
-        content = self.content()
-        known = (content >= 0) & (content < len(_CONTENT_KINDS))
-        return _CONTENT_KINDS.take(pa.array(np.where(known, content, 0)))
+        content, kinds = self.content(), _content_kinds()
+        known = (content >= 0) & (content < len(kinds))
+        return kinds.take(pa.array(np.where(known, content, 0)))
 
     # ------------------------------------------------------------------ numbers
 

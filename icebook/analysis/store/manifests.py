@@ -8,8 +8,7 @@ import json
 import threading
 from collections import OrderedDict, deque
 from collections.abc import Callable, Collection, Iterator, Sequence
-from concurrent.futures import Future, ThreadPoolExecutor
-from typing import TypeVar
+from typing import TYPE_CHECKING, TypeVar
 
 import pyarrow as pa
 
@@ -24,17 +23,18 @@ from icebook.analysis.store.consistency import (
 )
 from icebook.errors import MetadataError, UnsupportedFeature
 from icebook.io.arrow_columns import single_array
-from icebook.io.avro import read_manifest_entries, read_manifest_list
-from icebook.io.avro_entries import ENTRY_TABLE_COLUMNS
+from icebook.io.entry_columns import ENTRY_TABLE_COLUMNS
 from icebook.io.fileio import ArrowFileIO, FileIO
 from icebook.io.manifest_cache import ManifestCache, decoder_fingerprint, local_mtime_ns, shared_cache
-from icebook.io.worker_pool import POOL, SETTINGS
 from icebook.spec.manifest import ManifestFile
 from icebook.spec.metadata import TableMetadata
 from icebook.spec.partitioning import PartitionSpec, partition_type
 from icebook.spec.schema import Schema
 from icebook.spec.snapshots import Snapshot, snapshot_sequence_number
 from icebook.spec.types import NestedField, StructType
+
+if TYPE_CHECKING:
+    from concurrent.futures import Future
 
 T = TypeVar("T")
 R = TypeVar("R")
@@ -107,6 +107,8 @@ class ManifestStore:
             return cached
         if failed is not None:
             raise failed.with_traceback(None)
+        from icebook.io.avro import read_manifest_list  # only here: a warm listing imports no decoder
+
         try:
             manifests = read_manifest_list(
                 self.fileio,
@@ -192,9 +194,13 @@ class ManifestStore:
         if cache is not None and cache.enabled:
             missing = [m for m in missing if not cache.holds(_disk_key(m))]
         if missing:
+            from icebook.io.worker_pool import POOL
+
             POOL.prestart(len(missing))
 
     def _read(self, manifest: ManifestFile, columns: Collection[str] | None) -> pa.Table:
+        from icebook.io.avro import read_manifest_entries
+
         return read_manifest_entries(self.fileio, manifest, columns=None if columns is None else sorted(columns))
 
     def snapshot_table(
@@ -328,6 +334,9 @@ def _unless_manifests_changed(table: pa.Table) -> pa.Table | None:
 def parallel_map(
     fn: Callable[[ManifestFile], T], items: Sequence[ManifestFile], *, progress: bool, label: str
 ) -> list[T]:
+    # Imported when manifests are read: a warm listing, served from the disk cache, does without (and logging)
+    from concurrent.futures import ThreadPoolExecutor
+
     if len(items) <= 1:
         return [fn(item) for item in items]
     bar = None
@@ -351,6 +360,10 @@ def parallel_map(
 def read_ahead(fn: Callable[[T], R], items: Sequence[T]) -> Iterator[R]:
     """``fn`` over ``items`` (manifests) in order, two per decoder worker in flight: each worker has the next
     manifest waiting while the reader's consumer works, and memory holds only that many manifests."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    from icebook.io.worker_pool import SETTINGS
+
     depth = 2 * max(1, SETTINGS.workers)
     pending: deque[Future[R]] = deque()
     remaining = iter(items)

@@ -330,24 +330,27 @@ def _decimals(raw: pa.Array, target: pa.DataType) -> pa.Array:
     return pa.Array.from_buffers(target, n, [validity, pa.py_buffer(out.tobytes())], null_count=int(n - valid.sum()))
 
 
+def _column_fields(t: IcebergType) -> list[pa.Field]:
+    """One column's readable metrics: its counts, then its bounds in the column's own type."""
+    counts = [pa.field(label, pa.int64()) for label, _ in _STAT_MAPS]
+    return counts + [arrow_field(label, t, True) for label in ("lower_bound", "upper_bound")]
+
+
 def readable_metrics(files: pa.Table, schema: Schema, *, file: Origin = "<manifest>") -> pa.StructArray:
     """The ``readable_metrics`` struct column for a table of data_file rows; a bound that is not valid for its
     column's type raises the ``MetadataError`` naming its manifest and column (``decode_bound_column``)."""
+    columns = readable_columns(schema)
+    n = files.num_rows
+    if not n:  # the type alone (building arrays from nothing would import pandas, through pyarrow)
+        return pa.nulls(0, pa.struct([pa.field(name, pa.struct(_column_fields(t))) for name, _, t in columns]))
     children: list[pa.Array] = []
     fields: list[pa.Field] = []
-    n = files.num_rows
     maps = {column: MapColumn(files.column(column)) for _, column in _STAT_MAPS}
     maps.update({column: MapColumn(files.column(column)) for column in ("lower_bounds", "upper_bounds")})
-    for name, field_id, t in readable_columns(schema):
-        parts: list[pa.Array] = []
-        part_fields: list[pa.Field] = []
-        for label, column in _STAT_MAPS:
-            parts.append(maps[column].lookup(field_id) if n else pa.array([], pa.int64()))
-            part_fields.append(pa.field(label, pa.int64()))
-        for label, column in (("lower_bound", "lower_bounds"), ("upper_bound", "upper_bounds")):
-            parts.append(_bound_column(maps[column], t, file, column, name, field_id))
-            part_fields.append(arrow_field(label, t, True))
-        children.append(pa.StructArray.from_arrays(parts, fields=part_fields))
+    for name, field_id, t in columns:
+        parts = [maps[column].lookup(field_id) for _, column in _STAT_MAPS]
+        parts += [_bound_column(maps[c], t, file, c, name, field_id) for c in ("lower_bounds", "upper_bounds")]
+        children.append(pa.StructArray.from_arrays(parts, fields=_column_fields(t)))
         fields.append(pa.field(name, children[-1].type))
     if not fields:
         return pa.array([{}] * n, pa.struct([]))

@@ -28,14 +28,13 @@ from icebook.analysis.store.manifests import (
     unify_partition,
 )
 from icebook.analysis.store.metrics import Origin, RowFiles, readable_metrics
-from icebook.analysis.store.reachable import unique_manifests
 from icebook.analysis.tables.listing_size import (
     ListingContent,
     of_content,
 )
 from icebook.errors import IcebookError
 from icebook.io.arrow_columns import single_array
-from icebook.io.avro import ENTRY_COLUMNS
+from icebook.io.entry_columns import ENTRY_COLUMNS, entries_schema
 from icebook.spec.manifest import ManifestFile
 from icebook.spec.metadata import TableMetadata
 from icebook.spec.snapshots import Snapshot
@@ -146,6 +145,8 @@ def files_listing_kind(content: ListingContent) -> str:
 
 def all_manifests_of(store: ManifestStore) -> list[ManifestFile]:
     """Every manifest of every valid snapshot, once per path."""
+    from icebook.analysis.store.reachable import unique_manifests  # it reads manifest lists: not for a warm listing
+
     return unique_manifests(store, store.metadata.snapshots)
 
 
@@ -243,11 +244,11 @@ def entries_shaped(metadata: TableMetadata, table: pa.Table, *, origin: Origin =
 def empty_files_table(store: ManifestStore) -> pa.Table:
     """A files table without rows (the columns of ``files_arrow``), for snapshots with no manifests."""
     from icebook.analysis.arrow_types import arrow_type
-    from icebook.io.avro import entries_schema
 
     unified = arrow_type(table_partition_type(store.metadata))
     schema = entries_schema(unified)
-    table = schema.empty_table().select(list(DATA_FILE_COLUMNS))
+    # Not Schema.empty_table: that one imports pandas, which an Arrow listing never needs
+    table = pa.Table.from_arrays([pa.nulls(0, f.type) for f in schema], schema=schema).select(list(DATA_FILE_COLUMNS))
     return table.append_column("readable_metrics", readable_metrics(table, store.metadata.current_schema()))
 
 

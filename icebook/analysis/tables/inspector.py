@@ -35,7 +35,6 @@ from icebook.analysis.tables.metadata_tables import (
     refs_arrow,
     snapshots_arrow,
 )
-from icebook.analysis.tables.position_deletes import position_deletes_arrow
 from icebook.analysis.tables.streams import entries_batches, files_batches
 from icebook.errors import EngineError, OptionError
 from icebook.spec.manifest import ManifestFile
@@ -274,6 +273,7 @@ class Inspector:
 
     def position_deletes(self, at: At = None) -> pd.DataFrame:
         """Every position deleted by a snapshot's position delete files and deletion vectors."""
+        from icebook.analysis.tables.position_deletes import position_deletes_arrow  # it reads Parquet and Puffin
 
         def unify(manifest: ManifestFile) -> pa.Table:
             return manifest_entries_table(self._store, manifest, live_only=True)
