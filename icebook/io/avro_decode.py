@@ -34,7 +34,6 @@ from icebook.io.avro_unions import guard_unions, unguard_batch
 from icebook.io.entry_columns import ENTRY_COLUMNS
 from icebook.io.metric_facts import METRIC_MAP_TYPES, METRIC_MAPS, facts_of_columns
 
-"""The manifest_entry fields outside data_file, in spec order (the first columns of an entries table)."""
 COMPUTED = frozenset({"spec_id"})
 """Columns computed by icebook rather than decoded: spec_id comes from the manifest."""
 

@@ -19,7 +19,7 @@ _ENTRY_FIELDS = (
     pa.field("file_sequence_number", pa.int64()),
 )
 ENTRY_COLUMNS = tuple(f.name for f in _ENTRY_FIELDS)
-"""The manifest entry's own columns, before the data file's."""
+"""The manifest_entry fields outside data_file, in spec order (the first columns of an entries table)."""
 
 INHERITED_FLAGS = (
     "snapshot_id_inherited",
