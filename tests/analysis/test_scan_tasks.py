@@ -14,6 +14,7 @@ import numpy as np
 import pytest
 
 import icebook
+from icebook.analysis.scan import tasks as tasks_module
 from icebook.analysis.scan.lazy_items import TaskRow
 from icebook.analysis.scan.plan_items import ScanFile, ScanTask
 from icebook.analysis.scan.planner import plan_scan
@@ -53,6 +54,28 @@ def test_the_task_table_equals_the_tasks(scenario_locations: dict[str, Path], na
             assert tuple(table.column_names) == TASK_COLUMNS
             assert table.num_rows == len(tasks) == plan.task_count
             assert table.to_pylist() == [_row(task) for task in tasks], (snapshot.snapshot_id, name)
+
+
+@pytest.mark.parametrize("name", ["equality_deletes", "dv_v3", "events"])
+def test_the_task_table_built_in_chunks_equals_the_tasks(
+    scenario_locations: dict[str, Path], name: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Its text columns built a few tasks at a time (as millions of paths must be: one array of them passes
+    Arrow's 2 GiB of string offsets), the task table is row for row the same, with deletes attached to the
+    tasks on either side of a chunk's edge."""
+    monkeypatch.setattr(tasks_module, "ROWS_PER_CHUNK", 2)
+    t = icebook.open(scenario_locations[name])
+    chunked = 0
+    for snapshot in t.snapshots:
+        plan = plan_scan(t, snapshot, equality_stats=True)
+        for tasks, table in (
+            (plan.tasks, plan.to_arrow()),
+            (plan.reference_tasks, plan.to_arrow(like_reference=True)),
+        ):
+            assert table.column("delete_files").num_chunks == table.column("partition").num_chunks
+            chunked += table.column("delete_files").num_chunks > 1 and any(task.deletes for task in tasks)
+            assert table.to_pylist() == [_row(task) for task in tasks], (snapshot.snapshot_id, name)
+    assert chunked, "some plan has deletes and more than one chunk"
 
 
 def test_tasks_are_a_sequence_built_as_read(scenario_locations: dict[str, Path]) -> None:

@@ -87,8 +87,16 @@ class FileRows:
         """Column ``name`` of the entries, for these rows, in order."""
         chunks = [chunk for _, chunk in self.chunks(name)]
         if not chunks:
-            return pa.array([], self.scans[0].entries.schema.field(name).type) if self.scans else pa.array([])
+            return self._empty(name)
         return chunks[0] if len(chunks) == 1 else pa.concat_arrays(chunks)
+
+    def chunked(self, name: str) -> pa.ChunkedArray:
+        """``column(name)`` as the scans' own chunks, never concatenated: one array of millions of paths
+        would pass Arrow's 2 GiB of string offsets."""
+        return pa.chunked_array([chunk for _, chunk in self.chunks(name)] or [self._empty(name)])
+
+    def _empty(self, name: str) -> pa.Array:
+        return pa.array([], self.scans[0].entries.schema.field(name).type) if self.scans else pa.array([])
 
     def gather(self, name: str, positions: np.ndarray) -> pa.Array:
         """Column ``name`` at ``positions`` of these rows (only those are copied)."""
@@ -105,8 +113,8 @@ class FileRows:
         return row_column_stats(scan.entries, int(self.rows[position]), schema, ids, scan.manifest.manifest_path)
 
     @cached_property
-    def paths(self) -> pa.Array:
-        return self.column("file_path") if len(self) else pa.array([], pa.string())
+    def paths(self) -> pa.ChunkedArray:
+        return self.chunked("file_path") if len(self) else pa.chunked_array([], pa.string())
 
     @cached_property
     def sequence_numbers(self) -> np.ndarray:

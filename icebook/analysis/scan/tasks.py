@@ -34,6 +34,9 @@ CHUNK = 512
 of thousands lives through the collector's younger generations, and their collections then cost more than
 building the objects)."""
 
+ROWS_PER_CHUNK = 1 << 20
+"""Tasks per chunk of ``task_table``'s text columns."""
+
 
 class ScanTasks(Sequence[ScanTask]):
     """The tasks of a plan (or of some of its data files), in order: each built when read, none kept."""
@@ -305,22 +308,33 @@ def task_columns(plan: ScanPlan, *, like_reference: bool = False) -> TaskColumns
     paths = [s.manifest.manifest_path for s in plan.scans]
     keep = attached(plan, like_reference=like_reference)
     pair_data, pair_delete = join.data_index[keep], join.delete_index[keep]
-    offsets = np.concatenate([[0], np.cumsum(np.bincount(pair_data, minlength=len(data)))]).astype(np.int32)
-    delete_paths = join.deletes.paths.take(pa.array(pair_delete)) if len(pair_delete) else pa.array([], pa.string())
+    offsets = np.concatenate([[0], np.cumsum(np.bincount(pair_data, minlength=len(data)))])
+    partition_texts = pa.array(texts, pa.string())
+    delete_paths = join.deletes.paths
+    partition, delete_files = [], []
+    # Text columns built ROWS_PER_CHUNK tasks at a time: millions of paths in one array would pass Arrow's
+    # 2 GiB of string offsets.
+    for start in range(0, len(data), ROWS_PER_CHUNK):
+        end = min(len(data), start + ROWS_PER_CHUNK)
+        partition.append(partition_texts.take(pa.array(ids[start:end])))
+        first, last = offsets[start], offsets[end]
+        attached_paths = delete_paths.take(pa.array(pair_delete[first:last])).combine_chunks()
+        lists = pa.array((offsets[start : end + 1] - first).astype(np.int32))
+        delete_files.append(pa.ListArray.from_arrays(lists, attached_paths))
     columns = {
         "file_path": data.paths,
-        "file_format": data.column("file_format"),
+        "file_format": data.chunked("file_format"),
         "spec_id": pa.array(data.spec_ids, pa.int32()),
-        "partition": pa.array(texts, pa.string()).take(pa.array(ids)),
-        "record_count": data.column("record_count"),
-        "file_size_in_bytes": data.column("file_size_in_bytes"),
+        "partition": pa.chunked_array(partition, pa.string()),
+        "record_count": data.chunked("record_count"),
+        "file_size_in_bytes": data.chunked("file_size_in_bytes"),
         "sequence_number": pa.array(data.sequence_numbers, pa.int64()),
-        "file_sequence_number": data.column("file_sequence_number"),
-        "snapshot_id": data.column("snapshot_id"),
+        "file_sequence_number": data.chunked("file_sequence_number"),
+        "snapshot_id": data.chunked("snapshot_id"),
         "manifest_path": pa.DictionaryArray.from_arrays(
             pa.array(data.scan_index, pa.int32()), pa.array(paths, pa.string())
         ),
-        "delete_files": pa.ListArray.from_arrays(pa.array(offsets), delete_paths),
+        "delete_files": pa.chunked_array(delete_files, pa.list_(pa.string())),
     }
     return TaskColumns(
         table=pa.table(columns),
