@@ -47,6 +47,21 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
                 item.add_marker(tier)
 
 
+_RUNNING_LABS: list[LabServer] = []
+
+
+@pytest.hookimpl(trylast=True)  # after the test's own fixtures (a page shuts its kernels down) are torn down
+def pytest_runtest_teardown(item: pytest.Item, nextitem: pytest.Item | None) -> None:
+    """Stop JupyterLab after the last test here, not at the end of the run. The server keeps reconnecting to
+    the ports of kernels it has shut down (ZMQ, hundreds of connects a second), and a connect that lands on
+    the port where Spark serves a collect's Arrow batches kills Spark's serving thread before its result is
+    set: that collect, in any later test, then waits forever."""
+    here = Path(__file__).parent
+    if here in item.path.parents and (nextitem is None or here not in nextitem.path.parents):
+        while _RUNNING_LABS:
+            stop_lab(_RUNNING_LABS.pop())
+
+
 def _catalog_variables(name: str, properties: dict[str, str]) -> dict[str, str]:
     return {f"PYICEBERG_CATALOG__{name.upper()}__{key.upper()}": value for key, value in properties.items()}
 
@@ -143,8 +158,9 @@ def lab_server(
     if error:  # outside the except block so the report shows our message, not a chained traceback
         pytest.fail(f"JupyterLab server could not start: {error}", pytrace=False)
     server.demo_warehouse = warehouse
+    _RUNNING_LABS.append(server)
     yield server
-    stop_lab(server)
+    stop_lab(server)  # already stopped after the last test here (pytest_runtest_teardown): then nothing
 
 
 @pytest.fixture(scope="session")
