@@ -135,9 +135,12 @@ class _Worker:
         with suppress(AttributeError, OSError):  # Linux only (F_SETPIPE_SZ); elsewhere the default size
             import fcntl
 
-            fcntl.fcntl(self.proc.stdout.fileno(), fcntl.F_SETPIPE_SZ, _PIPE_BYTES)
+            for pipe in (self.proc.stdin, self.proc.stdout):
+                fcntl.fcntl(pipe.fileno(), fcntl.F_SETPIPE_SZ, _PIPE_BYTES)
         self._in = self.proc.stdin
         self._out = self.proc.stdout.raw if hasattr(self.proc.stdout, "raw") else self.proc.stdout
+        os.set_blocking(self._out.fileno(), False)  # a read takes what the pipe holds; select() waits
+        self._unread = bytearray()  # read off the pipe, not yet taken by ``_read_exact``
 
     def wait_ready(self) -> None:
         """Wait for the worker's "ready" (its imports done); EnvironmentProblem when it never comes."""
@@ -163,8 +166,8 @@ class _Worker:
     def call(self, name: str, args: tuple[Any, ...], timeout: float) -> Any:
         payload = pickle.dumps((name, args, max(60.0, 4 * timeout)), protocol=pickle.HIGHEST_PROTOCOL)
         try:
-            self._in.write(len(payload).to_bytes(_HEADER_SIZE, "little"))
-            self._in.write(payload)
+            # One write: a request that fits the pipe crosses in one system call.
+            self._in.write(len(payload).to_bytes(_HEADER_SIZE, "little") + payload)
             self._in.flush()
         except (BrokenPipeError, OSError):
             raise WorkerFailed(f"the decoder process died ({self._exit_text()})") from None
@@ -195,23 +198,28 @@ class _Worker:
         return message[0], message[1]
 
     def _read_exact(self, n: int, deadline: float, timeout: float | None) -> bytearray:
-        buf = bytearray(n)
-        view = memoryview(buf)
-        got = 0
+        """The next ``n`` bytes of the reply. Each read takes everything the pipe holds (a reply's five parts
+        usually arrive in one), and only an empty pipe waits in ``select``: every read lets go of the GIL,
+        and taking it back waits for the kernel's busy threads (a listing's checks, an aggregate's
+        reduction) for up to the interpreter's switch interval, so reading a reply part by part left the
+        workers idle for a third of a pass over thousands of manifests."""
         fd = self._out.fileno()
-        while got < n:
+        while len(self._unread) < n:
             remaining = deadline - time.monotonic()
             if remaining <= 0:
                 waited = f"{timeout:.0f} s" if timeout is not None else "its start-up time"
                 raise WorkerFailed(f"decoding did not finish within {waited} (the decoder was stopped)")
-            ready, _, _ = select.select([fd], [], [], remaining)
-            if not ready:
+            try:
+                chunk = os.read(fd, max(n - len(self._unread), _PIPE_BYTES))
+            except BlockingIOError:
+                select.select([fd], [], [], remaining)
                 continue
-            k = self._out.readinto(view[got:])  # type: ignore[union-attr]
-            if not k:
+            if not chunk:
                 raise WorkerFailed(f"the decoder process died ({self._exit_text()}){self.stderr_tail()}")
-            got += k
-        return buf
+            self._unread += chunk
+        taken = self._unread[:n]
+        del self._unread[:n]
+        return taken
 
     def _exit_text(self) -> str:
         code = self.proc.poll()
@@ -243,8 +251,8 @@ class WorkerPool:
 
     A worker starts in the background (its imports take a few tenths of a second): callers wait for
     the first one that is free, whether it was busy or starting. One start is in flight at a time, and
-    another worker starts only when callers have waited ``_GROW_AFTER`` seconds for one: a plan that
-    decodes two small manifests is done by one worker sooner than two workers can start on a busy
+    another worker starts only when callers have waited ``_GROW_AFTER`` seconds in all since the last one: a
+    plan that decodes two small manifests is done by one worker sooner than two workers can start on a busy
     machine, while a listing of hundreds of manifests still grows the pool to its size (and a caller that
     knows it will use every worker starts them together: ``prestart``).
     """
@@ -257,6 +265,7 @@ class WorkerPool:
         self._starting = 0
         self._start_error: BaseException | None = None
         self._generation = 0  # bumped by shutdown(): a start in flight then ends its worker
+        self._waited = 0.0  # seconds callers have waited for a worker since the last start
         self._cond = threading.Condition()
         self.started = 0
         """Worker processes started so far (tests check that a hung one was replaced)."""
@@ -274,6 +283,7 @@ class WorkerPool:
         """Start one worker on a thread that waits for its "ready"; called holding ``_cond``."""
         self._starting += 1
         self.started += 1
+        self._waited = 0.0
         threading.Thread(target=self._start_one, args=(self._generation,), daemon=True).start()
 
     def _start_one(self, generation: int) -> None:
@@ -298,8 +308,12 @@ class WorkerPool:
             worker.kill()  # the pool was shut down while this one started
 
     def _acquire(self) -> _Worker:
-        waited_since: float | None = None
+        """A free worker, waiting for one. The pool grows when callers have waited ``_GROW_AFTER`` seconds in
+        all since the last start (counted while every worker is busy and none is starting): a pass over
+        thousands of manifests keeps callers waiting one short decode at a time, never long each, and must
+        not stay at one worker."""
         with self._cond:
+            since: float | None = None
             while True:
                 while self._idle:
                     worker = self._idle.pop()
@@ -311,10 +325,11 @@ class WorkerPool:
                     error, self._start_error = self._start_error, None
                     raise error
                 now = time.monotonic()
-                # waiting counts only while every worker is busy and none is starting
-                waited_since = None if self._starting else (now if waited_since is None else waited_since)
+                if since is not None and not self._starting:
+                    self._waited += now - since
+                since = now
                 room = self._busy + self._starting < SETTINGS.workers
-                if room and not self._starting and (not self._busy or now - (waited_since or now) >= self._GROW_AFTER):
+                if room and not self._starting and (not self._busy or self._waited >= self._GROW_AFTER):
                     self._launch()
                 self._cond.wait(self._GROW_AFTER if room and self._busy and not self._starting else None)
 

@@ -8,6 +8,7 @@ changed, found to make polars-avro 0.13 spin forever and polars' own reader pani
 from __future__ import annotations
 
 import threading
+import time
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -158,6 +159,40 @@ def test_a_listing_starts_the_workers_it_needs_together_and_none_for_manifests_i
         uncached = ManifestStore(MemoryIO(CLEAN), parse_table_metadata(v2(), file=FILE), disk_cache=False)
         uncached.prestart_decoders([manifest])
         assert pool.started == started + 1
+    finally:
+        pool.shutdown()
+
+
+def test_the_pool_grows_while_callers_queue_for_its_one_worker_though_each_waits_only_briefly(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # Two callers, each running many short tasks: with one worker, each waits one short task at a time,
+    # never the growth delay, but they wait all along: a pass over many manifests must use both workers.
+    monkeypatch.setenv("ICEBOOK_DECODE_WORKERS", "2")
+    pool = WorkerPool()
+    task = WorkerPool._GROW_AFTER / 10
+
+    def calls() -> None:
+        for _ in range(30):
+            assert pool.run("sleep", task, nbytes=0) == task
+            time.sleep(task / 2)  # the caller's own work on what came back: the other caller takes the worker
+
+    try:
+        threads = [threading.Thread(target=calls) for _ in range(2)]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join(LIMIT)
+        assert not any(t.is_alive() for t in threads)
+        assert pool.started == 2
+        # A caller alone never queues: no worker is started for it beyond the first.
+        single = WorkerPool()
+        try:
+            for _ in range(8):
+                single.run("sleep", task, nbytes=0)
+            assert single.started == 1
+        finally:
+            single.shutdown()
     finally:
         pool.shutdown()
 
