@@ -201,8 +201,7 @@ class _Worker:
         """The next ``n`` bytes of the reply. Each read takes everything the pipe holds (a reply's five parts
         usually arrive in one), and only an empty pipe waits in ``select``: every read lets go of the GIL,
         and taking it back waits for the kernel's busy threads (a listing's checks, an aggregate's
-        reduction) for up to the interpreter's switch interval, so reading a reply part by part left the
-        workers idle for a third of a pass over thousands of manifests."""
+        reduction) for up to the interpreter's switch interval, while the worker waits for its next task."""
         fd = self._out.fileno()
         while len(self._unread) < n:
             remaining = deadline - time.monotonic()
@@ -210,7 +209,7 @@ class _Worker:
                 waited = f"{timeout:.0f} s" if timeout is not None else "its start-up time"
                 raise WorkerFailed(f"decoding did not finish within {waited} (the decoder was stopped)")
             try:
-                chunk = os.read(fd, max(n - len(self._unread), _PIPE_BYTES))
+                chunk = os.read(fd, _PIPE_BYTES)  # never more than the pipe holds: no buffer of n bytes per read
             except BlockingIOError:
                 select.select([fd], [], [], remaining)
                 continue
