@@ -216,6 +216,9 @@ class _Worker:
             if not chunk:
                 raise WorkerFailed(f"the decoder process died ({self._exit_text()}){self.stderr_tail()}")
             self._unread += chunk
+        if len(self._unread) == n:  # the usual case, a reply's last part: handed over, not copied
+            taken, self._unread = self._unread, bytearray()
+            return taken
         taken = self._unread[:n]
         del self._unread[:n]
         return taken
@@ -307,10 +310,9 @@ class WorkerPool:
             worker.kill()  # the pool was shut down while this one started
 
     def _acquire(self) -> _Worker:
-        """A free worker, waiting for one. The pool grows when callers have waited ``_GROW_AFTER`` seconds in
-        all since the last start (counted while every worker is busy and none is starting): a pass over
-        thousands of manifests keeps callers waiting one short decode at a time, never long each, and must
-        not stay at one worker."""
+        """A free worker, waiting for one; grows the pool as the class says. Waiting counts only while every
+        worker is busy and none is starting: a pass over thousands of manifests keeps callers waiting one
+        short decode at a time, never long each, and must not stay at one worker."""
         with self._cond:
             since: float | None = None
             while True:
