@@ -35,6 +35,7 @@ from icebook.analysis.store.reachable import (
     snapshots_by_id,
 )
 from icebook.analysis.store.table_like import TableLike
+from icebook.analysis.string_lookup import StringLookup
 from icebook.errors import IcebookError
 from icebook.spec.manifest import FileKind, ManifestFile
 from icebook.spec.metadata import TableMetadata
@@ -189,7 +190,7 @@ class PendingExpiry:
                 metadata, store, expired, skip_entries=self._kept_manifests, progress=progress, keep=keep
             )
             self._candidates = _first_of_each(pa.concat_tables(t for _, t in tables))
-            self._keys = _file_keys(self._candidates)
+            self._keys = StringLookup(_file_keys(self._candidates))
             self._found = np.zeros(self._candidates.num_rows, dtype=bool)
 
     def visit(self, manifest: ManifestFile, live: pa.Table) -> None:
@@ -203,9 +204,9 @@ class PendingExpiry:
         self._mark(live)
 
     def _mark(self, reached: pa.Table) -> None:
-        found = np.asarray(pc.is_in(self._keys, value_set=_file_keys(reached)).to_numpy(zero_copy_only=False))
+        _, found = self._keys.matches(_file_keys(reached))
         with self._lock:
-            self._found |= found.astype(bool)
+            self._found[found] = True
 
     def preview(self, also: Callable[[ManifestFile, pa.Table], None] | None = None) -> ExpirePreview:
         """The preview, once the kept snapshots' manifests not yet visited are read; ``also`` sees each

@@ -28,6 +28,7 @@ from icebook.analysis.maintenance.expiry_rules import clock_ms, gc_enabled
 from icebook.analysis.store.manifests import ManifestStore
 from icebook.analysis.store.reachable import files_table, listed_manifests, reach_tables, snapshots_by_id
 from icebook.analysis.store.table_like import TableLike
+from icebook.analysis.string_lookup import StringLookup
 from icebook.errors import IcebookError
 from icebook.io.fileio import FileInfo, FileIO
 from icebook.spec.manifest import FileKind, ManifestFile
@@ -231,7 +232,9 @@ class PendingOrphans:
         self._listing = list(walk(fileio, self.root, prefixes))
         listed = pa.array([info.path for info in self._listing], pa.string())
         self._scheme, self._authority, self._path = path_keys(listed)
-        self._names = pc.unique(_last_names(self._path))
+        # Indexed once: each manifest's references are looked up in them, not they hashed for each manifest.
+        self._names = StringLookup(pc.unique(_last_names(self._path)))
+        self._paths = StringLookup(self._path)
         n = len(listed)
         # Per listed file: the position of its first reference, and that reference's scheme and authority.
         self._first = np.full(n, np.iinfo(np.int64).max, dtype=np.int64)
@@ -257,17 +260,18 @@ class PendingOrphans:
         paths = reached.column("path").combine_chunks()
         # Equal paths end in equal names: only the references whose last name some listed file has can be
         # listed, and only those are split into scheme, authority and path.
-        named = pc.or_(pc.is_in(_last_names(paths), value_set=self._names), pc.match_substring_regex(paths, _ODD))
+        named = pc.or_(pa.array(self._names.contains(_last_names(paths))), pc.match_substring_regex(paths, _ODD))
         if named.false_count:
             paths = paths.filter(named)
             if not len(paths):
                 return
         scheme, authority, path = path_keys(paths)
-        at = pc.index_in(self._path, value_set=path)
-        rows = np.flatnonzero(np.asarray(pc.is_valid(at).to_numpy(zero_copy_only=False)))
+        references, rows = self._paths.matches(path)
         if not len(rows):
             return
-        index = np.asarray(at.to_numpy(zero_copy_only=False))[rows].astype(np.int64)
+        # Each listed file's first reference in this manifest (pairs come in reference order).
+        rows, first = np.unique(rows, return_index=True)
+        index = references[first]
         order = (position << 32) + index
         with self._lock:
             better = order < self._first[rows]
