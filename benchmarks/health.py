@@ -7,7 +7,12 @@ manifests, compaction), the table's history and lists the location for orphans.
 
 Prints seconds and peak MiB of each, and the ratios health / listing (time and memory).
 
-    python benchmarks/health.py [--location <table dir>] [--runs 1] [--no-listing-files]
+The benchmark tables hold metadata only, so the location lists no data file. ``--with-data-files`` first
+writes every live file of the current snapshot that is missing as an empty file dated 30 days back (older
+than the orphan search's cut-off), so that the search lists as many files as a real table's location holds,
+and checks each against the table's references.
+
+    python benchmarks/health.py [--location <table dir>] [--runs 1] [--no-listing-files] [--with-data-files]
 """
 
 from __future__ import annotations
@@ -17,6 +22,7 @@ import json
 import os
 import subprocess
 import sys
+import time
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -67,15 +73,39 @@ def measure(location: Path, what: str, list_files: bool) -> Run:
     return Run(seconds=float(r["seconds"]), peak_mib=float(r["peak_mib"]), note=str(r["note"]))
 
 
+def write_data_files(location: Path) -> int:
+    """Every live file of the table's current snapshot under ``location`` that is missing, as an empty file
+    dated 30 days back; how many were written."""
+    import icebook
+
+    paths = icebook.open(str(location)).inspect.files()["file_path"].tolist()
+    dated = time.time() - 30 * 86_400
+    written = 0
+    for path in paths:
+        file = Path(path)
+        if not file.is_relative_to(location) or file.exists():
+            continue
+        file.parent.mkdir(parents=True, exist_ok=True)
+        file.touch()
+        os.utime(file, (dated, dated))
+        written += 1
+    return written
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--location", type=Path, default=DEFAULT_TABLE)
     parser.add_argument("--runs", type=int, default=1, help="runs of each (the fastest is kept)")
     parser.add_argument("--no-listing-files", action="store_true", help="health(list_files=False): no orphan check")
+    parser.add_argument(
+        "--with-data-files", action="store_true", help="first write the table's live files, empty, where missing"
+    )
     args = parser.parse_args()
     if not args.location.is_dir():
         print(f"no table at {args.location} (build it with benchmarks/timelapse.py)", file=sys.stderr)
         return 2
+    if args.with_data_files:
+        print(f"wrote {write_data_files(args.location.resolve()):,} empty data files")
     best: dict[str, Run] = {}
     for _ in range(args.runs):
         for what in ("listing", "health"):  # alternated, so both see the same machine load

@@ -29,6 +29,7 @@ SMOKED: dict[str, list[str]] = {
     "diff": ["diff.py", "--files", str(FILES)],
     "partitions_table": ["partitions_table.py", "--table", "<table>", "--timeout", "300"],
     "health": ["health.py", "--location", "<table>"],
+    "health with data files": ["health.py", "--location", "<table>", "--with-data-files"],
     "large_table growth": ["large_table.py", "--measure", str(FILES), "--timeout", "300"],
     "avro_decode": ["avro_decode.py", "--entries", "2000", "--repeat", "1"],
     "history": ["history.py", "--snapshots", "300", "--peer-timeout", "120"],
