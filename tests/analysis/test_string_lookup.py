@@ -63,6 +63,7 @@ def test_empty_sides_chunked_and_large_strings(hashed_from: int) -> None:
 
     lookup = StringLookup(pa.chunked_array([["x", "y"], ["z"]], pa.large_string()), hashed_from=hashed_from)
     assert _pairs(lookup, pa.chunked_array([["z"], [None, "x"]], pa.string())) == [(0, 2), (2, 0)]
+    assert _pairs(lookup, pa.chunked_array([["y"], [], ["x", "y"]], pa.string())) == [(0, 1), (1, 0), (2, 1)]
     assert _pairs(lookup, pa.array([], pa.string())) == []
     assert (
         _pairs(StringLookup(pa.array([None, None], pa.string()), hashed_from=hashed_from), pa.array([None, "a"])) == []

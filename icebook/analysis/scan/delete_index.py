@@ -35,6 +35,7 @@ from icebook.analysis.expr.pruning import Stats
 from icebook.analysis.expr.pruning_arrow import StatsColumns
 from icebook.analysis.scan.columns import STAT_MAPS, ManifestScan, bound_columns, row_column_stats, utf8_column
 from icebook.analysis.store.metrics import MapColumn
+from icebook.analysis.string_lookup import StringLookup
 from icebook.spec.manifest import FileContent, FileFormat
 from icebook.spec.metadata import TableMetadata
 from icebook.spec.schema import DELETE_FILE_PATH_ID, Schema
@@ -169,14 +170,16 @@ def _lookup(values: pa.Array, dictionary: pa.Array) -> np.ndarray:
         return np.array([known.get(repr(v), -1) for v in values.to_pylist()], dtype=np.int64)
 
 
-def _partition_codes(delete_parts: pa.Array, data_parts: list[pa.Array]) -> tuple[np.ndarray, list[np.ndarray]]:
-    """Integer codes of partition tuples (structs of one spec): equal codes for equal tuples (nulls equal),
-    -1 for a data file whose partition holds no delete file. Only delete partitions are hashed; each
-    data file is looked up among them, one field at a time."""
-    n = len(delete_parts)
-    delete_code = np.zeros(n, dtype=np.int64)
-    data_code = [np.zeros(len(p), dtype=np.int64) for p in data_parts]
-    data_ok = [np.ones(len(p), dtype=bool) for p in data_parts]
+PartitionFields = list[tuple[pa.Array, int, np.ndarray]]
+"""Per partition field, what delete files' tuples hold: (its distinct values, their count (at least 1), the
+codes of the tuples' prefixes up to and with it)."""
+
+
+def _partition_index(delete_parts: pa.Array) -> tuple[np.ndarray, PartitionFields]:
+    """Integer codes of delete files' partition tuples (structs of one spec; equal codes for equal tuples,
+    nulls equal), and what ``_data_codes`` looks data files' tuples up by. Only delete partitions are hashed."""
+    delete_code = np.zeros(len(delete_parts), dtype=np.int64)
+    fields: PartitionFields = []
     for i in range(delete_parts.type.num_fields):
         child = delete_parts.field(i)
         try:
@@ -184,21 +187,100 @@ def _partition_codes(delete_parts: pa.Array, data_parts: list[pa.Array]) -> tupl
         except (pa.ArrowNotImplementedError, pa.ArrowInvalid, pa.ArrowTypeError):
             dictionary = pa.array(list({repr(v): v for v in child.to_pylist()}.values()), child.type)
         size = max(len(dictionary), 1)
-        known = np.unique(delete_code * size + _lookup(child, dictionary))
-        delete_code = np.searchsorted(known, delete_code * size + _lookup(child, dictionary))
-        for j, part in enumerate(data_parts):
-            index = _lookup(part.field(i), dictionary) if i < part.type.num_fields else np.full(len(part), -1)
-            combined = data_code[j] * size + np.maximum(index, 0)
-            position = np.minimum(np.searchsorted(known, combined), len(known) - 1)
-            hit = (index >= 0) & (known[position] == combined)
-            data_ok[j] &= hit
-            data_code[j] = np.where(hit, position, 0)
-    return delete_code, [np.where(ok, code, -1) for code, ok in zip(data_code, data_ok, strict=True)]
+        combined = delete_code * size + _lookup(child, dictionary)
+        known = np.unique(combined)
+        delete_code = np.searchsorted(known, combined)
+        fields.append((dictionary, size, known))
+    return delete_code, fields
 
 
-def _equal_key_pairs(data_keys: np.ndarray, delete_keys: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Every (data row, delete row) with equal keys; delete rows in their order for each data row."""
-    order = np.argsort(delete_keys, kind="stable")
+def _data_codes(fields: PartitionFields, part: pa.Array) -> np.ndarray:
+    """The code of each data file's partition tuple among the delete files' (``_partition_index``), -1 for
+    a tuple no delete file holds; looked up one field at a time."""
+    code = np.zeros(len(part), dtype=np.int64)
+    ok = np.ones(len(part), dtype=bool)
+    for i, (dictionary, size, known) in enumerate(fields):
+        index = _lookup(part.field(i), dictionary) if i < part.type.num_fields else np.full(len(part), -1)
+        combined = code * size + np.maximum(index, 0)
+        position = np.minimum(np.searchsorted(known, combined), len(known) - 1)
+        hit = (index >= 0) & (known[position] == combined)
+        ok &= hit
+        code = np.where(hit, position, 0)
+    return np.where(ok, code, -1)
+
+
+@dataclass(frozen=True, slots=True)
+class _DeleteSide:
+    """What a join derives from its delete files alone: once per delete side (``FileRows.memo``; a delete
+    side belongs to one table), so that a pass joining each data manifest against the same delete files
+    costs the manifest, not the delete files."""
+
+    keys: np.ndarray
+    """Each delete file's partition key: its spec's base plus its tuple's code."""
+    specs: dict[int, tuple[int, PartitionFields]]
+    """Per spec id holding delete files: (its keys' base, its partition index)."""
+    positional: tuple[np.ndarray, np.ndarray]
+    """The position delete files, and their order by key (``_equal_key_pairs``)."""
+    scoped: tuple[np.ndarray, np.ndarray]
+    """The equality delete files of partitioned specs, and their order by key."""
+    global_equality: np.ndarray
+    """The equality delete files of unpartitioned specs."""
+    references: pa.Array
+    """Each delete file's ``referenced_data_file``."""
+    vectors: np.ndarray
+    """The deletion vectors, and below the data files they reference."""
+    vector_targets: StringLookup
+
+
+def _delete_side(deletes: FileRows, metadata: TableMetadata) -> _DeleteSide:
+    content = np.asarray(deletes.column("content").to_numpy(zero_copy_only=False), dtype=np.int32)
+    puffin = _numpy(pc.equal(pc.utf8_upper(deletes.column("file_format")), FileFormat.PUFFIN.value))
+    unpartitioned = {sid for sid, spec in metadata.partition_specs.items() if spec.is_unpartitioned}
+    kind = np.full(len(deletes), EQUALITY, dtype=np.int8)
+    kind[content == int(FileContent.POSITION_DELETES)] = POSITION
+    kind[(content == int(FileContent.POSITION_DELETES)) & puffin] = DV
+    kind[(kind == EQUALITY) & np.isin(deletes.spec_ids, list(unpartitioned))] = GLOBAL_EQUALITY
+
+    keys = np.full(len(deletes), -2, dtype=np.int64)
+    specs: dict[int, tuple[int, PartitionFields]] = {}
+    parts = deletes.chunks("partition")
+    offsets = np.cumsum([0, *(len(c) for _, c in parts)])
+    base = 0
+    for spec_id in np.unique(deletes.spec_ids):
+        mine = [k for k, (i, _) in enumerate(parts) if deletes.scans[i].manifest.partition_spec_id == spec_id]
+        first = parts[mine[0]][1].type
+        structs = pa.concat_arrays([c if c.type == first else c.cast(first) for k in mine for c in [parts[k][1]]])
+        codes, fields = _partition_index(structs)
+        at = 0
+        for k in mine:
+            size = len(parts[k][1])
+            keys[offsets[k] : offsets[k] + size] = base + codes[at : at + size]
+            at += size
+        specs[int(spec_id)] = (base, fields)
+        base += int(codes.max()) + 1 if len(codes) else 0
+
+    def by_key(rows: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        return rows, np.argsort(keys[rows], kind="stable")
+
+    vectors = np.flatnonzero(kind == DV)
+    references = deletes.column("referenced_data_file")
+    return _DeleteSide(
+        keys=keys,
+        specs=specs,
+        positional=by_key(np.flatnonzero(kind == POSITION)),
+        scoped=by_key(np.flatnonzero(kind == EQUALITY)),
+        global_equality=np.flatnonzero(kind == GLOBAL_EQUALITY),
+        references=references,
+        vectors=vectors,
+        vector_targets=StringLookup(references.take(pa.array(vectors))),
+    )
+
+
+def _equal_key_pairs(
+    data_keys: np.ndarray, delete_keys: np.ndarray, order: np.ndarray
+) -> tuple[np.ndarray, np.ndarray]:
+    """Every (data row, delete row) with equal keys; delete rows in their order for each data row. ``order``:
+    the delete rows sorted by key (stable)."""
     ordered = delete_keys[order]
     lo = np.searchsorted(ordered, data_keys, side="left")
     hi = np.searchsorted(ordered, data_keys, side="right")
@@ -247,68 +329,44 @@ def match_deletes_columns(
     deletes = _kept(scans, False) if deletes is None else deletes
     if not len(deletes) or not len(data):
         return _join(data, deletes, [], equality_stats)
-    content = np.asarray(deletes.column("content").to_numpy(zero_copy_only=False), dtype=np.int32)
-    puffin = _numpy(pc.equal(pc.utf8_upper(deletes.column("file_format")), FileFormat.PUFFIN.value))
-    unpartitioned = {sid for sid, spec in metadata.partition_specs.items() if spec.is_unpartitioned}
-    kind = np.full(len(deletes), EQUALITY, dtype=np.int8)
-    kind[content == int(FileContent.POSITION_DELETES)] = POSITION
-    kind[(content == int(FileContent.POSITION_DELETES)) & puffin] = DV
-    kind[(kind == EQUALITY) & np.isin(deletes.spec_ids, list(unpartitioned))] = GLOBAL_EQUALITY
+    side: _DeleteSide = deletes.memo("delete side", lambda: _delete_side(deletes, metadata))
+    delete_keys = side.keys
 
     # Partition keys: (spec, partition tuple) -> one integer, for the specs that have delete files.
     data_keys = np.full(len(data), -1, dtype=np.int64)
-    delete_keys = np.full(len(deletes), -2, dtype=np.int64)
-    base = 0
-    data_parts, delete_parts = data.chunks("partition"), deletes.chunks("partition")
+    data_parts = data.chunks("partition")
     data_offsets = np.cumsum([0, *(len(c) for _, c in data_parts)])
-    delete_offsets = np.cumsum([0, *(len(c) for _, c in delete_parts)])
-
-    def of_spec(rows: FileRows, parts: list[tuple[int, pa.Array]], spec_id: int) -> list[int]:
-        return [k for k, (i, _) in enumerate(parts) if rows.scans[i].manifest.partition_spec_id == spec_id]
-
-    for spec_id in np.unique(deletes.spec_ids):
-        mine = of_spec(deletes, delete_parts, int(spec_id))
-        first = delete_parts[mine[0]][1].type
-        structs = pa.concat_arrays(
-            [c if c.type == first else c.cast(first) for k in mine for c in [delete_parts[k][1]]]
-        )
-        targets = of_spec(data, data_parts, int(spec_id))
-        codes, data_codes = _partition_codes(structs, [data_parts[k][1] for k in targets])
-        at = 0
-        for k in mine:
-            size = len(delete_parts[k][1])
-            delete_keys[delete_offsets[k] : delete_offsets[k] + size] = base + codes[at : at + size]
-            at += size
-        for k, code in zip(targets, data_codes, strict=True):
+    for k, (i, part) in enumerate(data_parts):
+        found = side.specs.get(data.scans[i].manifest.partition_spec_id)
+        if found is not None:
+            base, fields = found
+            code = _data_codes(fields, part)
             data_keys[data_offsets[k] : data_offsets[k + 1]] = np.where(code >= 0, base + code, -1)
-        base += int(codes.max()) + 1 if len(codes) else 0
 
     f_seq, d_seq = data.sequence_numbers, deletes.sequence_numbers
     pairs: list[tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]] = []  # data, delete, kind, applies
 
     # Deletion vectors: by referenced data file; the partition must be the same and data seq <= DV seq.
     dv_applies = np.zeros(len(data), dtype=bool)
-    dvs = np.flatnonzero(kind == DV)
-    if len(dvs):
-        refs = deletes.column("referenced_data_file").take(pa.array(dvs))
-        target = pc.index_in(pc.fill_null(refs, ""), value_set=data.paths)
-        found = _numpy(pc.is_valid(target))
-        dv_data = np.asarray(pc.fill_null(target, 0).to_numpy(zero_copy_only=False), dtype=np.int64)[found]
-        dv_del = dvs[found]
+    if len(side.vectors):
+        # Each vector's first data file of the path it references (pairs come in data file order).
+        data_rows, vector_rows = side.vector_targets.matches(data.paths)
+        vector_rows, first = np.unique(vector_rows, return_index=True)
+        dv_data, dv_del = data_rows[first], side.vectors[vector_rows]
         ok = (data_keys[dv_data] == delete_keys[dv_del]) & (f_seq[dv_data] <= d_seq[dv_del])
         dv_applies[dv_data[ok]] = True
         pairs.append((dv_data, dv_del, np.full(len(dv_del), DV, dtype=np.int8), ok))
 
     # Position delete files: same partition, data seq <= delete seq, within the file they reference and
     # their file_path bounds, unless a deletion vector applies.
-    positional = np.flatnonzero(kind == POSITION)
+    positional, order = side.positional
     if len(positional):
-        di, pi = _equal_key_pairs(data_keys, delete_keys[positional])
+        di, pi = _equal_key_pairs(data_keys, delete_keys[positional], order)
         xi = positional[pi]
         ok = f_seq[di] <= d_seq[xi]
         if ok.any():
             paths = data.gather("file_path", di)
-            refs = deletes.column("referenced_data_file").take(pa.array(xi))
+            refs = side.references.take(pa.array(xi))
             other = _numpy(pc.and_(pc.is_valid(refs), pc.not_equal(refs, paths)))
             low, high = deletes.memo("file_path bounds", lambda: _file_path_bounds(deletes))
             lo, hi = low.take(pa.array(xi)), high.take(pa.array(xi))
@@ -317,12 +375,12 @@ def match_deletes_columns(
         pairs.append((di, xi, np.full(len(xi), POSITION, dtype=np.int8), ok))
 
     # Equality delete files: same partition (or global), data seq < delete seq.
-    scoped = np.flatnonzero(kind == EQUALITY)
+    scoped, order = side.scoped
     if len(scoped):
-        di, ei = _equal_key_pairs(data_keys, delete_keys[scoped])
+        di, ei = _equal_key_pairs(data_keys, delete_keys[scoped], order)
         xi = scoped[ei]
         pairs.append((di, xi, np.full(len(xi), EQUALITY, dtype=np.int8), f_seq[di] < d_seq[xi]))
-    global_ = np.flatnonzero(kind == GLOBAL_EQUALITY)
+    global_ = side.global_equality
     if len(global_):
         di = np.repeat(np.arange(len(data), dtype=np.int64), len(global_))
         xi = np.tile(global_, len(data))
