@@ -3,7 +3,8 @@
 The layout of ``large_table.py``'s table (8 columns with full statistics, partitioned by ``days(ts)`` and
 ``bucket(16, id)``, files laid out day by day and bucket by bucket, 2,500 files per manifest) in two
 snapshots: an append of ``files`` data files, then a row delta adding file-scoped position delete files for
-about 200 of them. The data files do not exist (as in ``large_table.py``): anything that reads metadata works
+about 200 of them (``--position-deletes``: as many as asked, for the passes that join every data manifest
+against the delete files). The data files do not exist (as in ``large_table.py``): anything that reads metadata works
 on it (listings, plans, aggregates), nothing that reads rows. Every value is a pure function of the file's
 index, so two builds of one size are the same table.
 
@@ -139,10 +140,10 @@ def bucket_of(layout: Layout, index: int) -> int:
     return (index // layout.files_per_partition) % layout.buckets
 
 
-def deleted(layout: Layout) -> list[int]:
-    """Indexes of the data files that get a position delete file."""
-    step = max(1, layout.files // POSITION_DELETES)
-    return [j * step + min(333, step - 1) for j in range(POSITION_DELETES) if j * step < layout.files]
+def deleted(layout: Layout, count: int = POSITION_DELETES) -> list[int]:
+    """Indexes of the data files that get a position delete file (``count`` of them, spread evenly)."""
+    step = max(1, layout.files // count)
+    return [j * step + min(333, step - 1) for j in range(count) if j * step < layout.files]
 
 
 def location_of(files: int, files_per_manifest: int = 2_500) -> Path:
@@ -300,13 +301,21 @@ def _chunks(n: int, size: int) -> Iterator[range]:
         yield range(first, min(n, first + size))
 
 
-def build(files: int, location: Path | None = None, *, files_per_manifest: int = 2_500) -> Path:
+def build(
+    files: int,
+    location: Path | None = None,
+    *,
+    files_per_manifest: int = 2_500,
+    position_deletes: int = POSITION_DELETES,
+) -> Path:
     """Write the table at ``location`` (default ``location_of(files)``) unless a complete one of this version
-    is there; returns the location."""
+    is there; returns the location. ``position_deletes``: how many data files get a position delete file."""
     layout = Layout(files=files, files_per_manifest=files_per_manifest)
     location = location or location_of(files, files_per_manifest)
     marker_file = location / "complete.json"
-    wanted = {"version": VERSION, "files": files, "files_per_manifest": files_per_manifest}
+    wanted: dict[str, int] = {"version": VERSION, "files": files, "files_per_manifest": files_per_manifest}
+    if position_deletes != POSITION_DELETES:
+        wanted["position_deletes"] = position_deletes
     if marker_file.is_file() and json.loads(marker_file.read_text()).get("layout") == wanted:
         return location
     shutil.rmtree(location, ignore_errors=True)
@@ -325,7 +334,7 @@ def build(files: int, location: Path | None = None, *, files_per_manifest: int =
         path = metadata_dir / f"{table_uuid[:8]}-{k:05d}-m0.avro"
         counts = _write_manifest(path, entries, "data")
         manifests.append(_list_entry(path, counts, content=0, sequence=1, snapshot_id=ids[0]))
-    deletes = [delete_entry(location, layout, i) for i in deleted(layout)]
+    deletes = [delete_entry(location, layout, i) for i in deleted(layout, position_deletes)]
     path = metadata_dir / f"{table_uuid[:8]}-deletes-m0.avro"
     delete_manifest = _list_entry(
         path, _write_manifest(path, deletes, "deletes"), content=1, sequence=2, snapshot_id=ids[1]
@@ -438,8 +447,11 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--files", type=int, default=500_000)
     parser.add_argument("--location", type=Path)
+    parser.add_argument(
+        "--position-deletes", type=int, default=POSITION_DELETES, help="data files given a position delete file"
+    )
     args = parser.parse_args(argv)
-    print(build(args.files, args.location))
+    print(build(args.files, args.location, position_deletes=args.position_deletes))
     return 0
 
 
