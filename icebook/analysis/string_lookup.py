@@ -3,12 +3,9 @@
 pyarrow's ``is_in`` and ``index_in`` hash their whole value set on every call. A pass that asks about one
 manifest's few thousand paths at a time against a column built once (every file under a table's location,
 every file an expiry could free) then costs the whole column per manifest: quadratic in the table's size,
-hours at millions of files. ``StringLookup`` indexes the column once. A long column's rows are found through
-their 64-bit hashes, sorted once: a question hashes only what it asks and finds it by binary search, and
-each candidate row is compared as text, so a hash collision never makes a match (the seed is drawn afresh
-for each lookup, so a table cannot be written to collide). A short column's rows are grouped by value and
-its values asked through ``index_in``, which hashes them each time at little cost, and spares small tables
-the hashing library (polars, whose import costs a fifth of a second and about 40 MiB).
+hours at millions of files. ``StringLookup`` sorts the column's 64-bit hashes once: a question hashes only
+what it asks and finds it by binary search, and each candidate row is compared as text, so a hash collision
+never makes a match (the hash is keyed afresh for each lookup, so a table cannot be written to collide).
 """
 
 from __future__ import annotations
@@ -21,15 +18,19 @@ import pyarrow.compute as pc
 
 from icebook.io.arrow_columns import single_array
 
-HASHED_FROM = 10_000
-"""Rows from which a column's hashes are sorted once, rather than its values hashed by ``index_in`` each time
-(at most about a millisecond a question below it)."""
+_SLICE = 1 << 16
 
 
-def _hashes(values: pa.Array, seed: int) -> np.ndarray:
-    import polars as pl  # its vectorised string hash; polars comes with polars-avro
+def _hashes(values: pa.Array, key: str) -> np.ndarray:
+    """SipHash-2-4 of each string under ``key`` (16 characters), a slice at a time so that a long column is
+    never held as Python strings all at once."""
+    import pandas as pd  # its vectorised SipHash (pyarrow has imported pandas by the time a lookup is made)
 
-    return np.asarray(pl.Series(values).hash(seed=seed).to_numpy(), dtype=np.uint64)
+    parts = [
+        pd.util.hash_array(values.slice(start, _SLICE).to_numpy(zero_copy_only=False), hash_key=key, categorize=False)
+        for start in range(0, len(values), _SLICE)
+    ]
+    return np.concatenate([np.zeros(0, dtype=np.uint64), *parts])
 
 
 def _numpy(array: pa.Array) -> np.ndarray:
@@ -45,44 +46,29 @@ def _runs(starts: np.ndarray, counts: np.ndarray) -> tuple[np.ndarray, np.ndarra
 class StringLookup:
     """A string column (nulls hold no value), indexed once for many ``matches`` against it."""
 
-    def __init__(self, column: pa.Array | pa.ChunkedArray, *, hashed_from: int = HASHED_FROM) -> None:
+    def __init__(self, column: pa.Array | pa.ChunkedArray) -> None:
         self._column = single_array(column)
-        self._seed = secrets.randbits(63)
+        self._key = secrets.token_hex(8)
         valid = np.flatnonzero(_numpy(self._column.is_valid()))
-        self._sorted: np.ndarray | None = None
-        if len(self._column) >= hashed_from:
-            # Each valid row's hash, sorted: a row is a candidate for every value of its hash.
-            hashes = _hashes(
-                self._column.take(pa.array(valid)) if len(valid) < len(self._column) else self._column, self._seed
-            )
-            order = np.argsort(hashes, kind="stable")
-            self._rows, self._sorted = valid[order], hashes[order]
-            return
-        # A few values: the rows grouped by value, each group in row order, for ``index_in`` to find.
-        encoded = pc.dictionary_encode(self._column)
-        self._values: pa.Array = encoded.dictionary
-        codes = _numpy(pc.fill_null(encoded.indices, -1))[valid].astype(np.int64)
-        self._rows = valid[np.argsort(codes, kind="stable")]
-        self._starts = np.concatenate([[0], np.cumsum(np.bincount(codes, minlength=len(self._values)))])
+        # Each valid row's hash, sorted: a row is a candidate for every value of its hash.
+        hashes = _hashes(
+            self._column.take(pa.array(valid)) if len(valid) < len(self._column) else self._column, self._key
+        )
+        order = np.argsort(hashes, kind="stable")
+        self._rows, self._sorted = valid[order], hashes[order]
 
     def _pairs(self, asked: pa.Array) -> tuple[np.ndarray, np.ndarray]:
-        """(positions in ``asked``, indexes into ``self._rows``) of every pair holding equal text."""
-        if self._sorted is None:
-            found = pc.index_in(asked, value_set=self._values, skip_nulls=True)
-            positions = np.flatnonzero(_numpy(found.is_valid()))
-            codes = _numpy(found)[positions].astype(np.int64)
-            low = self._starts[codes]
-            which, at = _runs(low, self._starts[codes + 1] - low)
-            return positions[which], at
+        """(positions in ``asked``, rows of the column) of every pair holding equal text."""
         positions = np.flatnonzero(_numpy(asked.is_valid()))
         if len(positions) < len(asked):
             asked = asked.take(pa.array(positions))
-        hashes = _hashes(asked, self._seed)
+        hashes = _hashes(asked, self._key)
         low = np.searchsorted(self._sorted, hashes, "left")
         which, at = _runs(low, np.searchsorted(self._sorted, hashes, "right") - low)
-        same = pc.equal(self._column.take(pa.array(self._rows[at])), asked.take(pa.array(which)))
+        rows = self._rows[at]
+        same = pc.equal(self._column.take(pa.array(rows)), asked.take(pa.array(which)))
         kept = _numpy(pc.fill_null(same, False)).astype(bool)
-        return positions[which[kept]], at[kept]
+        return positions[which[kept]], rows[kept]
 
     def matches(self, values: pa.Array | pa.ChunkedArray) -> tuple[np.ndarray, np.ndarray]:
         """(positions in ``values``, rows of the column) of every pair holding equal text, in the order of
@@ -101,8 +87,8 @@ class StringLookup:
         if not len(asked) or not len(self._rows):
             empty = np.zeros(0, dtype=np.int64)
             return empty, empty
-        positions, at = self._pairs(asked)
-        return positions.astype(np.int64), self._rows[at].astype(np.int64)
+        positions, rows = self._pairs(asked)
+        return positions.astype(np.int64), rows.astype(np.int64)
 
     def contains(self, values: pa.Array | pa.ChunkedArray) -> np.ndarray:
         """Whether each of ``values`` is in the column (a null is not)."""
@@ -111,4 +97,4 @@ class StringLookup:
         return found
 
 
-__all__ = ["HASHED_FROM", "StringLookup"]
+__all__ = ["StringLookup"]
