@@ -228,8 +228,9 @@ class _DeleteSide:
     references: pa.Array
     """Each delete file's ``referenced_data_file``."""
     vectors: np.ndarray
-    """The deletion vectors, and below the data files they reference."""
+    """The deletion vectors."""
     vector_targets: StringLookup
+    """The data files the deletion vectors reference, in the order of ``vectors``."""
 
 
 def _delete_side(deletes: FileRows, metadata: TableMetadata) -> _DeleteSide:
