@@ -42,7 +42,7 @@ def _numpy(array: pa.Array) -> np.ndarray:
     return np.asarray(array.to_numpy(zero_copy_only=False))
 
 
-def _runs(starts: np.ndarray, counts: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+def expand_runs(starts: np.ndarray, counts: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """For runs ``[starts[i], starts[i] + counts[i])``: (the run of each element, the elements), in order."""
     which = np.repeat(np.arange(len(counts)), counts)
     return which, np.repeat(starts - (np.cumsum(counts) - counts), counts) + np.arange(len(which))
@@ -78,14 +78,14 @@ class StringLookup:
             positions = np.flatnonzero(_numpy(found.is_valid()))
             codes = _numpy(found)[positions].astype(np.int64)
             low = self._starts[codes]
-            which, at = _runs(low, self._starts[codes + 1] - low)
+            which, at = expand_runs(low, self._starts[codes + 1] - low)
             return positions[which], at
         positions = np.flatnonzero(_numpy(asked.is_valid()))
         if len(positions) < len(asked):
             asked = asked.take(pa.array(positions))
         hashes = _hashes(asked, self._key)
         low = np.searchsorted(self._sorted, hashes, "left")
-        which, at = _runs(low, np.searchsorted(self._sorted, hashes, "right") - low)
+        which, at = expand_runs(low, np.searchsorted(self._sorted, hashes, "right") - low)
         same = pc.equal(self._column.take(pa.array(self._rows[at])), asked.take(pa.array(which)))
         kept = _numpy(pc.fill_null(same, False)).astype(bool)
         return positions[which[kept]], at[kept]
@@ -117,4 +117,4 @@ class StringLookup:
         return found
 
 
-__all__ = ["HASHED_FROM", "StringLookup"]
+__all__ = ["HASHED_FROM", "StringLookup", "expand_runs"]

@@ -35,7 +35,7 @@ from icebook.analysis.expr.pruning import Stats
 from icebook.analysis.expr.pruning_arrow import StatsColumns
 from icebook.analysis.scan.columns import STAT_MAPS, ManifestScan, bound_columns, row_column_stats, utf8_column
 from icebook.analysis.store.metrics import MapColumn
-from icebook.analysis.string_lookup import StringLookup
+from icebook.analysis.string_lookup import StringLookup, expand_runs
 from icebook.spec.manifest import FileContent, FileFormat
 from icebook.spec.metadata import TableMetadata
 from icebook.spec.schema import DELETE_FILE_PATH_ID, Schema
@@ -284,13 +284,8 @@ def _equal_key_pairs(
     the delete rows sorted by key (stable)."""
     ordered = delete_keys[order]
     lo = np.searchsorted(ordered, data_keys, side="left")
-    hi = np.searchsorted(ordered, data_keys, side="right")
-    counts = hi - lo
-    total = int(counts.sum())
-    data_index = np.repeat(np.arange(len(data_keys), dtype=np.int64), counts)
-    starts = np.repeat(lo - (np.cumsum(counts) - counts), counts)
-    delete_index = order[starts + np.arange(total, dtype=np.int64)] if total else np.zeros(0, dtype=np.int64)
-    return data_index, delete_index.astype(np.int64)
+    data_index, at = expand_runs(lo, np.searchsorted(ordered, data_keys, side="right") - lo)
+    return data_index.astype(np.int64), order[at].astype(np.int64)
 
 
 def _kept(scans: Sequence[ManifestScan], data: bool) -> FileRows:
