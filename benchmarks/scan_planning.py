@@ -19,7 +19,7 @@ f. warm start: ``inspect.files()`` and ``scan()`` in new processes through the d
 g. ``--warm-start``: only the start of a new process, imports inside the clock, each beside PyIceberg's:
    ``import icebook; icebook.open(location)`` and its first view (``_repr_html_``), against
    ``StaticTable.from_metadata``; then ``inspect.files()`` through the disk cache, against PyIceberg's
-   ``inspect.files()``; then, cold, the listing as a DataFrame and streamed (``batches=True``: peak memory),
+   ``inspect.files()``; then, cold, the listing as a DataFrame and streamed (``inspect.batches.files()``: peak memory),
    and the one-day plan (imports before the clock, as in b), against ``plan_files``
 
 Prints seconds, CPU seconds (the process's and its decoder workers'), peak memory (MiB), the number of data
@@ -116,7 +116,7 @@ def child(what: str, location: str, metadata_file: str, filter_text: str | None)
         frame = icebook.open(location).inspect.files()
         check = (len(frame), int(frame["record_count"].sum()))
     elif what == "icebook files stream":
-        batches = list(icebook.open(location).inspect.files(batches=True))
+        batches = list(icebook.open(location).inspect.batches.files())
         check = (sum(b.num_rows for b in batches), sum(pc.sum(b["record_count"]).as_py() or 0 for b in batches))
     elif what == "pyiceberg files":
         frame = StaticTable.from_metadata(metadata_file).inspect.files().to_pandas()
@@ -264,7 +264,7 @@ def warm_start(files: int) -> int:
     frame = measure("icebook files", files, None)
     stream = measure("icebook files stream", files, None)
     print(row("icebook inspect.files() (cold)", frame))
-    print(row("icebook files(batches=True) (cold)", stream))
+    print(row("icebook batches.files() (cold)", stream))
     if frame["count"] != stream["count"]:
         print(f"rows differ: frame {frame['count']}, stream {stream['count']}", file=sys.stderr)
         status = 1

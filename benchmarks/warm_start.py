@@ -9,7 +9,7 @@ b. icebook ``import icebook; icebook.open(location)`` (opening only)
 c. icebook ``icebook.open(location).inspect.files()``, the pandas DataFrame built, through the cache that an
    earlier (untimed) process filled: first the load that checks every byte of the cached listing and stamps
    it, then the loads after it (the stamp spares the hash; ``icebook.io.manifest_cache``)
-d. icebook ``inspect.files(batches=True)`` through the cache, every batch read (the Arrow form: no pandas)
+d. icebook ``inspect.batches.files()`` through the cache, every batch read (the Arrow form: no pandas)
 e. PyIceberg ``StaticTable.from_metadata(...).inspect.files().to_pandas()`` (the same DataFrame; its cold
    read is its warm one)
 
@@ -62,7 +62,7 @@ elif what == "icebook files":
 elif what == "icebook batches":
     import icebook
     import pyarrow.compute as pc
-    for batch in icebook.open(location).inspect.files(batches=True):
+    for batch in icebook.open(location).inspect.batches.files():
         rows += batch.num_rows
         records += pc.sum(batch["record_count"]).as_py() or 0
 elif what == "pyiceberg files":
@@ -174,7 +174,7 @@ def main(argv: list[str] | None = None) -> int:
     batches = measure("icebook batches", args.runs, location, metadata_file)
     print(line("icebook open + inspect.files() (first load, every byte)", first, peer))
     print(line("icebook open + inspect.files() (warm)", warm, peer))
-    print(line("icebook open + inspect.files(batches=True), read (warm)", batches, peer))
+    print(line("icebook open + inspect.batches.files(), read (warm)", batches, peer))
     if peer is not None:
         print(line("pyiceberg from_metadata + inspect.files().to_pandas()", peer))
     print(f"load average after: {load_average()}")

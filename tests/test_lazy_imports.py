@@ -75,7 +75,7 @@ if sys.argv[2] == "frame":
     from icebook.io.worker_pool import POOL
     rows, workers = len(table.inspect.files()), POOL.started
 else:
-    rows, workers = sum(batch.num_rows for batch in table.inspect.files(batches=True)), 0
+    rows, workers = sum(batch.num_rows for batch in table.inspect.batches.files()), 0
 heavy = ("fastavro", "polars", "pandas", "icebook.io.avro_decode", "icebook.io.avro_list", "icebook.io.worker_pool")
 print(json.dumps({"rows": rows, "heavy": [m for m in heavy if m in sys.modules], "workers": workers}))
 """

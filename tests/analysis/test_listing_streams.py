@@ -1,4 +1,4 @@
-"""Streamed listings equal the DataFrame forms: ``inspect.files/data_files/delete_files/entries(batches=True)``
+"""Streamed listings equal the DataFrame forms: ``inspect.batches.files/data_files/delete_files/entries()``
 give a ``pyarrow.RecordBatchReader`` with the same rows, in the same order, and the same types, at every
 snapshot of every scenario table; one batch per manifest that lists a row."""
 
@@ -33,11 +33,10 @@ def test_streamed_listings_equal_the_frames_at_every_snapshot(name: str, tables:
     compared = 0
     for at in _points(table):
         for listing in ("files", "data_files", "delete_files", "entries"):
-            method = getattr(table.inspect, listing)
-            reader = method(at, batches=True)
+            reader = getattr(table.inspect.batches, listing)(at)
             assert isinstance(reader, pa.RecordBatchReader)
             streamed = reader.read_all()
-            frame = method(at)
+            frame = getattr(table.inspect, listing)(at)
             assert list(streamed.column_names) == list(frame.columns), (name, at, listing)
             pd.testing.assert_frame_equal(to_pandas(streamed), frame, check_exact=True, obj=f"{name}@{at} {listing}")
             compared += len(frame)
@@ -45,7 +44,7 @@ def test_streamed_listings_equal_the_frames_at_every_snapshot(name: str, tables:
         whole = spark_shaped(
             table.metadata, files_arrow(table.store, table.snapshot(at) if at else table.current_snapshot)
         )
-        assert table.inspect.files(at, batches=True).schema == whole.schema, (name, at)
+        assert table.inspect.batches.files(at).schema == whole.schema, (name, at)
     assert compared > 0 or not table.snapshots, name
 
 
@@ -57,7 +56,7 @@ def test_one_batch_per_manifest_and_none_kept_in_memory(tables: dict[str, Table]
     listing = ((manifests["added_data_files_count"] + manifests["existing_data_files_count"]) > 0).sum() + (
         (manifests["added_delete_files_count"] + manifests["existing_delete_files_count"]) > 0
     ).sum()
-    batches = list(table.inspect.files(batches=True))
+    batches = list(table.inspect.batches.files())
     assert len(batches) == listing and all(b.num_rows for b in batches), name
     assert table.store.reads == len(manifests) and not table.store._entries  # decoded once, not kept
 
@@ -72,13 +71,13 @@ def test_a_cached_listing_streams_the_same_batches_without_reading_a_manifest(
     for content in ("files", "data_files", "delete_files"):
         cold = icebook.open(tables[name].location)
         cold.store.disk_cache = None
-        expected = list(getattr(cold.inspect, content)(batches=True))
+        expected = list(getattr(cold.inspect.batches, content)())
         filling = icebook.open(tables[name].location)
         filling.store.disk_cache = cache
         getattr(filling.inspect, content)()  # the DataFrame listing fills the cache
         warm = icebook.open(tables[name].location)
         warm.store.disk_cache = cache
-        reader = getattr(warm.inspect, content)(batches=True)
+        reader = getattr(warm.inspect.batches, content)()
         batches = list(reader)
         assert reader.schema == expected[0].schema if expected else True
         assert [b.num_rows for b in batches] == [b.num_rows for b in expected], (name, content)

@@ -1,6 +1,6 @@
 """Aggregates computed manifest by manifest equal the same aggregates of the whole listing, at every snapshot of
 every scenario table: ``inspect.partitions``, the file-size histogram, per-manifest statistics, a scan plan's
-totals and the time-lapse's frame totals; ``lazy=True`` listings collect to the streamed rows and types; the
+totals and the time-lapse's frame totals; ``t.inspect.lazy`` listings collect to the streamed rows and types; the
 size warning fires above its threshold and only there."""
 
 from __future__ import annotations
@@ -180,9 +180,9 @@ def test_lazy_listings_collect_to_the_streamed_rows_and_types(name: str, tables:
     for at, _ in _snapshots(table):
         for listing in ("files", "data_files", "delete_files", "entries"):
             method = getattr(table.inspect, listing)
-            lazy = method(at, lazy=True)
+            lazy = getattr(table.inspect.lazy, listing)(at)
             assert isinstance(lazy, pl.LazyFrame)
-            whole = pl.from_arrow(method(at, batches=True).read_all())
+            whole = pl.from_arrow(getattr(table.inspect.batches, listing)(at).read_all())
             assert isinstance(whole, pl.DataFrame)
             collected = lazy.collect()
             assert collected.schema == whole.schema and collected.equals(whole), (name, at, listing)
@@ -198,10 +198,10 @@ def test_lazy_listings_collect_to_the_streamed_rows_and_types(name: str, tables:
                 )
                 assert lazy.head(1).collect().equals(whole.head(1)), (name, at, listing)
     for listing in ("all_files", "all_data_files", "all_delete_files", "all_entries"):
-        method = getattr(table.inspect, listing)
-        collected = method(lazy=True).collect()
-        streamed = pl.from_arrow(method(batches=True).read_all())
-        assert collected.equals(streamed) and collected.columns == list(method().columns), (name, listing)
+        collected = getattr(table.inspect.lazy, listing)().collect()
+        streamed = pl.from_arrow(getattr(table.inspect.batches, listing)().read_all())
+        frame = getattr(table.inspect, listing)()
+        assert collected.equals(streamed) and collected.columns == list(frame.columns), (name, listing)
 
 
 def test_the_size_warning_fires_above_the_threshold_only(
@@ -217,11 +217,15 @@ def test_the_size_warning_fires_above_the_threshold_only(
             frame = method()
         assert len(frame) == n  # warned, and still whole
         message = str(caught[0].message)
-        assert f"{n:,} rows" in message and "batches=True" in message and "lazy=True" in message, message
+        assert (
+            f"{n:,} rows" in message
+            and f"t.inspect.batches.{listing}()" in message
+            and f"t.inspect.lazy.{listing}()" in message
+        ), message
         with warnings.catch_warnings():
             warnings.simplefilter("error", LargeListingWarning)
-            method(batches=True).read_all()  # streams never warn
-            method(lazy=True).collect()
+            getattr(table.inspect.batches, listing)().read_all()  # streams never warn
+            getattr(table.inspect.lazy, listing)().collect()
             monkeypatch.setenv(WARN_ROWS_VARIABLE, str(n))
             assert len(method()) == n
     monkeypatch.setenv(WARN_ROWS_VARIABLE, "lots")

@@ -99,7 +99,7 @@ def test_bounds_spark_compares_order_as_the_local_statistics_do(
     metrics fail on uuid columns) order every pair of data files as the local bounds do."""
     t = icebook.open(scenario_locations["file_formats"])  # a uuid, decimals, timestamps, dates, strings
     schema = t.metadata.current_schema()
-    files = t.inspect.files(batches=True).read_all()
+    files = t.inspect.batches.files().read_all()
     paths = files.column("file_path").to_pylist()
     fields = [f for f in schema.fields.fields if is_primitive(f.type)]
     local = bound_columns(files, schema, {f.field_id for f in fields}, "test")

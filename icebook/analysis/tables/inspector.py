@@ -1,33 +1,23 @@
-"""``t.inspect``: a table's metadata tables as pandas DataFrames (or Arrow streams and polars LazyFrames for the
-file listings), named and shaped like Spark's Iceberg metadata tables.
+"""``t.inspect``: a table's metadata tables as pandas DataFrames, named and shaped like Spark's Iceberg
+metadata tables; the file and entry listings also as Arrow streams (``t.inspect.batches``) and polars
+LazyFrames (``t.inspect.lazy``).
 
 The tables are built in ``inspect`` (file-level tables), ``metadata_tables`` (from the table metadata and
-manifest lists) and ``streams`` (the listings one manifest at a time); this module only chooses among them.
+manifest lists) and ``listings`` (the listings in their three forms); this module only chooses among them.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
-from typing import TYPE_CHECKING, Literal, TypeAlias, overload
+from collections.abc import Callable
+from typing import TYPE_CHECKING
 
 import pyarrow as pa
 
 from icebook.analysis.engine_choice import Engine, EngineName
 from icebook.analysis.resolve import At, resolve_snapshot
 from icebook.analysis.store.manifests import table_partition_type
-from icebook.analysis.tables.inspect import (
-    all_manifests_of,
-    entries_arrow,
-    files_arrow,
-    files_listing_kind,
-    manifest_entries_arrow,
-    manifest_entries_table,
-    manifest_files_arrow,
-    sort_partitions,
-    spark_shaped,
-    to_pandas,
-)
-from icebook.analysis.tables.listing_size import ListingContent, ListingSize, listing_size, of_content, warn_if_large
+from icebook.analysis.tables.inspect import manifest_entries_table, sort_partitions, to_pandas
+from icebook.analysis.tables.listings import Listings, ListingSource
 from icebook.analysis.tables.metadata_tables import (
     history_arrow,
     manifests_arrow,
@@ -35,8 +25,7 @@ from icebook.analysis.tables.metadata_tables import (
     refs_arrow,
     snapshots_arrow,
 )
-from icebook.analysis.tables.streams import entries_batches, files_batches
-from icebook.errors import EngineError, OptionError
+from icebook.errors import EngineError
 from icebook.spec.manifest import ManifestFile
 from icebook.spec.snapshots import Snapshot
 
@@ -46,16 +35,25 @@ if TYPE_CHECKING:
 
     from icebook.analysis.store.table_like import TableLike
 
-Listing: TypeAlias = "pd.DataFrame | pa.RecordBatchReader | pl.LazyFrame"
-
 SparkPartitions = Callable[[Snapshot | None], pa.Table]
 """Spark's ``partitions`` table at a snapshot (the engine layer's, handed in by the Table facade)."""
 
 
-class Inspector:
-    """``t.inspect``: Spark-shaped metadata tables of one table, as pandas DataFrames."""
+class Inspector(Listings["pd.DataFrame"]):
+    """``t.inspect``: Spark-shaped metadata tables of one table, as pandas DataFrames. A listing of more than
+    ``listing_size.warn_rows()`` rows is announced before it is built (``LargeListingWarning``); the same
+    rows stream from ``batches`` and ``lazy``, never held whole."""
+
+    batches: Listings[pa.RecordBatchReader]
+    """The listings as ``pyarrow.RecordBatchReader``s: ``t.inspect.batches.files()``, one manifest at a time."""
+    lazy: Listings[pl.LazyFrame]
+    """The listings as ``polars.LazyFrame``s over those streams: ``t.inspect.lazy.files()``."""
 
     def __init__(self, table: TableLike, *, spark_partitions: SparkPartitions | None = None) -> None:
+        source = ListingSource(table)
+        super().__init__(source.frame)
+        self.batches = Listings(source.batches)
+        self.lazy = Listings(source.lazy)
         self._metadata = table.metadata
         self._location = table.metadata_location
         self._store = table.store
@@ -103,112 +101,6 @@ class Inspector:
             parts = [empty.append_column("key_metadata", pa.array([], pa.binary()))]
         return to_pandas(pa.concat_tables(parts))
 
-    @overload
-    def entries(
-        self, at: At = None, *, batches: Literal[False] = False, lazy: Literal[False] = False
-    ) -> pd.DataFrame: ...
-    @overload
-    def entries(
-        self, at: At = None, *, batches: Literal[True], lazy: Literal[False] = False
-    ) -> pa.RecordBatchReader: ...
-    @overload
-    def entries(self, at: At = None, *, batches: Literal[False] = False, lazy: Literal[True]) -> pl.LazyFrame: ...
-    def entries(self, at: At = None, *, batches: bool = False, lazy: bool = False) -> Listing:
-        """Every manifest entry of a snapshot, with status, sequence numbers and the data_file struct.
-        ``batches=True``: a ``pyarrow.RecordBatchReader`` of the same rows and types, one manifest at a time;
-        ``lazy=True``: a ``polars.LazyFrame`` over that stream. A DataFrame of more than
-        ``listing_size.warn_rows()`` rows is announced first (``LargeListingWarning``)."""
-        return self._listing("entries", at, ListingContent.ENTRIES, None, batches, lazy)
-
-    @overload
-    def files(
-        self, at: At = None, *, batches: Literal[False] = False, lazy: Literal[False] = False
-    ) -> pd.DataFrame: ...
-    @overload
-    def files(self, at: At = None, *, batches: Literal[True], lazy: Literal[False] = False) -> pa.RecordBatchReader: ...
-    @overload
-    def files(self, at: At = None, *, batches: Literal[False] = False, lazy: Literal[True]) -> pl.LazyFrame: ...
-    def files(self, at: At = None, *, batches: bool = False, lazy: bool = False) -> Listing:
-        """Live data and delete files of a snapshot (``batches``, ``lazy``: as for ``entries``: never the
-        whole listing in memory)."""
-        return self._listing("files", at, ListingContent.FILES, None, batches, lazy)
-
-    @overload
-    def data_files(
-        self, at: At = None, *, batches: Literal[False] = False, lazy: Literal[False] = False
-    ) -> pd.DataFrame: ...
-    @overload
-    def data_files(
-        self, at: At = None, *, batches: Literal[True], lazy: Literal[False] = False
-    ) -> pa.RecordBatchReader: ...
-    @overload
-    def data_files(self, at: At = None, *, batches: Literal[False] = False, lazy: Literal[True]) -> pl.LazyFrame: ...
-    def data_files(self, at: At = None, *, batches: bool = False, lazy: bool = False) -> Listing:
-        """Live data files of a snapshot (``batches``, ``lazy``: as for ``entries``)."""
-        return self._listing("data_files", at, ListingContent.DATA, None, batches, lazy)
-
-    @overload
-    def delete_files(
-        self, at: At = None, *, batches: Literal[False] = False, lazy: Literal[False] = False
-    ) -> pd.DataFrame: ...
-    @overload
-    def delete_files(
-        self, at: At = None, *, batches: Literal[True], lazy: Literal[False] = False
-    ) -> pa.RecordBatchReader: ...
-    @overload
-    def delete_files(self, at: At = None, *, batches: Literal[False] = False, lazy: Literal[True]) -> pl.LazyFrame: ...
-    def delete_files(self, at: At = None, *, batches: bool = False, lazy: bool = False) -> Listing:
-        """Live position and equality delete files (and deletion vectors) of a snapshot (``batches``,
-        ``lazy``: as for ``entries``)."""
-        return self._listing("delete_files", at, ListingContent.DELETES, None, batches, lazy)
-
-    def _listing(
-        self,
-        method: str,
-        at: At,
-        content: ListingContent,
-        manifests: list[ManifestFile] | None,
-        batches: bool,
-        lazy: bool,
-    ) -> Listing:
-        """One listing in the form asked for; ``manifests``: those of the ``all_*`` tables (else the
-        snapshot's)."""
-        if batches and lazy:
-            raise OptionError(f"inspect.{method}: batches=True and lazy=True are two forms of one stream; ask for one")
-        snapshot = self._snapshot(at) if manifests is None else None
-
-        def reader(columns: Sequence[str] | None = None) -> pa.RecordBatchReader:
-            if content == ListingContent.ENTRIES:
-                return entries_batches(self._store, snapshot, manifests=manifests)
-            return files_batches(self._store, snapshot, content=content, manifests=manifests, columns=columns)
-
-        if batches:
-            return reader()
-        if lazy:
-            from icebook.analysis.tables.lazy import lazy_frame
-
-            return lazy_frame(method, reader().schema, reader)
-        entries = content == ListingContent.ENTRIES
-        if not entries and manifests is None and snapshot is not None:
-            # A warm start: the whole listing from the disk cache, without decoding the manifest list.
-            cached = self._store.cached_snapshot_table(files_listing_kind(content), snapshot)
-            if cached is not None:
-                warn_if_large(method, at, ListingSize(cached.num_rows, exact=True))
-                return to_pandas(spark_shaped(self._metadata, cached))
-        chosen = manifests if manifests is not None else self._store.manifest_list(snapshot) if snapshot else ()
-        warn_if_large(method, at, listing_size(chosen if entries else of_content(chosen, content), deleted=entries))
-        if manifests is not None:
-            built = (
-                manifest_entries_arrow(self._store, manifests)
-                if entries
-                else manifest_files_arrow(self._store, manifests, content=content)
-            )
-        else:
-            built = (
-                entries_arrow(self._store, snapshot) if entries else files_arrow(self._store, snapshot, content=content)
-            )
-        return to_pandas(spark_shaped(self._metadata, built))
-
     def partitions(self, at: At = None, *, engine: EngineName = "arrow") -> pd.DataFrame:
         """Per partition: record, file and delete counts, size, and the snapshot that last updated it;
         rows by spec, then partition values. ``engine="spark"``: Spark's ``partitions`` metadata table at
@@ -227,49 +119,6 @@ class Inspector:
         if not table_partition_type(self._metadata).fields:  # Spark: one row, no partition or spec_id
             table = table.drop_columns([c for c in ("partition", "spec_id") if c in table.column_names])
         return to_pandas(sort_partitions(table))
-
-    @overload
-    def all_entries(self, *, batches: Literal[False] = False, lazy: Literal[False] = False) -> pd.DataFrame: ...
-    @overload
-    def all_entries(self, *, batches: Literal[True], lazy: Literal[False] = False) -> pa.RecordBatchReader: ...
-    @overload
-    def all_entries(self, *, batches: Literal[False] = False, lazy: Literal[True]) -> pl.LazyFrame: ...
-    def all_entries(self, *, batches: bool = False, lazy: bool = False) -> Listing:
-        """Every entry of every manifest reachable from any valid snapshot (once per manifest;
-        ``batches``, ``lazy``: as for ``entries``)."""
-        return self._listing("all_entries", None, ListingContent.ENTRIES, all_manifests_of(self._store), batches, lazy)
-
-    @overload
-    def all_files(self, *, batches: Literal[False] = False, lazy: Literal[False] = False) -> pd.DataFrame: ...
-    @overload
-    def all_files(self, *, batches: Literal[True], lazy: Literal[False] = False) -> pa.RecordBatchReader: ...
-    @overload
-    def all_files(self, *, batches: Literal[False] = False, lazy: Literal[True]) -> pl.LazyFrame: ...
-    def all_files(self, *, batches: bool = False, lazy: bool = False) -> Listing:
-        """Live data and delete files of every manifest reachable from any valid snapshot."""
-        return self._listing("all_files", None, ListingContent.FILES, all_manifests_of(self._store), batches, lazy)
-
-    @overload
-    def all_data_files(self, *, batches: Literal[False] = False, lazy: Literal[False] = False) -> pd.DataFrame: ...
-    @overload
-    def all_data_files(self, *, batches: Literal[True], lazy: Literal[False] = False) -> pa.RecordBatchReader: ...
-    @overload
-    def all_data_files(self, *, batches: Literal[False] = False, lazy: Literal[True]) -> pl.LazyFrame: ...
-    def all_data_files(self, *, batches: bool = False, lazy: bool = False) -> Listing:
-        """Live data files of every data manifest reachable from any valid snapshot."""
-        return self._listing("all_data_files", None, ListingContent.DATA, all_manifests_of(self._store), batches, lazy)
-
-    @overload
-    def all_delete_files(self, *, batches: Literal[False] = False, lazy: Literal[False] = False) -> pd.DataFrame: ...
-    @overload
-    def all_delete_files(self, *, batches: Literal[True], lazy: Literal[False] = False) -> pa.RecordBatchReader: ...
-    @overload
-    def all_delete_files(self, *, batches: Literal[False] = False, lazy: Literal[True]) -> pl.LazyFrame: ...
-    def all_delete_files(self, *, batches: bool = False, lazy: bool = False) -> Listing:
-        """Live delete files of every delete manifest reachable from any valid snapshot."""
-        return self._listing(
-            "all_delete_files", None, ListingContent.DELETES, all_manifests_of(self._store), batches, lazy
-        )
 
     def position_deletes(self, at: At = None) -> pd.DataFrame:
         """Every position deleted by a snapshot's position delete files and deletion vectors."""

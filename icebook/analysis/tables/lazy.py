@@ -1,4 +1,4 @@
-"""Listings as polars lazy frames: ``t.inspect.files(lazy=True)`` and the other listings.
+"""Listings as polars lazy frames: ``t.inspect.lazy.files()`` and the other listings.
 
 A ``polars.LazyFrame`` over the listing's Arrow stream (``icebook.analysis.tables.streams``), registered as
 a polars IO source: each collect reads the manifests again, one batch per manifest, a few decoded ahead.

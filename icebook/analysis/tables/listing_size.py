@@ -3,8 +3,8 @@
 The rows come from the manifest list's counts (no manifest is read to know them): a files listing holds a
 manifest's ADDED and EXISTING entries, an entries listing all three. Above ``config.listing_warn_rows()`` rows
 (5,000,000 unless ``ICEBOOK_LISTING_WARN_ROWS`` says otherwise), ``LargeListingWarning`` says how many rows and
-about how much memory the DataFrame takes, and how to stream the same rows instead (``batches=True``: a
-``pyarrow.RecordBatchReader``; ``lazy=True``: a ``polars.LazyFrame``). The listing is still built whole:
+about how much memory the DataFrame takes, and how to stream the same rows instead (``t.inspect.batches``: a
+``pyarrow.RecordBatchReader``; ``t.inspect.lazy``: a ``polars.LazyFrame``). The listing is still built whole:
 nothing is truncated.
 """
 
@@ -82,15 +82,15 @@ def warn_if_large(method: str, at: object, size: ListingSize) -> None:
     if size.rows <= threshold:
         return
 
-    def call(*extra: str) -> str:
-        return f"t.inspect.{method}({', '.join([*([f'at={at!r}'] if at is not None else []), *extra])})"
+    def call(form: str = "") -> str:
+        return f"t.inspect.{form}{method}({f'at={at!r}' if at is not None else ''})"
 
     rows = f"{size.rows:,}" if size.exact else f"at least {size.rows:,}"
     warnings.warn(
         f"{call()} builds a pandas DataFrame of {rows} rows (from the manifest lists' counts), about "
         f"{short_byte_size(size.estimated_bytes)} of memory. To stream the same rows instead: "
-        f"{call('batches=True')} (a pyarrow.RecordBatchReader, one manifest at a time) or "
-        f"{call('lazy=True')} (a polars.LazyFrame). Warned above {threshold:,} rows ({WARN_ROWS_VARIABLE}).",
+        f"{call('batches.')} (a pyarrow.RecordBatchReader, one manifest at a time) or "
+        f"{call('lazy.')} (a polars.LazyFrame). Warned above {threshold:,} rows ({WARN_ROWS_VARIABLE}).",
         LargeListingWarning,
         stacklevel=4,
     )

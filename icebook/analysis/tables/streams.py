@@ -1,5 +1,5 @@
-"""Listings as Arrow streams: ``t.inspect.files(batches=True)``, ``entries(batches=True)`` and the ``all_*``
-listings; ``lazy=True`` wraps the same stream in a ``polars.LazyFrame`` (``icebook.analysis.tables.lazy``).
+"""Listings as Arrow streams: ``t.inspect.batches.files()``, ``t.inspect.batches.entries()`` and the ``all_*``
+listings; ``t.inspect.lazy`` wraps the same stream in a ``polars.LazyFrame`` (``icebook.analysis.tables.lazy``).
 
 A ``pyarrow.RecordBatchReader`` yields the rows of one manifest at a time, in the listing's order and with
 the DataFrame form's columns and types, so that a listing of millions of files is read (or written out)
