@@ -101,12 +101,26 @@ def frame(body: str, *, cls: str = "") -> str:
     return f'<div class="icebook {esc(cls)}"><style>{css}</style>{body}</div>'
 
 
-def grid(headers: Sequence[str], rows: str | Iterable[str]) -> str:
-    """An ``ib-grid`` table: its ``headers`` escaped here, its ``rows`` the ``<tr>`` elements (or their
-    joined HTML), escaped by their makers."""
+def grid(
+    headers: Sequence[str],
+    rows: str | Iterable[str],
+    *,
+    cls: str = "",
+    caption: str = "",
+    scroll: bool = False,
+) -> str:
+    """The one ``ib-grid`` table: its ``headers`` (none: no head row) and ``caption`` escaped here, its
+    ``rows`` the ``<tr>`` elements (or their joined HTML), escaped by their makers; ``cls`` another class
+    of the table, ``scroll`` a wide table in a box that scrolls."""
     head = "".join(f"<th>{esc(h)}</th>" for h in headers)
     body = rows if isinstance(rows, str) else "".join(rows)
-    return f'<table class="ib-grid"><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>'
+    table = (
+        f'<table class="{esc(" ".join(("ib-grid", *cls.split())))}">'
+        + (f"<caption>{esc(caption)}</caption>" if caption else "")
+        + (f"<thead><tr>{head}</tr></thead>" if headers else "")
+        + f"<tbody>{body}</tbody></table>"
+    )
+    return f'<div class="ib-scroll">{table}</div>' if scroll else table
 
 
 def kv_table(rows: Iterable[tuple[Any, Any, Any]], *, headers: Sequence[str] = ("field", "value", "meaning")) -> str:
@@ -128,7 +142,6 @@ def frame_table_html(df: pd.DataFrame, *, offset: int = 0, limit: int = 50, capt
 
     total = len(df)
     page = frame_variants_as_json(df.iloc[offset : offset + limit])
-    head = "<th>#</th>" + "".join(f"<th>{esc(c)}</th>" for c in df.columns)
     # NaN in a column that is not floating point is how pandas spells a missing value.
     objects = [not pd.api.types.is_float_dtype(dtype) for dtype in df.dtypes]
     rows = []
@@ -141,10 +154,8 @@ def frame_table_html(df: pd.DataFrame, *, offset: int = 0, limit: int = 50, capt
     end = min(offset + limit, total)
     info = f"rows {offset + 1 if total else 0}–{end} of {total:,}"
     cap = f"{esc(caption)} · " if caption else ""
-    return (
-        f'<div class="ib-caption ib-muted">{cap}{esc(info)}</div>'
-        f'<div class="ib-scroll"><table class="ib-grid"><thead><tr>{head}</tr></thead>'
-        f"<tbody>{''.join(rows)}</tbody></table></div>"
+    return f'<div class="ib-caption ib-muted">{cap}{esc(info)}</div>' + grid(
+        ("#", *map(str, df.columns)), rows, scroll=True
     )
 
 

@@ -105,11 +105,8 @@ def _files_table(d: SnapshotDiff, location: str) -> str:
     if not rows:
         return '<div class="ib-muted">No file was added or removed.</div>'
     more = f'<div class="ib-muted">… {hidden:,} more files (d.added_files / d.removed_files)</div>' if hidden else ""
-    head = "".join(f"<th>{h}</th>" for h in ("change", "content", "file", "partition", "records", "size"))
-    return (
-        f'<div class="ib-scroll"><table class="ib-grid ib-diff-files"><thead><tr>{head}</tr></thead>'
-        f"<tbody>{''.join(rows)}</tbody></table></div>{more}"
-    )
+    headers = ("change", "content", "file", "partition", "records", "size")
+    return grid(headers, rows, cls="ib-diff-files", scroll=True) + more
 
 
 def _partitions_table(df: pd.DataFrame) -> str:

@@ -138,16 +138,22 @@ def v3_html(r: HealthReport) -> str:
         f'<div class="ib-muted">Format version {esc(v3.format_version)}: {esc(v3.deletion_vectors)} live deletion '
         f"vectors; a data file whose vector was replaced {esc(MANY_DV_REPLACEMENTS)} times or more is a finding.</div>"
         + (
-            '<table class="ib-grid ib-health-dangling"><caption>dangling deletion vectors</caption><thead><tr>'
-            "<th>Puffin file</th><th>offset</th><th>data file (not live)</th><th>rows</th></tr></thead>"
-            f"<tbody>{dangling}</tbody></table>"
+            grid(
+                ("Puffin file", "offset", "data file (not live)", "rows"),
+                dangling,
+                cls="ib-health-dangling",
+                caption="dangling deletion vectors",
+            )
             if dangling
             else ""
         )
         + (
-            '<table class="ib-grid ib-health-churn"><caption>deletion vectors replaced, per data file</caption>'
-            "<thead><tr><th>data file</th><th>vectors</th><th>replacements</th><th>rows deleted now</th>"
-            f"<th>live</th></tr></thead><tbody>{churn}</tbody></table>"
+            grid(
+                ("data file", "vectors", "replacements", "rows deleted now", "live"),
+                churn,
+                cls="ib-health-churn",
+                caption="deletion vectors replaced, per data file",
+            )
             if churn
             else ""
         )
@@ -182,7 +188,7 @@ def histogram_html(r: HealthReport) -> str:
         f"<td>{esc(human_count(n))}</td></tr>"
         for name, n in buckets
     )
-    return f'<table class="ib-grid ib-health-sizes"><tbody>{rows}</tbody></table>'
+    return grid((), rows, cls="ib-health-sizes")
 
 
 def sections_html(r: HealthReport) -> dict[str, str]:

@@ -70,8 +70,8 @@ def table_html(table: TableLike) -> str:
         f'<div><span class="ib-h">Partitioning</span> <code>{esc(spec)}</code></div>'
         f'<div><span class="ib-h">Sort order</span> <code>{esc(order if order is not None else "unsorted")}</code></div>'
         f'<details><summary class="ib-h">Properties ({len(md.properties)})</summary>'
-        f'<table class="ib-grid"><tbody>{props}</tbody></table>'
-        f"{f'<div class=ib-muted>… {more_props} more</div>' if more_props > 0 else ''}</details>"
+        + grid((), props)
+        + f"{f'<div class=ib-muted>… {more_props} more</div>' if more_props > 0 else ''}</details>"
     )
     return frame(body, cls="ib-table-card")
 
@@ -108,7 +108,7 @@ def snapshot_html(snapshot: Snapshot, metadata: TableMetadata | None = None) -> 
         f'<div class="ib-h">Snapshot {esc(snapshot.snapshot_id)} '
         f'<span class="ib-op ib-op-{esc(snapshot.operation or "")}">{esc(snapshot.operation or "")}</span>'
         f"{refs}{current}</div>{kv_table(rows)}"
-        f'<div class="ib-h">Summary</div><table class="ib-grid"><tbody>{summary}</tbody></table>'
+        f'<div class="ib-h">Summary</div>{grid((), summary)}'
     )
     return frame(body, cls="ib-snapshot-card")
 

@@ -4,7 +4,7 @@ row ids assigned, as text lines and as static HTML (every value escaped). Diffs 
 from __future__ import annotations
 
 from icebook.analysis.history.v3_changes import DeleteFileRef, DvChangeKind, V3Changes
-from icebook.display._base import base_name, esc, human_count, short_path
+from icebook.display._base import base_name, esc, grid, human_count, short_path
 
 ROWS = 50
 
@@ -37,11 +37,9 @@ def v3_html(v3: V3Changes, location: str = "") -> str:
                 f"<td>{_vector(c.after, location)}</td>"
                 f"<td>{esc(c.text(base_name(c.data_file)))}</td></tr>"
             )
-        head = "".join(f"<th>{h}</th>" for h in ("DV", "data file", "before", "after", ""))
         more = len(v3.dv_changes) - ROWS
         parts.append(
-            f'<div class="ib-scroll"><table class="ib-grid ib-v3-dvs"><thead><tr>{head}</tr></thead>'
-            f"<tbody>{''.join(rows)}</tbody></table></div>"
+            grid(("DV", "data file", "before", "after", ""), rows, cls="ib-v3-dvs", scroll=True)
             + (f'<div class="ib-muted">… {more:,} more (v3.dv_frame())</div>' if more > 0 else "")
         )
     lines = v3.row_id_lines()
