@@ -31,7 +31,6 @@ they do.
 
 from __future__ import annotations
 
-import time
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from enum import StrEnum
@@ -45,6 +44,7 @@ from icebook.analysis.ancestry import ancestor_ids
 from icebook.analysis.maintenance.binpack import CompactionOptions, compaction_options
 from icebook.analysis.maintenance.compaction import CompactionCounts, CompactionPreview
 from icebook.analysis.maintenance.expire import ExpirePreview, GcDisabled, PendingExpiry, retention, start_expiry
+from icebook.analysis.maintenance.expiry_rules import clock_ms
 from icebook.analysis.maintenance.health_sections import (
     FilesHealth,
     HistoryHealth,
@@ -213,7 +213,7 @@ def health(
     refs, orphans). Reads the snapshot's manifests, every manifest of the table (for what expiring
     would free) and, with ``list_files``, lists the table location."""
     metadata, store, metadata_location, fileio = table.metadata, table.store, table.metadata_location, table.fileio
-    now = int(time.time() * 1000) if now_ms is None else int(now_ms)
+    now = clock_ms(now_ms)
     name = identifier or _path_identifier(metadata.location)
     current = metadata.current_snapshot()
     is_current = snapshot is None or (current is not None and snapshot.snapshot_id == current.snapshot_id)
