@@ -45,8 +45,7 @@ from icebook.spec.snapshots import Snapshot
 class ManifestRewrite:
     """One content type's manifests and what the rewrite makes of them."""
 
-    content: str
-    """"data" or "deletes"."""
+    content: ManifestContent
     manifests: tuple[ManifestFile, ...]
     """The manifests of the default spec (the ones the rewrite considers)."""
     target_size_bytes: int
@@ -82,7 +81,7 @@ class ManifestRewritePreview:
     def to_pandas(self) -> pd.DataFrame:
         rows = [
             {
-                "content": p.content,
+                "content": p.content.label,
                 "manifest_path": m.manifest_path,
                 "length": m.manifest_length,
                 "rewritten": p.rewritten,
@@ -97,7 +96,7 @@ class ManifestRewritePreview:
         if not self.rewritten_manifests:
             return "rewrite_manifests would change nothing"
         parts = ", ".join(
-            f"{len(p.manifests)} {p.content} manifests ({p.total_bytes} bytes) into {p.target_count}"
+            f"{len(p.manifests)} {p.content.label} manifests ({p.total_bytes} bytes) into {p.target_count}"
             for p in self.parts
             if p.rewritten
         )
@@ -115,12 +114,12 @@ def manifest_rewrite_preview(
     target = properties.MANIFEST_TARGET_SIZE_BYTES.read(metadata.properties)
     manifests = store.manifest_list(snapshot) if snapshot is not None else ()
     parts = []
-    for content, label in ((ManifestContent.DATA, "data"), (ManifestContent.DELETES, "deletes")):
+    for content in ManifestContent:
         of_content = [m for m in manifests if m.effective_content == content]
         matching = tuple(m for m in of_content if m.partition_spec_id == spec)
         parts.append(
             ManifestRewrite(
-                content=label,
+                content=content,
                 manifests=matching,
                 target_size_bytes=target,
                 other_spec_manifests=len(of_content) - len(matching),
