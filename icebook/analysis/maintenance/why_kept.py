@@ -34,6 +34,7 @@ from icebook.analysis.store.manifests import ManifestStore
 from icebook.analysis.store.reachable import reach_tables
 from icebook.errors import NotFound
 from icebook.spec import properties
+from icebook.spec.manifest import FileKind
 from icebook.spec.metadata import MAIN_BRANCH, TableMetadata
 from icebook.spec.snapshots import Branch, PartitionStatisticsFile, StatisticsFile
 from icebook.text import DAY_MS, spark_call, spark_string, spark_timestamp, utc_text
@@ -142,15 +143,15 @@ def reached_by(metadata: TableMetadata, store: ManifestStore, only: str | None =
     for s in metadata.snapshots:
         if s.manifest_list is None:
             continue
-        add(s.manifest_list, "manifest list", (s.snapshot_id,))
+        add(s.manifest_list, FileKind.MANIFEST_LIST, (s.snapshot_id,))
         for m in store.manifest_list(s):
             manifest_snapshots[m.manifest_path].add(s.snapshot_id)
     for path, sids in manifest_snapshots.items():
-        add(path, "manifest", sids)
+        add(path, FileKind.MANIFEST, sids)
     registered: list[StatisticsFile | PartitionStatisticsFile] = [*metadata.statistics, *metadata.partition_statistics]
     valid = {s.snapshot_id for s in metadata.snapshots}
     for f in registered:  # a statistics file of a snapshot the table no longer has is reached by none
-        add(f.statistics_path, "statistics file", (f.snapshot_id,) if f.snapshot_id in valid else ())
+        add(f.statistics_path, FileKind.STATISTICS, (f.snapshot_id,) if f.snapshot_id in valid else ())
     for manifest, live in reach_tables(metadata, store, None):
         if manifest is None or not live.num_rows:
             continue
@@ -336,10 +337,10 @@ def _unreached(table: TableLike, path: str, key: str, *, now_ms: int) -> WhyKept
             f"{commits} more commit{'s' if commits != 1 else ''} push it out of the metadata log "
             f"({properties.PREVIOUS_VERSIONS_MAX.name}={versions}); {cleanup}"
         )
-        return _unkept(path, "metadata file", status, empty, first=pushed)
+        return _unkept(path, FileKind.METADATA, status, empty, first=pushed)
     if key == _key(metadata.location.rstrip("/") + "/metadata/" + VERSION_HINT):
         status = "the version hint names the current metadata file"
-        return _unkept(path, "version hint", status, empty, first="dropping the table (no procedure deletes it)")
+        return _unkept(path, FileKind.VERSION_HINT, status, empty, first="dropping the table (no procedure deletes it)")
     orphans = find_orphans(table, now_ms=now_ms, progress=False)
     for orphan in (*orphans.files, *orphans.too_recent):
         if _key(orphan.path) != key:
