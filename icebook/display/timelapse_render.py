@@ -17,6 +17,7 @@ from icebook.analysis.history.timelapse import Timelapse
 from icebook.display._base import cell_text, esc, frame, human_count
 from icebook.display.lineage_render import operation_class
 from icebook.display.v3_changes_render import v3_lines
+from icebook.spec.snapshots import Operation
 from icebook.text import byte_size, utc_text
 
 METRICS = ("files", "records", "bytes")
@@ -137,7 +138,11 @@ def chosen_frames(payload: dict[str, Any], limit: int = SMALL_MULTIPLES) -> list
     wanted = [0, len(frames) - 1]
     for i in range(1, len(frames)):
         before, now = frames[i - 1], frames[i]
-        if now["spec_id"] != before["spec_id"] or now["schema_id"] != before["schema_id"] or now["op"] == "replace":
+        if (
+            now["spec_id"] != before["spec_id"]
+            or now["schema_id"] != before["schema_id"]
+            or now["op"] == Operation.REPLACE
+        ):
             wanted.append(i)
     chosen = list(dict.fromkeys(wanted))[:limit]
     for i in np.linspace(0, len(frames) - 1, num=limit).round().astype(int).tolist():

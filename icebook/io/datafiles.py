@@ -20,9 +20,11 @@ import pyarrow as pa
 from icebook.errors import MetadataError, UnsupportedFeature, one_line
 from icebook.io.avro_types import PARQUET_FIELD_ID, avro_arrow_type
 from icebook.io.fileio import FileIO
+from icebook.spec.manifest import FileFormat
 
 ORC_FIELD_ID = b"iceberg.id"
-FORMATS = ("PARQUET", "ORC", "AVRO")
+FORMATS = (FileFormat.PARQUET, FileFormat.ORC, FileFormat.AVRO)
+"""The formats a data or delete file may have (Puffin holds deletion vectors, read by ``io/puffin.py``)."""
 
 
 def field_id(field: pa.Field) -> int | None:
@@ -85,12 +87,12 @@ def open_data_file(fileio: FileIO, path: str, file_format: str) -> Iterator[Data
             f"{path}: file format {file_format!r} is not a data file format ({', '.join(FORMATS)})"
         )
     with fileio.open_input(path) as handle:
-        if fmt == "PARQUET":
+        if fmt == FileFormat.PARQUET:
             import pyarrow.parquet as pq
 
             pf = pq.ParquetFile(handle)
             yield _Parquet(pf, pf.schema_arrow, pf.metadata.num_rows)
-        elif fmt == "ORC":
+        elif fmt == FileFormat.ORC:
             import pyarrow.orc as orc
 
             of = orc.ORCFile(handle)

@@ -10,6 +10,7 @@ from icebook.errors import IcebookError, MetadataError
 from icebook.io.datafiles import field_id, open_data_file
 from icebook.io.fileio import FileIO
 from icebook.io.parquet_footer import read_footer
+from icebook.spec.manifest import FileFormat
 
 
 def _ids(fields: list[pa.Field]) -> Iterator[int]:
@@ -28,7 +29,7 @@ def _ids(fields: list[pa.Field]) -> Iterator[int]:
 
 def file_field_ids(fileio: FileIO, path: str, file_format: str, size: int | None) -> frozenset[int]:
     """Every field id (nested ones too) written in the data file ``path``."""
-    if file_format.upper() == "PARQUET":
+    if file_format.upper() == FileFormat.PARQUET:
         schema = read_footer(fileio, path, size).schema.to_arrow_schema()
         return frozenset(_ids(list(schema)))
     try:
