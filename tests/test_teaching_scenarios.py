@@ -242,7 +242,10 @@ def test_file_origin_agrees_with_spark_entries(spark: Any, scenario_locations: d
         seq = {snap.snapshot_id: snap.sequence_number or 0 for snap in table.snapshots}
         added["seq"] = added["snapshot_id"].map(seq)
         first = added.sort_values("seq").drop_duplicates("p").set_index("p")["snapshot_id"]
+        compared = 0
         for path, snapshot_id in first.items():
             origin = file_origin(table, str(path))
             assert origin.snapshot_id == snapshot_id, path
             assert origin.names_agree, path
+            compared += 1
+        assert compared, f"{name}: Spark lists no added data file, no origin was compared"

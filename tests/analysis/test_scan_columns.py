@@ -284,6 +284,9 @@ def test_a_plan_from_projected_entries_equals_one_from_whole_entries(
             assert ours.explain() == reference.explain(), (snapshot.snapshot_id, text)
     # Without a filter a plan asks for no metric map of a data manifest (filters above widened the store's).
     projected.store = ManifestStore(projected.fileio, projected.metadata, disk_cache=False)
+    data_manifests = 0
     for scan in plan_scan(projected, projected.snapshots[-1]).scans:
         if scan.manifest.content == 0:
             assert "lower_bounds" not in scan.entries.column_names, scan.manifest.manifest_path
+            data_manifests += 1
+    assert data_manifests, f"{name}: the plan read no data manifest, no column set was checked"

@@ -94,17 +94,8 @@ def _events(server: LabServer) -> str:
     return str(table_location(server.demo_warehouse, "events"))
 
 
-def _arrow_engine_works(location: str) -> bool:
-    try:
-        icebook.open(location).read(engine="arrow")
-    except icebook.errors.NotFound:
-        return False
-    return True
-
-
 def test_query_panel_returns_rows_through_spark_and_arrow(lab_page: LabPage, lab_server: LabServer, spark: Any) -> None:
     page = lab_page.page
-    location = _events(lab_server)
     run_notebook(
         lab_page,
         lab_server,
@@ -126,13 +117,10 @@ def test_query_panel_returns_rows_through_spark_and_arrow(lab_page: LabPage, lab
     panel.locator(".widget-toggle-buttons button", has_text="current").click()
     panel.locator("input[placeholder*='event_id']").fill("region = 'eu'")
     panel.locator("button", has_text="Run").click()
-    if _arrow_engine_works(location):
-        expect(panel).to_contain_text("rows from arrow at current", timeout=60_000)
-        expect(rows.first).to_be_visible()
-        panel.get_by_text("scan explanation").click()
-        expect(panel.locator(".ib-explain")).to_contain_text("Filter:")
-    else:  # the Table has no Arrow engine yet: the panel says so instead of failing silently
-        expect(panel.locator(".ib-error")).to_contain_text("engine 'arrow'", timeout=60_000)
+    expect(panel).to_contain_text("rows from arrow at current", timeout=60_000)
+    expect(rows.first).to_be_visible()
+    panel.get_by_text("scan explanation").click()
+    expect(panel.locator(".ib-explain")).to_contain_text("Filter:")
     lab_page.assert_clean()
 
 
