@@ -54,9 +54,12 @@ class HangingCatalog:
                 self.held.append(conn)  # held open, never read from or answered
 
     def close(self) -> None:
+        """Let go: every held request ends in a reset, and a new one is refused (may be called again)."""
+        with contextlib.suppress(OSError):  # shut down, not just closed: that wakes the accepting thread
+            self.sock.shutdown(socket.SHUT_RDWR)
+        self.sock.close()
         for conn in self.held:
             conn.close()
-        self.sock.close()
 
 
 class _FailingRest(BaseHTTPRequestHandler):
@@ -94,6 +97,7 @@ class Server:
     url: str
     token: str
     process: subprocess.Popen[bytes]
+    hanging: HangingCatalog
 
     def get(self, path: str, timeout: float = 60) -> tuple[int, object, float]:
         """(status, parsed JSON body, seconds) of an authenticated GET."""
@@ -161,7 +165,7 @@ def lake_server(folder: Path, healthy: Mapping[str, str], timeout_s: float) -> I
     with log_path.open("wb") as log:
         process = subprocess.Popen(command, env=env, stdout=log, stderr=subprocess.STDOUT)
         try:
-            found = Server(url=f"http://127.0.0.1:{port}", token=token, process=process)
+            found = Server(url=f"http://127.0.0.1:{port}", token=token, process=process, hanging=hanging)
             deadline = time.monotonic() + 90
             while True:
                 with contextlib.suppress(OSError):

@@ -22,6 +22,8 @@ pytestmark = pytest.mark.services  # a Jupyter server and catalog servers on 127
 
 TABLES = 24
 TIMEOUT_S = 3.0
+PATIENT_TIMEOUT_S = 900.0
+"""A catalog timeout beyond any test's run: the hanging catalog's requests stay hung until the test lets go."""
 
 
 def _healthy_catalog(folder: Path) -> dict[str, str]:
@@ -52,13 +54,27 @@ def lake_folder(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 
 @pytest.fixture(scope="module")
-def server(lake_folder: Path) -> Iterator[Server]:
-    folder = lake_folder
+def healthy(lake_folder: Path) -> dict[str, str]:
+    return _healthy_catalog(lake_folder / "healthy")
+
+
+def _running(folder: Path, healthy: dict[str, str], timeout_s: float) -> Iterator[Server]:
+    folder.mkdir()
     try:
-        with lake_server(folder, _healthy_catalog(folder / "healthy"), TIMEOUT_S) as running:
+        with lake_server(folder, healthy, timeout_s) as running:
             yield running
     except ServerFailed as exc:
         pytest.fail(str(exc), pytrace=False)
+
+
+@pytest.fixture(scope="module")
+def server(lake_folder: Path, healthy: dict[str, str]) -> Iterator[Server]:
+    yield from _running(lake_folder / "server", healthy, TIMEOUT_S)
+
+
+@pytest.fixture(scope="module")
+def patient_server(lake_folder: Path, healthy: dict[str, str]) -> Iterator[Server]:
+    yield from _running(lake_folder / "patient-server", healthy, PATIENT_TIMEOUT_S)
 
 
 # Values a parameter might be sent: digits that are not ASCII digits, signs, exponents, huge numbers, control
@@ -140,9 +156,10 @@ def test_bad_input_is_a_400_with_its_reason(server: Server, query: str, reason: 
 
 def test_many_clients_while_one_catalog_hangs_and_one_fails_halfway(server: Server) -> None:
     """20 clients, 8 requests each, spread over the healthy catalog's pages, namespaces and tables' health,
-    the hanging catalog and the failing one: the healthy answers all come within the catalog timeout, the
-    hanging catalog's requests report its timeout, the failing one's its error; the server's threads stay
-    bounded."""
+    the hanging catalog and the failing one: the healthy answers are all whole, the hanging catalog's
+    requests report its timeout, the failing one's its error; the server's threads stay bounded. (That a hung
+    catalog delays no other request is the next test's; the times are printed, and measured by
+    ``benchmarks/lake_load.py``.)"""
     rng = random.Random(7)
     kinds = ("page", "page", "namespaces", "health", "hanging-tables", "hanging-namespaces", "failing-tables")
     plan = [[rng.choice(kinds) for _ in range(8)] for _ in range(20)]
@@ -171,7 +188,6 @@ def test_many_clients_while_one_catalog_hangs_and_one_fails_halfway(server: Serv
         assert status == 200 and isinstance(body, dict), (kind, status, body)
         if kind in ("page", "namespaces", "health"):
             assert "error" not in body or body["error"] is None, (kind, body)
-            assert seconds < TIMEOUT_S, (kind, seconds)
         elif kind.startswith("hanging"):
             assert body["error"] == f"catalog 'hanging' did not answer within {TIMEOUT_S:g} s", body
         else:
@@ -185,9 +201,37 @@ def test_many_clients_while_one_catalog_hangs_and_one_fails_halfway(server: Serv
     print(f"{len(answers)} requests by 20 clients in {elapsed:.1f} s; server threads: {server.threads()}")
     # Hung requests hold only the hanging catalog's own pool: the threads stay bounded.
     assert server.threads() < 80
-    # And the healthy catalog still answers at once afterwards.
-    status, body, seconds = server.get(f"/icebook/lake/tables?catalog=healthy&namespace={NAMESPACE}&limit=500")
-    assert status == 200 and isinstance(body, dict) and body["total"] == TABLES and seconds < TIMEOUT_S
+    # And the healthy catalog still answers whole afterwards.
+    status, body, _ = server.get(f"/icebook/lake/tables?catalog=healthy&namespace={NAMESPACE}&limit=500")
+    assert status == 200 and isinstance(body, dict) and body["total"] == TABLES
+
+
+def test_requests_to_a_hung_catalog_delay_no_other_request(patient_server: Server) -> None:
+    """While the hanging catalog holds requests (its timeout here is far beyond the test), 20 clients'
+    requests to the healthy catalog are all answered, whole, and the hung ones are still waiting: an order of
+    events, not a time. Let go, each hung request ends with the hanging catalog's own error."""
+    server = patient_server
+    hung_paths = [
+        f"/icebook/lake/tables?catalog=hanging&namespace={NAMESPACE}",
+        "/icebook/lake/namespaces?catalog=hanging",
+    ] * 4
+    healthy_paths = [
+        f"/icebook/lake/tables?catalog=healthy&namespace={NAMESPACE}&offset={i % TABLES}&limit=5" for i in range(80)
+    ] + [f"/icebook/lake/health?table=healthy.{NAMESPACE}.table_{i % TABLES:02d}" for i in range(40)]
+    with ThreadPoolExecutor(max_workers=len(hung_paths) + 20) as pool:
+        hung = [pool.submit(server.get, path, PATIENT_TIMEOUT_S * 2) for path in hung_paths]
+        deadline = time.monotonic() + 120  # a guard against a hang, not a measure
+        while not server.hanging.held and not any(f.done() for f in hung) and time.monotonic() < deadline:
+            time.sleep(0.05)
+        assert server.hanging.held and not any(f.done() for f in hung), "no request reached the hanging catalog"
+        answers = list(pool.map(lambda path: server.get(path, PATIENT_TIMEOUT_S), healthy_paths))
+        assert all(status == 200 and isinstance(body, dict) for status, body, _ in answers), answers
+        assert all(body.get("error") is None for _, body, _ in answers if isinstance(body, dict)), answers
+        assert not any(f.done() for f in hung), [f.result() for f in hung if f.done()]
+        server.hanging.close()
+        ended = [f.result() for f in hung]
+    for status, body, _ in ended:
+        assert status == 200 and isinstance(body, dict) and "catalog 'hanging'" in str(body.get("error")), body
 
 
 def test_tables_sorted_by_live_bytes_page_by_page(server: Server, lake_folder: Path) -> None:
