@@ -53,6 +53,10 @@ def pytest_report_header(config: pytest.Config) -> str:
 @pytest.fixture(scope="session")
 def spark() -> Any:
     """The process's one SparkSession, with the Iceberg runtime (of the pyspark a run asked for)."""
+    from _support.tiers import starting  # (imported here: pytest loads it as a plugin first, and rewrites it)
+
+    # Said here, not left to the guards: a session a test started first is reused without a new start.
+    starting("spark", "the suite's Spark session (a JVM)")
     session = get_session(progress=False)
     expected = os.environ.get("ICEBOOK_TEST_PYSPARK", "").strip()
     if expected and session.version != expected:

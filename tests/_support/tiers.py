@@ -10,11 +10,15 @@ Checked for every test:
 - before its setup: a test that reaches (directly or through other fixtures) a fixture that started one of
   these needs that tier's marker, so a test reusing a session-wide JVM or server is caught as surely as the
   test that started it;
-- while it runs: starting a Spark session (pyspark's ``getOrCreate``, icebook's session), Chromium
-  (Playwright's ``launch``) or a server (moto's werkzeug server, a subprocess of a known server program)
-  fails a test without the marker;
+- while it runs: starting a Spark session (pyspark's ``getOrCreate``, icebook's session, the suite's
+  ``spark`` fixture), Chromium (Playwright's ``launch``) or a server (moto's server, a subprocess or
+  ``os.system`` command that runs a known server program, a JVM or a browser, wherever its name stands in
+  the command) fails a test without the marker;
 - a test without ``spark`` runs with no Java at all: ``JAVA_HOME`` unset, a ``java`` first on ``PATH`` that
   refuses to run (so a JVM started in a subprocess fails too), and icebook's running session hidden.
+
+A test's own stub server from the standard library (``http.server``, in the test's process) is no tier: it
+needs nothing installed and starts in milliseconds.
 
 Registered by ``tests/conftest.py``; the markers themselves are declared in pyproject.
 """
@@ -22,6 +26,8 @@ Registered by ``tests/conftest.py``; the markers themselves are declared in pypr
 from __future__ import annotations
 
 import os
+import shlex
+import shutil
 import stat
 import subprocess
 import tempfile
@@ -33,10 +39,18 @@ import pytest
 
 TIERS = ("spark", "browser", "services")
 
-SERVER_PROGRAMS = ("weed", "fake-gcs-server", "azurite", "spark-class", "jupyter-lab", "jupyter-server")
-"""Programs whose start, as a subprocess, is a server's start (matched on the start of the file name)."""
-SERVER_MODULES = ("jupyterlab", "jupyter_server", "notebook")
+PROGRAMS = {
+    "services": ("weed", "fake-gcs-server", "azurite", "spark-class", "jupyter-lab", "jupyter-server", "moto_server"),
+    "spark": ("java", "spark-submit", "spark-shell", "pyspark"),
+    "browser": ("chromium", "chrome", "google-chrome", "headless_shell"),
+}
+"""Tier -> programs whose run, as a subprocess, starts it (matched on the start of the file name of any word
+of the command, so an interpreter's script such as Azurite's counts too)."""
+STARTS = {"services": "a server", "spark": "a JVM", "browser": "a browser"}
+SERVER_MODULES = ("jupyterlab", "jupyter_server", "notebook", "moto.server")
 """``python -m <module>`` runs that start a server."""
+JUPYTER_SERVERS = ("lab", "server", "notebook")
+"""``jupyter <subcommand>`` runs that start a server."""
 
 _current: pytest.Item | None = None
 _fixture_stack: list[pytest.FixtureDef[Any]] = []
@@ -73,16 +87,46 @@ def _wrap(owner: Any, name: str, tier: str, what: str) -> None:
     setattr(owner, name, guarded)
 
 
-def _server_program(args: Any) -> str | None:
-    argv = [args] if isinstance(args, (str, bytes, os.PathLike)) else list(args)
-    if not argv:
-        return None
-    program = Path(os.fsdecode(argv[0])).name
-    if program.startswith(SERVER_PROGRAMS):
-        return program
-    if program.startswith("python") and len(argv) > 2 and argv[1] == "-m" and argv[2] in SERVER_MODULES:
-        return f"python -m {argv[2]}"
-    return None
+def _words(args: Any) -> list[str]:
+    """The words of a command: a sequence's items, or a shell string split as the shell would (roughly)."""
+    if isinstance(args, (str, bytes, os.PathLike)):
+        text = os.fsdecode(args)
+        try:
+            return shlex.split(text)
+        except ValueError:  # unbalanced quotes: words by white space are enough to find a program's name
+            return text.split()
+    return [os.fsdecode(a) for a in args]
+
+
+def _real(word: str) -> bool:
+    """False for a ``java`` that is a script: a stand-in a test writes (to check how a version is read) or the
+    refusing one above, which start no JVM; a JVM is a native program."""
+    if not Path(word).name.startswith("java"):
+        return True
+    found = word if os.sep in word else shutil.which(word)
+    try:
+        with open(found or word, "rb") as program:
+            return program.read(4) == b"\x7fELF"
+    except OSError:
+        return True  # not found here: it may be found elsewhere, and what it is cannot be told
+
+
+def command_tiers(args: Any) -> list[tuple[str, str]]:
+    """(tier, what) for each tier a command starts: a known program anywhere in it, ``python -m`` a server
+    module, or ``jupyter lab``/``server``/``notebook``."""
+    words = _words(args)
+    names = [Path(w).name for w in words]
+    found: list[tuple[str, str]] = []
+    for tier, programs in PROGRAMS.items():
+        hit = next((n for w, n in zip(words, names, strict=True) if n.startswith(programs) and _real(w)), None)
+        if hit is not None:
+            found.append((tier, f"{STARTS[tier]} ({hit})"))
+    for i, word in enumerate(words[:-1]):
+        if word == "-m" and words[i + 1] in SERVER_MODULES:
+            found.append(("services", f"a server (python -m {words[i + 1]})"))
+        if names[i] == "jupyter" and words[i + 1] in JUPYTER_SERVERS:
+            found.append(("services", f"a server (jupyter {words[i + 1]})"))
+    return found
 
 
 def _install_guards() -> None:
@@ -98,19 +142,29 @@ def _install_guards() -> None:
     for method in ("launch", "launch_persistent_context"):
         _wrap(BrowserType, method, "browser", "a browser (Playwright)")
 
+    from moto.server import ThreadedMotoServer
     from werkzeug.serving import BaseWSGIServer
 
+    # moto builds its werkzeug server on a thread of its own, where a failure would leave start() waiting.
+    _wrap(ThreadedMotoServer, "start", "services", "a server (moto)")
     _wrap(BaseWSGIServer, "__init__", "services", "an in-process server (moto's werkzeug server)")
 
     execute_child = subprocess.Popen._execute_child  # type: ignore[attr-defined]
 
     def guarded_execute_child(self: subprocess.Popen[Any], args: Any, *rest: Any, **kwargs: Any) -> Any:
-        program = _server_program(args)
-        if program is not None:
-            starting("services", f"a server ({program})")
+        for tier, what in command_tiers(args):
+            starting(tier, what)
         return execute_child(self, args, *rest, **kwargs)
 
     subprocess.Popen._execute_child = guarded_execute_child  # type: ignore[attr-defined]
+    system = os.system
+
+    def guarded_system(command: Any) -> int:
+        for tier, what in command_tiers(command):
+            starting(tier, what)
+        return system(command)
+
+    os.system = guarded_system
 
 
 def _refusing_java() -> Path:
