@@ -14,7 +14,7 @@ from typing import Any
 
 import pytest
 
-from icebook.book import VEGA, WIDGET_VIEW, errors_of, execute, notebook_paths, write_book
+from icebook.book import VEGA, WIDGET_VIEW, Page, errors_of, execute, notebook_paths, write_book
 
 REPO = Path(__file__).resolve().parents[1]
 NOTEBOOKS = notebook_paths()
@@ -105,10 +105,17 @@ def test_notebook_executes(path: Path, warehouse: Path, tmp_path_factory: pytest
         assert any(c.cell_type == "markdown" and c.source.startswith("## Summary") for c in nb.cells[-3:])
 
 
-@pytest.mark.spark
-def test_book_is_static_and_shows_each_lesson(warehouse: Path, tmp_path_factory: pytest.TempPathFactory) -> None:
+@pytest.fixture(scope="module")
+def book(warehouse: Path, tmp_path_factory: pytest.TempPathFactory) -> list[Page]:
+    """The book of this run's executed lessons, written to ``test-artifacts/book`` (never one left there by an
+    earlier run)."""
     executed = [(p, run(p, warehouse, tmp_path_factory.mktemp(p.stem)), _runs[p.name][1]) for p in NOTEBOOKS]
-    pages = write_book(executed, BOOK)
+    return write_book(executed, BOOK)
+
+
+@pytest.mark.spark
+def test_book_is_static_and_shows_each_lesson(book: list[Page]) -> None:
+    pages = book
     index = (BOOK / "index.html").read_text()
     assert [p.file for p in pages] == [p.with_suffix(".html").name for p in NOTEBOOKS]
     for page in pages:
@@ -126,13 +133,11 @@ def test_book_is_static_and_shows_each_lesson(warehouse: Path, tmp_path_factory:
 
 @pytest.mark.spark
 @pytest.mark.browser
-def test_book_opens_in_a_browser_from_files(warehouse: Path, tmp_path_factory: pytest.TempPathFactory) -> None:
+def test_book_opens_in_a_browser_from_files(book: list[Page]) -> None:
     """Headless Chromium opens every page from file:// with every other request blocked; a screenshot
     of each lands in test-artifacts/screenshots/book-<page>.png."""
     from playwright.sync_api import sync_playwright
 
-    if not (BOOK / "index.html").exists():
-        test_book_is_static_and_shows_each_lesson(warehouse, tmp_path_factory)
     shots = REPO / "test-artifacts" / "screenshots"
     shots.mkdir(parents=True, exist_ok=True)
     blocked: list[str] = []
