@@ -29,14 +29,12 @@ PREDICATES = {
 }
 
 
-pytestmark = pytest.mark.spark  # compare_plans asks Spark's planner too
-
-
 @pytest.fixture(scope="module")
 def table(tmp_path_factory: pytest.TempPathFactory) -> Any:
     return write_cost_table(tmp_path_factory.mktemp("compare_plans"))
 
 
+@pytest.mark.spark  # compare_plans asks Spark's planner too
 @pytest.mark.parametrize("predicate", sorted(PREDICATES))
 def test_pyiceberg_column_is_plan_files_and_skips_are_sound(table: Any, predicate: str) -> None:
     from pyiceberg.table import StaticTable
@@ -62,6 +60,7 @@ def test_pyiceberg_column_is_plan_files_and_skips_are_sound(table: Any, predicat
         assert frame["spark"].notna().all()
 
 
+@pytest.mark.spark  # compare_plans asks Spark's planner too: Spark starts, though PyIceberg's is the one broken
 def test_a_planner_that_cannot_run_says_so_in_one_line(table: Any, monkeypatch: pytest.MonkeyPatch) -> None:
     from icebook.engines import other_planners
 

@@ -20,8 +20,6 @@ from icebook.display.registry import render_html, render_text
 from icebook.scenarios import SCENARIOS
 from icebook.table import Table
 
-pytestmark = pytest.mark.spark
-
 V3_SCENARIOS = [name for name, s in SCENARIOS.items() if s.claims.format_version >= 3]
 """The v3 scenarios; for those Spark cannot read (``types_v3``: Spark 4.1 has no nanosecond timestamps) Iceberg's
 Java manifest readers answer instead (``SparkSide`` with a location)."""
@@ -37,6 +35,7 @@ def test_the_v3_scenarios_are_there() -> None:
     assert "dv_v3" in V3_SCENARIOS
 
 
+@pytest.mark.spark
 @pytest.mark.parametrize("name", DIFFED)
 def test_every_commit_and_the_whole_history_equal_spark(spark: Any, tables: dict[str, Table], name: str) -> None:
     replaced = check_diffs(_side(spark, tables[name], name), tables[name])
@@ -44,6 +43,7 @@ def test_every_commit_and_the_whole_history_equal_spark(spark: Any, tables: dict
         assert replaced, f"{name}: no commit replaced a deletion vector"
 
 
+@pytest.mark.spark
 @pytest.mark.parametrize("name", DIFFED)
 def test_the_timelapse_shows_each_commit_as_its_diff(spark: Any, tables: dict[str, Table], name: str) -> None:
     check_timelapse(_side(spark, tables[name], name), tables[name])
@@ -53,6 +53,7 @@ def _side(spark: Any, t: Table, name: str) -> SparkSide:
     return SparkSide(spark, SCENARIOS[name].table, None if SCENARIOS[name].spark_reads else t.location)
 
 
+@pytest.mark.spark
 def test_views_and_the_command_line_name_the_replacement(tables: dict[str, Table]) -> None:
     t = tables["dv_v3"]
     steps = [s for s in t.snapshots if s.parent_snapshot_id is not None]
@@ -76,6 +77,7 @@ def test_views_and_the_command_line_name_the_replacement(tables: dict[str, Table
     assert any(line.strip() == f"v3: {sentence}" for line in out.getvalue().splitlines())
 
 
+@pytest.mark.spark
 def test_upgrade_v3_merges_its_v2_position_deletes_into_vectors(tables: dict[str, Table]) -> None:
     t = tables["upgrade_v3"]
     merged = [c for c in t.timelapse().v3 for c in c.replacements if c.before is not None and not c.before.is_vector]

@@ -14,14 +14,13 @@ from icebook.display.charts import size_bins, snapshot_metrics
 from icebook.display.query_panel import PAGE_ROWS, QueryPanel
 from icebook.display.workbench import TABS
 
-pytestmark = pytest.mark.spark
-
 
 @pytest.fixture(scope="module")
 def events(scenario_locations: dict[str, Path]) -> icebook.Table:
     return icebook.open(str(scenario_locations["events"]))
 
 
+@pytest.mark.spark
 def test_charts_compile_to_vega5_with_aggregated_data(events: icebook.Table) -> None:
     files = events.inspect.files()
     bins = size_bins(files["file_size_in_bytes"], files["content"])
@@ -37,6 +36,7 @@ def test_charts_compile_to_vega5_with_aggregated_data(events: icebook.Table) -> 
         assert "vega/v5" in bundle["application/vnd.vega.v5+json"]["$schema"]
 
 
+@pytest.mark.spark
 def test_diff_view_defaults_to_the_last_commit(events: icebook.Table) -> None:
     view = D.DiffView(events)
     current = events.current_snapshot
@@ -48,6 +48,7 @@ def test_diff_view_defaults_to_the_last_commit(events: icebook.Table) -> None:
     assert "Snapshot" in view.output.value and 'class="ib-error"' not in view.output.value
 
 
+@pytest.mark.spark
 def test_the_diff_of_an_unpartitioned_table_shows_its_files_as_unpartitioned(
     scenario_locations: dict[str, Path],
 ) -> None:
@@ -62,6 +63,7 @@ def test_the_diff_of_an_unpartitioned_table_shows_its_files_as_unpartitioned(
     assert "<td>unpartitioned</td>" in html
 
 
+@pytest.mark.spark
 def test_evolution_timeline_lists_every_epoch(events: icebook.Table) -> None:
     view = D.EvolutionView(events, chart=False)
     html = view.html.value
@@ -90,6 +92,7 @@ class FakeTable:
         raise icebook.errors.NotFound(f"engine {engine!r} <i>not here</i>")
 
 
+@pytest.mark.spark
 def test_query_panel_points_paging_and_errors(events: icebook.Table) -> None:
     fake = FakeTable(events, rows=PAGE_ROWS * 2 + 5)
     panel = QueryPanel(fake)  # type: ignore[arg-type]
@@ -112,6 +115,7 @@ def test_query_panel_points_paging_and_errors(events: icebook.Table) -> None:
     assert "&lt;i&gt;not here&lt;/i&gt;" in panel.status.value
 
 
+@pytest.mark.spark
 def test_workbench_links_graph_to_tree_and_builds_tabs_lazily(events: icebook.Table) -> None:
     bench = D.explore(events)
     first = events.snapshots[0].snapshot_id

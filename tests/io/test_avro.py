@@ -30,8 +30,6 @@ from icebook.spec.manifest import EntryStatus, ManifestContent, ManifestFile
 from icebook.spec.types import parse_struct
 from icebook.spec.values import decode_value, to_python_object
 
-pytestmark = pytest.mark.spark
-
 TABLES = ("types_v1", "types_v2", "types_v3", "mor_v2", "mor_v3", "rewrite_v2")
 FIO = ArrowFileIO()
 
@@ -73,6 +71,7 @@ def _current_manifests(warehouse: Path, table: str) -> tuple[dict[str, Any], tup
     return md, mfs
 
 
+@pytest.mark.spark
 @pytest.mark.parametrize("table", TABLES)
 def test_manifest_list_matches_spark_manifests(avro_spark_tables: dict[str, Any], table: str) -> None:
     md, mfs = _current_manifests(avro_spark_tables["warehouse"], table)
@@ -99,6 +98,7 @@ def test_manifest_list_matches_spark_manifests(avro_spark_tables: dict[str, Any]
             assert m.sequence_number is not None and m.sequence_number >= 1
 
 
+@pytest.mark.spark
 def test_partition_summary_bounds_match_spark(avro_spark_tables: dict[str, Any]) -> None:
     from icebook.spec.types import DATE, INT
     from icebook.spec.values import to_human
@@ -118,6 +118,7 @@ def test_partition_summary_bounds_match_spark(avro_spark_tables: dict[str, Any])
     assert compared, "mor_v3 has no manifest partition summary: nothing was compared with Spark"
 
 
+@pytest.mark.spark
 @pytest.mark.parametrize("table", TABLES)
 def test_all_manifests_matches_spark(avro_spark_tables: dict[str, Any], table: str) -> None:
     md = _metadata(avro_spark_tables["warehouse"], table)
@@ -151,6 +152,7 @@ def _map(value: Any) -> dict[int, Any] | None:
     return {int(k): (bytes(v) if isinstance(v, (bytes, bytearray)) else v) for k, v in items}
 
 
+@pytest.mark.spark
 @pytest.mark.parametrize("table", TABLES)
 def test_entries_match_spark_entries(avro_spark_tables: dict[str, Any], table: str) -> None:
     ours = {}
@@ -193,6 +195,7 @@ def test_entries_match_spark_entries(avro_spark_tables: dict[str, Any], table: s
         assert e["partition"] == df.get("partition", {}), key  # Spark omits an empty partition
 
 
+@pytest.mark.spark
 @pytest.mark.parametrize("table", ("types_v1", "types_v2", "types_v3"))
 def test_bounds_match_spark_readable_metrics(avro_spark_tables: dict[str, Any], table: str) -> None:
     md = _metadata(avro_spark_tables["warehouse"], table)
@@ -218,6 +221,7 @@ def test_bounds_match_spark_readable_metrics(avro_spark_tables: dict[str, Any], 
     assert checked > 20
 
 
+@pytest.mark.spark
 @pytest.mark.parametrize("table", TABLES)
 def test_all_decoders_give_equal_tables(avro_spark_tables: dict[str, Any], table: str) -> None:
     assert available_decoders()[0] == "polars-avro"
@@ -230,6 +234,7 @@ def test_all_decoders_give_equal_tables(avro_spark_tables: dict[str, Any], table
         assert read_manifest_entries(FIO, m).equals(reference)
 
 
+@pytest.mark.spark
 def test_projection_equals_full_table(avro_spark_tables: dict[str, Any]) -> None:
     _, mfs = _current_manifests(avro_spark_tables["warehouse"], "mor_v3")
     for m in mfs:
@@ -243,6 +248,7 @@ def test_projection_equals_full_table(avro_spark_tables: dict[str, Any]) -> None
         read_manifest_entries(FIO, mfs[0], columns=["nope"])
 
 
+@pytest.mark.spark
 def test_inheritance_flags_and_values(avro_spark_tables: dict[str, Any]) -> None:
     wh = avro_spark_tables["warehouse"]
     _, mfs = _current_manifests(wh, "types_v3")
@@ -267,6 +273,7 @@ def test_inheritance_flags_and_values(avro_spark_tables: dict[str, Any]) -> None
     assert set(INHERITED_FLAGS) <= set(rows[0])
 
 
+@pytest.mark.spark
 def test_read_manifest_entry_matches_table_row(avro_spark_tables: dict[str, Any]) -> None:
     for table in ("types_v1", "types_v2", "mor_v3", "rewrite_v2"):
         _, mfs = _current_manifests(avro_spark_tables["warehouse"], table)
@@ -298,6 +305,7 @@ def test_read_manifest_entry_matches_table_row(avro_spark_tables: dict[str, Any]
         assert compared, f"{table}: no manifest entry was read, nothing was compared"
 
 
+@pytest.mark.spark
 def test_manifest_header(avro_spark_tables: dict[str, Any]) -> None:
     _, mfs = _current_manifests(avro_spark_tables["warehouse"], "mor_v3")
     deletes = next(m for m in mfs if m.content == ManifestContent.DELETES)
@@ -324,6 +332,7 @@ def _spark_manifest(wh: Path) -> tuple[ManifestFile, dict[str, Any], dict[str, s
     return m, schema, meta, records
 
 
+@pytest.mark.spark
 @pytest.mark.parametrize("codec", ["null", "deflate", "snappy", "zstandard"])
 def test_codecs(avro_spark_tables: dict[str, Any], tmp_path: Path, codec: str) -> None:
     m, schema, meta, records = _spark_manifest(avro_spark_tables["warehouse"])
@@ -337,6 +346,7 @@ def test_codecs(avro_spark_tables: dict[str, Any], tmp_path: Path, codec: str) -
     assert read_manifest_entries(FIO, mf).equals(reference)
 
 
+@pytest.mark.spark
 def test_errors_name_the_file(avro_spark_tables: dict[str, Any], tmp_path: Path) -> None:
     m, schema, meta, records = _spark_manifest(avro_spark_tables["warehouse"])
     missing = replace(m, manifest_path=str(tmp_path / "abc-m0.avro"))
@@ -372,6 +382,7 @@ def test_errors_name_the_file(avro_spark_tables: dict[str, Any], tmp_path: Path)
     assert str(info.value) == f"manifest {arity}: data_file.partition: expected 2 fields for spec 1, found 1"
 
 
+@pytest.mark.spark
 def test_unpartitioned_manifest_reads_with_fast_decoder(avro_spark_tables: dict[str, Any]) -> None:
     _, mfs = _current_manifests(avro_spark_tables["warehouse"], "rewrite_v2")
     compared = 0
@@ -383,6 +394,7 @@ def test_unpartitioned_manifest_reads_with_fast_decoder(avro_spark_tables: dict[
     assert compared, "rewrite_v2 has no current manifest: no decoder was compared"
 
 
+@pytest.mark.spark
 def test_manifest_list_reads_from_bytes_only(avro_spark_tables: dict[str, Any], tmp_path: Path) -> None:
     """Manifests are decoded from FileIO bytes, so any FileIO (s3, in-memory) works."""
     m, *_ = _spark_manifest(avro_spark_tables["warehouse"])

@@ -31,8 +31,6 @@ import icebook
 from icebook.engines import spark_catalogs
 from icebook.errors import StorageError
 
-pytestmark = pytest.mark.services
-
 ACCOUNT = "devstoreaccount1"
 # Azurite's published development key (not a secret: every Azurite has it)
 ACCOUNT_KEY = "Eby8vdM02xNOcqFlqUwJPLlmEtlCDXJ1OUzFT50uSRZ6IFsuFq2UVErCz4I6tq/K1SZFPTOtr/KBHBeksoGMGw=="
@@ -203,6 +201,7 @@ def spark_catalog(spark_lake: Blob, monkeypatch: pytest.MonkeyPatch) -> str:
     return catalog_env(monkeypatch, SPARK_CATALOG, spark_lake.spark_catalog_props())
 
 
+@pytest.mark.services
 def test_open_tree_diff_and_read_every_snapshot_on_azure_blob(blob: Blob, az_catalog: str) -> None:
     t = icebook.open(f"{az_catalog}.db.events")
     assert t.metadata_location.startswith(f"{WAREHOUSE}/db/events/metadata/")
@@ -223,6 +222,7 @@ def test_open_tree_diff_and_read_every_snapshot_on_azure_blob(blob: Blob, az_cat
     assert sorted(r["id"] for r in by_uri.read().to_pylist()) == [1, 3, 4]
 
 
+@pytest.mark.services
 @pytest.mark.spark
 def test_spark_refuses_a_location_without_an_account_in_one_line(spark: Any, blob: Blob, az_catalog: str) -> None:
     """``abfs://lake/wh`` names a container and no account: ADLSFileIO cannot address it."""
@@ -240,6 +240,7 @@ def test_spark_refuses_a_location_without_an_account_in_one_line(spark: Any, blo
         by_uri.read(engine="spark")
 
 
+@pytest.mark.services
 @pytest.mark.spark
 def test_a_table_spark_wrote_on_adls_reads_alike_in_both_engines_and_pyiceberg(
     spark: Any, spark_lake: Blob, spark_catalog: str
@@ -264,6 +265,7 @@ def test_a_table_spark_wrote_on_adls_reads_alike_in_both_engines_and_pyiceberg(
     assert rows(by_uri.read(at=first, engine="spark")) == rows(by_uri.read(at=first)) == rows(t.read(at=first))
 
 
+@pytest.mark.services
 @pytest.mark.spark
 def test_branch_tag_wap_and_rollback_on_adls_commit_through_the_catalog(
     spark: Any, spark_lake: Blob, spark_catalog: str
@@ -299,6 +301,7 @@ def test_branch_tag_wap_and_rollback_on_adls_commit_through_the_catalog(
     assert 200 in t.read().column("id").to_pylist()
 
 
+@pytest.mark.services
 @pytest.mark.spark
 def test_maintenance_procedures_on_adls_match_the_previews(spark: Any, spark_lake: Blob, spark_catalog: str) -> None:
     t = icebook.open(f"{spark_catalog}.db.maint")

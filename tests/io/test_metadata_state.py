@@ -18,9 +18,8 @@ from icebook.io.metadata_state import read_table_state
 from icebook.scenarios import SCENARIOS
 from icebook.spec.metadata import table_state
 
-pytestmark = pytest.mark.spark
 
-
+@pytest.mark.spark
 @pytest.mark.parametrize("name", list(SCENARIOS))
 def test_states_equal_the_full_parse(scenario_locations: dict[str, Path], name: str) -> None:
     t = icebook.open(scenario_locations[name])
@@ -30,6 +29,7 @@ def test_states_equal_the_full_parse(scenario_locations: dict[str, Path], name: 
         assert read_table_state(fileio, f) == table_state(read_table_metadata(fileio, f), f), f
 
 
+@pytest.mark.spark
 def test_a_broken_file_fails_as_the_full_parse_does(scenario_locations: dict[str, Path], tmp_path: Path) -> None:
     source = icebook.open(scenario_locations["events"]).metadata_location
     doc = json.loads(Path(source).read_text())
