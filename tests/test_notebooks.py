@@ -9,9 +9,11 @@ from __future__ import annotations
 import re
 import threading
 import time
+import warnings
 from pathlib import Path
 from typing import Any
 
+import nbformat
 import pytest
 
 from icebook.book import VEGA, WIDGET_VIEW, Page, errors_of, execute, notebook_paths, write_book
@@ -91,6 +93,14 @@ def run(path: Path, warehouse: Path, workdir: Path) -> Any:
 def test_there_is_a_tour_and_a_lesson_per_concept() -> None:
     names = {p.stem for p in NOTEBOOKS}
     assert names == set(KEY_VIEWS)
+
+
+@pytest.mark.parametrize("path", NOTEBOOKS, ids=[p.name for p in NOTEBOOKS])
+def test_lesson_is_valid_nbformat_with_an_id_on_every_cell(path: Path) -> None:
+    """A lesson validates without a warning: a cell without an id is one now, and an error in later nbformat."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        nbformat.validate(nbformat.read(path, as_version=4))
 
 
 @pytest.mark.spark
