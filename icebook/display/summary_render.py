@@ -71,7 +71,8 @@ def table_html(table: TableLike) -> str:
         f'<div><span class="ib-h">Sort order</span> <code>{esc(order if order is not None else "unsorted")}</code></div>'
         f'<details><summary class="ib-h">Properties ({len(md.properties)})</summary>'
         + grid((), props)
-        + f"{f'<div class=ib-muted>… {more_props} more</div>' if more_props > 0 else ''}</details>"
+        + (f'<div class="ib-muted">… {more_props} more</div>' if more_props > 0 else "")
+        + "</details>"
     )
     return frame(body, cls="ib-table-card")
 
